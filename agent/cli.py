@@ -1,0 +1,121 @@
+"""argv -> objects -> subcommand. The only module that wires parts together.
+
+Start-up must stay cheap: `agent --help` and `--version` import nothing heavy, and no
+`agent mcp ...` command imports litellm. Each handler imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from agent import __version__
+
+if TYPE_CHECKING:
+    from agent.mcp.store import McpStore
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line."""
+    parser = argparse.ArgumentParser(
+        prog="agent",
+        description="An MCP-native terminal chat agent: every MCP tool call asks you first.",
+    )
+    parser.add_argument("--version", action="version", version=f"agent {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_mcp_commands(commands)
+    return parser
+
+
+def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="configure MCP servers", description="Configure MCP servers."
+    )
+    sub = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
+
+    imp = sub.add_parser(
+        "import",
+        help="replace the configuration with an mcpServers or servers JSON document",
+        description="Replace the whole MCP configuration with a Claude Desktop, Cursor or "
+        "VS Code document (JSON or JSONC). Nothing is saved if any server has a problem.",
+    )
+    imp.add_argument("file", metavar="FILE", help="the document, or - for standard input")
+    imp.add_argument(
+        "--merge", action="store_true", help="add or replace only the servers the document names"
+    )
+    imp.set_defaults(handler=_mcp_import)
+
+    sub.add_parser(
+        "export", help="print the configuration as a canonical mcpServers document"
+    ).set_defaults(handler=_mcp_export)
+    sub.add_parser("edit", help="edit the configuration in $VISUAL or $EDITOR").set_defaults(
+        handler=_mcp_edit
+    )
+    sub.add_parser(
+        "list", help="list configured servers (never env or header values)"
+    ).set_defaults(handler=_mcp_list)
+    remove = sub.add_parser("remove", help="delete a server from the configuration")
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(handler=_mcp_remove)
+
+
+def _store() -> McpStore:
+    from agent.mcp.store import McpStore
+
+    return McpStore()
+
+
+def _mcp_import(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_config import import_document
+
+    return import_document(_store(), args.file, args.merge)
+
+
+def _mcp_export(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_config import export_document
+
+    return export_document(_store())
+
+
+def _mcp_edit(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_config import edit_document
+
+    return edit_document(_store())
+
+
+def _mcp_list(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_config import list_servers
+
+    return list_servers(_store())
+
+
+def _mcp_remove(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_config import remove_server
+
+    return remove_server(_store(), args.name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 0
+    from agent.errors import AgentError
+    from agent.text import sanitize
+
+    try:
+        return handler(args)
+    except AgentError as error:
+        for line in str(error).splitlines() or ["unknown error"]:
+            print(f"agent: {sanitize(line)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("agent: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,1 @@
+"""Subcommands (`agent mcp ...`), one module per family; cli.py parses and dispatches."""

@@ -1,0 +1,62 @@
+"""Every error a person may see, in one tree.
+
+    AgentError                    something failed; the message says what, where, and what to do
+    ├── SettingsError             settings.yaml is unreadable or has an unknown/mistyped key
+    ├── DocumentError             an MCP servers document has problems; it lists them all
+    ├── StoreError                mcp-servers.json cannot be read or is malformed; never repaired
+    │   └── ConcurrentEditError   the store changed while the person was editing it
+    ├── UnknownServerError        a command named a server that is not configured
+    └── ExpansionError            a ${VAR} reference cannot be expanded when a server starts
+
+Catch narrowly, at the boundary that can act (the CLI prints `str(error)` and exits non-zero).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class AgentError(Exception):
+    """Base of every error the app reports to a person."""
+
+
+class SettingsError(AgentError):
+    """The settings file cannot be used."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a document, at a dotted path such as `servers.github.url`."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class DocumentError(AgentError):
+    """An MCP servers document was rejected; `problems` holds every problem found."""
+
+    def __init__(self, source: str, problems: Sequence[Problem]) -> None:
+        self.source = source
+        self.problems = tuple(problems)
+        lines = [f"{source}: {problem}" for problem in self.problems]
+        super().__init__("\n".join(lines))
+
+
+class StoreError(AgentError):
+    """The MCP configuration store cannot be read or written."""
+
+
+class ConcurrentEditError(StoreError):
+    """Another process saved the configuration while this one was editing it."""
+
+
+class UnknownServerError(AgentError):
+    """No configured server has the given name."""
+
+
+class ExpansionError(AgentError):
+    """A variable reference in a server definition cannot be expanded."""

@@ -1,0 +1,361 @@
+"""mcp-servers.json: the saved server definitions and each server's runtime state.
+
+    {"version": 2,
+     "definitions": [{"name": ..., "type": ..., ...}, ...],        # normalized, document order
+     "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"}}}
+
+Every change is a locked read-modify-write with an atomic replace, so two `agent` processes
+saving at once lose nothing and a crash leaves the old file or the new one. A file we cannot
+understand is reported, never overwritten or "repaired".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agent.errors import (
+    ConcurrentEditError,
+    DocumentError,
+    Problem,
+    StoreError,
+    UnknownServerError,
+)
+from agent.home import atomic_write, config_home, file_lock
+from agent.mcp.definitions import ServerDefinition, fingerprint
+from agent.mcp.document import name_collisions, parse_server
+from agent.mcp.names import normalize_server_name
+
+STORE_VERSION = 2
+STORE_FILE_NAME = "mcp-servers.json"
+_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"})
+_TOOL_KEYS = frozenset({"name", "description", "input_schema", "annotations"})
+
+
+@dataclass(frozen=True)
+class CachedTool:
+    """What discovery learned about one tool, kept so the chat need not ask the server."""
+
+    name: str
+    description: str | None
+    input_schema: dict[str, Any]
+    annotations: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+            "annotations": self.annotations,
+        }
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """Per-server state that is not part of the definition. A new server starts disabled."""
+
+    enabled: bool = False
+    enabled_tools: tuple[str, ...] = ()
+    cached_tools: tuple[CachedTool, ...] | None = None  # None: never discovered
+    trusted_fingerprint: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        tools = None if self.cached_tools is None else [t.to_json() for t in self.cached_tools]
+        return {
+            "enabled": self.enabled,
+            "enabled_tools": list(self.enabled_tools),
+            "cached_tools": tools,
+            "trusted_fingerprint": self.trusted_fingerprint,
+        }
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """The whole saved configuration: definitions in order, and state by server name."""
+
+    definitions: tuple[ServerDefinition, ...] = ()
+    runtime: dict[str, ServerState] = field(default_factory=dict)
+
+    def find(self, name: str) -> ServerDefinition:
+        """The definition named `name` (exactly, else after normalisation)."""
+        for definition in self.definitions:
+            if definition.name == name:
+                return definition
+        wanted = normalize_server_name(name)
+        for definition in self.definitions:
+            if normalize_server_name(definition.name) == wanted:
+                return definition
+        known = ", ".join(d.name for d in self.definitions) or "none are configured"
+        raise UnknownServerError(f"no MCP server named {name!r} (configured: {known})")
+
+    def state(self, name: str) -> ServerState:
+        """The runtime state of the server named exactly `name`."""
+        return self.runtime.get(name, ServerState())
+
+    def is_trusted(self, definition: ServerDefinition) -> bool:
+        """True when this exact definition was trusted (HTTP servers run nothing locally)."""
+        if definition.transport != "stdio":
+            return True
+        return self.state(definition.name).trusted_fingerprint == fingerprint(definition)
+
+
+@dataclass(frozen=True)
+class SaveReport:
+    """What a save did, by server name, and the configuration it left."""
+
+    path: Path
+    config: McpConfig
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+def default_store_path() -> Path:
+    """mcp-servers.json in the config home."""
+    return config_home() / STORE_FILE_NAME
+
+
+def reconcile(old: McpConfig, definitions: Sequence[ServerDefinition]) -> McpConfig:
+    """New definitions with state carried over by name only where the definition is unchanged.
+
+    A new or changed server is disabled and loses its cached tools, selection and trust;
+    a removed one loses its state.
+    """
+    old_by_name = {d.name: d for d in old.definitions}
+    runtime = {}
+    for definition in definitions:
+        previous = old_by_name.get(definition.name)
+        if previous is not None and fingerprint(previous) == fingerprint(definition):
+            runtime[definition.name] = old.state(definition.name)
+        else:
+            runtime[definition.name] = ServerState()
+    return McpConfig(tuple(definitions), runtime)
+
+
+class McpStore:
+    """Reads and changes mcp-servers.json; every change is locked, re-read and atomic."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = default_store_path() if path is None else path
+
+    def load(self) -> McpConfig:
+        """The saved configuration; a missing file is an empty one."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return McpConfig()
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot read: {error.strerror}") from error
+        return _decode_store(raw, self.path)
+
+    def replace_definitions(
+        self,
+        definitions: Sequence[ServerDefinition],
+        expected: Sequence[ServerDefinition] | None = None,
+    ) -> SaveReport:
+        """Make `definitions` the whole configuration, all or nothing.
+
+        With `expected`, refuse when the saved definitions are no longer those (someone else
+        saved while the person was editing).
+        """
+
+        def change(current: McpConfig) -> Sequence[ServerDefinition]:
+            if expected is not None and tuple(current.definitions) != tuple(expected):
+                raise ConcurrentEditError(
+                    f"{self.path}: the MCP configuration changed while you were editing; "
+                    "run the command again to edit the current version"
+                )
+            return definitions
+
+        return self._save(change)
+
+    def merge_definitions(self, definitions: Sequence[ServerDefinition]) -> SaveReport:
+        """Add or replace only the named servers; the others stay as they are."""
+
+        def change(current: McpConfig) -> Sequence[ServerDefinition]:
+            incoming = {d.name: d for d in definitions}
+            merged = [incoming.pop(d.name, d) for d in current.definitions]
+            merged.extend(incoming.values())
+            return merged
+
+        return self._save(change)
+
+    def remove(self, name: str) -> SaveReport:
+        """Delete one server (found exactly or after normalisation) and its state."""
+
+        def change(current: McpConfig) -> Sequence[ServerDefinition]:
+            doomed = current.find(name)
+            return [d for d in current.definitions if d is not doomed]
+
+        return self._save(change)
+
+    def update_state(
+        self, name: str, expected_fingerprint: str, change: Callable[[ServerState], ServerState]
+    ) -> McpConfig:
+        """Change one server's state, only if its definition still has `expected_fingerprint`.
+
+        The guard keeps state learned from one definition (tools, trust) from being attached
+        to a definition that replaced it meanwhile.
+        """
+        with file_lock(self.path):
+            current = self.load()
+            definition = current.find(name)
+            if fingerprint(definition) != expected_fingerprint:
+                raise ConcurrentEditError(
+                    f"MCP server {name!r} was changed by another command meanwhile; try again"
+                )
+            runtime = dict(current.runtime)
+            runtime[definition.name] = change(current.state(definition.name))
+            updated = replace(current, runtime=runtime)
+            self._write(updated)
+            return updated
+
+    def _save(self, change: Callable[[McpConfig], Sequence[ServerDefinition]]) -> SaveReport:
+        with file_lock(self.path):
+            current = self.load()
+            definitions = list(change(current))
+            problems = name_collisions([d.name for d in definitions], "mcpServers")
+            if problems:
+                raise DocumentError(str(self.path), problems)
+            updated = reconcile(current, definitions)
+            self._write(updated)
+        return _report(self.path, current, updated)
+
+    def _write(self, config: McpConfig) -> None:
+        payload = {
+            "version": STORE_VERSION,
+            "definitions": [{"name": d.name, **d.to_json()} for d in config.definitions],
+            "runtime": {name: state.to_json() for name, state in config.runtime.items()},
+        }
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+        atomic_write(self.path, text.encode("utf-8"), mode=0o600)
+
+
+def _report(path: Path, old: McpConfig, new: McpConfig) -> SaveReport:
+    old_by_name = {d.name: fingerprint(d) for d in old.definitions}
+    added, changed, unchanged = [], [], []
+    for definition in new.definitions:
+        previous = old_by_name.get(definition.name)
+        if previous is None:
+            added.append(definition.name)
+        elif previous != fingerprint(definition):
+            changed.append(definition.name)
+        else:
+            unchanged.append(definition.name)
+    new_names = {d.name for d in new.definitions}
+    removed = [d.name for d in old.definitions if d.name not in new_names]
+    return SaveReport(path, new, tuple(added), tuple(changed), tuple(unchanged), tuple(removed))
+
+
+def _decode_store(raw: bytes, path: Path) -> McpConfig:
+    advice = "fix it by hand or move it away; agent will not overwrite it"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise StoreError(f"{path}: not valid JSON ({error}); {advice}") from None
+    if not isinstance(data, dict):
+        raise StoreError(f"{path}: expected a JSON object; {advice}")
+    version = data.get("version")
+    if version != STORE_VERSION:
+        raise StoreError(
+            f"{path}: version {json.dumps(version)} is not supported (this agent reads version "
+            f"{STORE_VERSION}); {advice}"
+        )
+    problems: list[Problem] = []
+    unknown = sorted(set(data) - {"version", "definitions", "runtime"})
+    problems.extend(Problem(key, "unknown key") for key in unknown)
+    definitions = _decode_definitions(data.get("definitions"), problems)
+    runtime = _decode_runtime(data.get("runtime"), {d.name for d in definitions}, problems)
+    if problems:
+        details = "; ".join(str(p) for p in problems)
+        raise StoreError(f"{path}: malformed: {details}; {advice}")
+    return McpConfig(tuple(definitions), runtime)
+
+
+def _decode_definitions(value: object, problems: list[Problem]) -> list[ServerDefinition]:
+    if not isinstance(value, list):
+        problems.append(Problem("definitions", "expected a list"))
+        return []
+    definitions: list[ServerDefinition] = []
+    for index, item in enumerate(value):
+        path = f"definitions[{index}]"
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            problems.append(Problem(path, "expected an object with a string name"))
+            continue
+        body = {k: v for k, v in item.items() if k != "name"}
+        notices: list[str] = []
+        definition = parse_server(item["name"], body, path, problems, notices)
+        if notices:
+            problems.extend(Problem(path, notice) for notice in notices)
+        if definition is not None:
+            definitions.append(definition)
+    problems.extend(name_collisions([d.name for d in definitions], "definitions"))
+    return definitions
+
+
+def _decode_runtime(
+    value: object, names: set[str], problems: list[Problem]
+) -> dict[str, ServerState]:
+    if not isinstance(value, dict):
+        problems.append(Problem("runtime", "expected an object"))
+        return {}
+    runtime = {}
+    for name, raw in value.items():
+        path = f"runtime.{name}"
+        if name not in names:
+            problems.append(Problem(path, "state for a server that has no definition"))
+            continue
+        state = _decode_state(raw, path, problems)
+        if state is not None:
+            runtime[name] = state
+    return runtime
+
+
+def _decode_state(raw: object, path: str, problems: list[Problem]) -> ServerState | None:
+    if not isinstance(raw, dict) or set(raw) != _STATE_KEYS:
+        problems.append(Problem(path, f"expected exactly the keys {sorted(_STATE_KEYS)}"))
+        return None
+    before = len(problems)
+    enabled, tools, cached, trusted = (
+        raw["enabled"],
+        raw["enabled_tools"],
+        raw["cached_tools"],
+        raw["trusted_fingerprint"],
+    )
+    if not isinstance(enabled, bool):
+        problems.append(Problem(f"{path}.enabled", "expected true or false"))
+    if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+        problems.append(Problem(f"{path}.enabled_tools", "expected a list of tool names"))
+    if trusted is not None and not (isinstance(trusted, str) and len(trusted) == 64):
+        problems.append(Problem(f"{path}.trusted_fingerprint", "expected a sha256 hex digest"))
+    cached_tools = None if cached is None else _decode_tools(cached, path, problems)
+    if len(problems) != before:
+        return None
+    return ServerState(enabled, tuple(tools), cached_tools, trusted)
+
+
+def _decode_tools(value: object, path: str, problems: list[Problem]) -> tuple[CachedTool, ...]:
+    if not isinstance(value, list):
+        problems.append(Problem(f"{path}.cached_tools", "expected a list or null"))
+        return ()
+    tools = []
+    for index, item in enumerate(value):
+        where = f"{path}.cached_tools[{index}]"
+        if (
+            not isinstance(item, dict)
+            or set(item) != _TOOL_KEYS
+            or not isinstance(item["name"], str)
+            or not isinstance(item["description"], str | None)
+            or not isinstance(item["input_schema"], dict)
+            or not isinstance(item["annotations"], dict | None)
+        ):
+            problems.append(Problem(where, "expected name, description, input_schema, annotations"))
+            continue
+        tools.append(
+            CachedTool(item["name"], item["description"], item["input_schema"], item["annotations"])
+        )
+    return tuple(tools)

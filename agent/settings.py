@@ -1,0 +1,126 @@
+"""settings.yaml -> a validated Settings object.
+
+The shipped config/settings.yaml holds every default; the person's settings.yaml in the config
+home overrides it key by key. Unknown or mistyped keys are errors naming the file and the key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.errors import SettingsError
+from agent.home import config_home
+from agent.resources import config_dir
+
+SETTINGS_FILE_NAME = "settings.yaml"
+
+
+class _Section(BaseModel):
+    # strict: "30" is not silently a number; forbid: a typo is an error, not a default.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ModelLimits(_Section):
+    chunk_timeout_seconds: float = Field(gt=0)
+    request_timeout_seconds: float = Field(gt=0)
+    retries: int = Field(ge=0, le=10)
+
+
+class McpLimits(_Section):
+    startup_timeout_seconds: float = Field(gt=0)
+    tool_timeout_seconds: float = Field(gt=0)
+    output_limit_chars: int = Field(gt=0)
+
+
+class LoopLimits(_Section):
+    max_tool_rounds: int = Field(gt=0)
+
+
+class Settings(_Section):
+    model: str | None
+    api_base: str | None
+    api_key_env: str | None
+    model_limits: ModelLimits
+    mcp: McpLimits
+    loop: LoopLimits
+
+
+def default_settings_path() -> Path:
+    """The shipped settings.yaml that holds every default."""
+    return config_dir() / SETTINGS_FILE_NAME
+
+
+def user_settings_path() -> Path:
+    """The person's settings.yaml in the config home (it may not exist)."""
+    return config_home() / SETTINGS_FILE_NAME
+
+
+def load_settings(user_path: Path | None = None) -> Settings:
+    """Load defaults, overlay the person's file when it exists, and validate the result."""
+    defaults = _read_mapping(default_settings_path())
+    path = user_settings_path() if user_path is None else user_path
+    if not path.exists():
+        return _validate(defaults, default_settings_path())
+    overrides = _read_mapping(path)
+    _reject_unknown_keys(overrides, defaults, path, prefix="")
+    return _validate(_merge(defaults, overrides), path)
+
+
+def _read_mapping(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"{path}: settings must be UTF-8 text") from error
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise SettingsError(f"{path}: not valid YAML: {error}") from error
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: settings must be a mapping of keys to values")
+    return data
+
+
+def _reject_unknown_keys(
+    overrides: dict[str, Any], defaults: dict[str, Any], path: Path, prefix: str
+) -> None:
+    # Checked against the defaults file before pydantic, so the message can list the keys
+    # that do exist at that level.
+    for key, value in overrides.items():
+        dotted = f"{prefix}{key}"
+        if key not in defaults:
+            known = ", ".join(sorted(str(k) for k in defaults))
+            raise SettingsError(f"{path}: {dotted}: unknown key (known keys here: {known})")
+        default = defaults[key]
+        if isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise SettingsError(f"{path}: {dotted}: expected a mapping of settings")
+            _reject_unknown_keys(value, default, path, prefix=f"{dotted}.")
+
+
+def _merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            merged[key] = _merge(base[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _validate(data: dict[str, Any], path: Path) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as error:
+        lines = []
+        for item in error.errors():
+            where = ".".join(str(part) for part in item["loc"])
+            lines.append(f"{path}: {where}: {item['msg']}")
+        raise SettingsError("\n".join(lines)) from None
