@@ -6,7 +6,13 @@
     ├── StoreError                mcp-servers.json cannot be read or is malformed; never repaired
     │   └── ConcurrentEditError   the store changed while the person was editing it
     ├── UnknownServerError        a command named a server that is not configured
-    └── ExpansionError            a ${VAR} reference cannot be expanded when a server starts
+    ├── ExpansionError            a ${VAR} reference cannot be expanded when a server starts
+    └── McpServerError            a configured server cannot be used right now
+        ├── NotTrustedError       a stdio definition was never trusted, or trust was declined
+        ├── ServerStartError      the process or connection failed before the handshake ended
+        ├── ServerOfflineError    the server died and its one restart failed (or none is allowed)
+        └── ToolCallError         one call failed (timeout, crash, protocol error)
+            └── ToolTimeoutError  the call took longer than the tool timeout
 
 Catch narrowly, at the boundary that can act (the CLI prints `str(error)` and exits non-zero).
 """
@@ -60,3 +66,27 @@ class UnknownServerError(AgentError):
 
 class ExpansionError(AgentError):
     """A variable reference in a server definition cannot be expanded."""
+
+
+class McpServerError(AgentError):
+    """A configured MCP server cannot be used; the message names the server."""
+
+
+class NotTrustedError(McpServerError):
+    """A stdio server's exact definition has not been trusted by the person."""
+
+
+class ServerStartError(McpServerError):
+    """Starting or connecting failed; the message carries the server's stderr tail if any."""
+
+
+class ServerOfflineError(McpServerError):
+    """The server is offline until the person restarts it."""
+
+
+class ToolCallError(McpServerError):
+    """One tool call failed; the server may still be fine."""
+
+
+class ToolTimeoutError(ToolCallError):
+    """A tool call took longer than the tool timeout."""

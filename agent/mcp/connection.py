@@ -1,0 +1,309 @@
+"""One live connection to one MCP server, opened and closed by one long-lived owner task.
+
+The mcp SDK binds a session's cancel scopes to the task that entered them, so the owner task
+enters the transport and the ClientSession, then waits; other tasks call through the session.
+Failures become McpServerError with the server's name; they never escape into other servers.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.shared.exceptions import MCPError
+
+from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
+from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest
+from agent.mcp.launch import Launch, StdioLaunch, redact
+from agent.mcp.streams import MessageObserver, tap_streams
+from agent.mcp.transports import RedirectRefusedError, open_transport
+from agent.text import sanitize
+
+ProgressCallback = Callable[[float, float | None, str | None], None]
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What the server said about itself in the handshake."""
+
+    name: str
+    version: str
+    protocol_version: str
+    capabilities: dict[str, Any]
+    instructions: str | None
+
+
+@dataclass
+class ConnectionHooks:
+    """How a connection reaches the rest of the app for server-initiated traffic."""
+
+    elicitation: ElicitationHandler
+    roots: Sequence[str]  # file:// URIs
+    log: TextIO  # the server's log file (its stderr goes there too)
+    on_tools_changed: Callable[[], None] = lambda: None
+    observe: MessageObserver | None = None  # --trace
+    stderr_tail: Callable[[], list[str]] = field(default=lambda: [])
+
+
+class Connection:
+    """A connection to one server; `open` returns once the handshake is done or has failed."""
+
+    def __init__(self, launch: Launch, hooks: ConnectionHooks, startup_timeout: float) -> None:
+        self.launch = launch
+        self.name = launch.server
+        self.info: ServerInfo | None = None
+        self.started_at: datetime.datetime | None = None
+        self.lost = False  # the server went away without our asking
+        self._hooks = hooks
+        self._startup_timeout = startup_timeout
+        self._session: ClientSession | None = None
+        self._failure: ServerStartError | None = None
+        self._stdout_junk: list[str] = []
+        self._ready = anyio.Event()
+        self._closing = anyio.Event()
+        self._finished = anyio.Event()
+
+    @property
+    def alive(self) -> bool:
+        """True while calls can be made."""
+        return self._session is not None and not self.lost and not self._closing.is_set()
+
+    async def open(self, task_group: anyio.abc.TaskGroup) -> None:
+        """Start the owner task and wait for the handshake; raise ServerStartError on failure."""
+        task_group.start_soon(self._own, name=f"mcp server {self.name}")
+        await self._ready.wait()
+        if self._failure is not None:
+            raise self._failure
+
+    async def close(self) -> None:
+        """Ask the owner task to close the connection and wait until it has."""
+        self._closing.set()
+        await self._finished.wait()
+
+    async def list_tools(self) -> list[types.Tool]:
+        """Every tool, following pagination."""
+        session = self._require_session()
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _page in range(10_000):  # a server that never stops paging must not hang us
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            result = await self._request(session.list_tools(params=params), "listing tools")
+            tools.extend(result.tools)
+            cursor = result.next_cursor
+            if not cursor:
+                return tools
+        raise ToolCallError(f"MCP server {self.name!r}: tools/list never stopped paging")
+
+    async def call_tool(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        timeout: float,
+        on_progress: ProgressCallback | None = None,
+    ) -> types.CallToolResult:
+        """Call `tool`; each progress notification moves the timeout `timeout` s further on."""
+        session = self._require_session()
+        scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            scope.deadline = anyio.current_time() + timeout
+            if on_progress is not None:
+                on_progress(progress, total, message)
+
+        with scope:
+            result: types.CallToolResult = await self._request(
+                session.call_tool(tool, arguments, progress_callback=progress),
+                f"calling {tool}",
+            )
+            return result
+        raise ToolTimeoutError(
+            f"MCP server {self.name!r}: {tool} did not answer within {timeout:g} s "
+            "(the call was cancelled)"
+        )
+
+    async def request(self, method: str, what: str) -> Any:
+        """Console requests (`inspect`): resources/list, prompts/list, templates."""
+        session = self._require_session()
+        calls = {
+            "resources/list": session.list_resources,
+            "resources/templates/list": session.list_resource_templates,
+            "prompts/list": session.list_prompts,
+        }
+        return await self._request(calls[method](), what)
+
+    def _require_session(self) -> ClientSession:
+        if self._session is None or not self.alive:
+            raise ToolCallError(f"MCP server {self.name!r} is not connected")
+        return self._session
+
+    async def _request(self, awaitable: Any, what: str) -> Any:
+        try:
+            return await awaitable
+        except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED:
+                self.lost = True
+                raise ToolCallError(
+                    f"MCP server {self.name!r} closed the connection while {what}"
+                    + self._tail_suffix()
+                ) from None
+            message = redact(error.message, self.launch.secrets())
+            raise ToolCallError(
+                f"MCP server {self.name!r} returned an error while {what}: {message} "
+                f"(code {error.code})"
+            ) from None
+
+    async def _own(self) -> None:
+        try:
+            async with open_transport(self.launch, self._hooks.log) as streams:
+                read, write = tap_streams(streams, self._hooks.observe, self._transport_ended)
+                async with ClientSession(
+                    read,
+                    write,
+                    elicitation_callback=self._elicit,
+                    list_roots_callback=self._list_roots,
+                    logging_callback=self._log_message,
+                    message_handler=self._on_message,
+                    client_info=types.Implementation(name="agent", version=_version()),
+                ) as session:
+                    if not await self._handshake(session):
+                        return
+                    self._session = session
+                    self.started_at = datetime.datetime.now(datetime.UTC)
+                    self._ready.set()
+                    await self._closing.wait()
+        except Exception as error:  # one server's failure must not spread to the others
+            self._record_failure(error)
+        finally:
+            self._session = None
+            self._closing.set()
+            self._ready.set()
+            self._finished.set()
+
+    async def _handshake(self, session: ClientSession) -> bool:
+        try:
+            with anyio.fail_after(self._startup_timeout):
+                result = await session.initialize()
+        except TimeoutError:
+            junk = ""
+            if self._stdout_junk:
+                junk = f"; it printed non-MCP text on stdout: {self._stdout_junk[0]!r}"
+            self._fail(f"did not finish the MCP handshake within {self._startup_timeout:g} s{junk}")
+            return False
+        except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED:
+                self._fail("exited or closed the connection during start-up")
+            else:
+                self._fail(f"refused the MCP handshake: {error.message}")
+            return False
+        capabilities = result.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
+        self.info = ServerInfo(
+            name=result.server_info.name,
+            version=result.server_info.version,
+            protocol_version=result.protocol_version,
+            capabilities=capabilities,
+            instructions=result.instructions,
+        )
+        return True
+
+    def _transport_ended(self) -> None:
+        if not self._closing.is_set():
+            self.lost = True
+            self._closing.set()
+
+    def _fail(self, reason: str) -> None:
+        if self._failure is None and not self._ready.is_set():
+            text = redact(f"MCP server {self.name!r} {reason}", self.launch.secrets())
+            self._failure = ServerStartError(text + self._tail_suffix())
+        self._ready.set()
+
+    def _record_failure(self, error: BaseException) -> None:
+        leaf = _first_leaf(error)
+        self._write_log(f"connection ended with {type(leaf).__name__}: {leaf}")
+        command = self.launch.command if isinstance(self.launch, StdioLaunch) else None
+        if isinstance(leaf, FileNotFoundError) and command is not None:
+            self._fail(f"could not start: command {command!r} not found")
+        elif isinstance(leaf, PermissionError) and command is not None:
+            self._fail(f"could not start: command {command!r} is not executable")
+        elif isinstance(leaf, RedirectRefusedError):
+            self._fail(str(leaf).removeprefix(f"MCP server {self.name!r} "))
+        elif isinstance(leaf, OSError | httpx_errors()):
+            self._fail(f"could not be reached: {_describe(leaf)}")
+        else:
+            self._fail(f"failed: {_describe(leaf)}")
+        if self._ready.is_set() and self._session is not None:
+            self.lost = True
+
+    def _tail_suffix(self) -> str:
+        tail = self._hooks.stderr_tail()
+        if not tail:
+            return ""
+        lines = "\n".join(f"  | {sanitize(line)}" for line in tail)
+        return f"\nLast lines of its stderr:\n{lines}"
+
+    def _write_log(self, text: str) -> None:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        try:
+            self._hooks.log.write(f"[{stamp}] agent: {redact(text, self.launch.secrets())}\n")
+            self._hooks.log.flush()
+        except ValueError:
+            pass  # the log was closed after the connection was given up
+
+    async def _elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        if not isinstance(params, types.ElicitRequestFormParams):
+            return types.ElicitResult(action="decline")
+        request = ElicitationRequest(self.name, params.message, dict(params.requested_schema))
+        answer = await self._hooks.elicitation.elicit(request)
+        if answer.action != "accept":
+            return types.ElicitResult(action=answer.action)
+        return types.ElicitResult(action="accept", content=dict(answer.content))
+
+    async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
+        return types.ListRootsResult(
+            roots=[types.Root(uri=uri, name="project") for uri in self._hooks.roots]  # type: ignore[arg-type]
+        )
+
+    async def _log_message(self, params: types.LoggingMessageNotificationParams) -> None:
+        logger = f" {params.logger}" if params.logger else ""
+        self._write_log(f"server log {params.level}{logger}: {params.data}")
+
+    async def _on_message(self, message: types.ServerNotification | Exception) -> None:
+        if isinstance(message, Exception):
+            # The SDK hands us lines it could not parse: a server printing junk on stdout.
+            text = str(message).strip().splitlines()[0][:200] if str(message).strip() else ""
+            self._stdout_junk.append(text)
+            self._write_log(f"unreadable message from server: {text}")
+        elif isinstance(message, types.ToolListChangedNotification):
+            self._hooks.on_tools_changed()
+
+
+def _first_leaf(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def httpx_errors() -> tuple[type[Exception], ...]:
+    """The transport errors an HTTP server can cause."""
+    import httpx2
+
+    return (httpx2.HTTPError,)
+
+
+def _version() -> str:
+    from agent import __version__
+
+    return __version__

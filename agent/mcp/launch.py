@@ -1,0 +1,104 @@
+"""A definition with its references expanded: exactly what starts or connects, at start time."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from agent.errors import ExpansionError, ServerStartError
+from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
+from agent.mcp.document import url_problems
+from agent.mcp.variables import Expander
+
+
+@dataclass(frozen=True)
+class StdioLaunch:
+    """A process to spawn directly (argument list, never a shell)."""
+
+    server: str
+    command: str
+    args: tuple[str, ...]
+    cwd: str
+    env: dict[str, str]
+
+    def secrets(self) -> list[str]:
+        """Values that must never appear in output: the env values."""
+        return [value for value in self.env.values() if len(value) >= 4]
+
+    def resolved_command(self) -> str | None:
+        """The executable PATH resolves the command to, or None when there is none."""
+        return shutil.which(self.command)
+
+
+@dataclass(frozen=True)
+class HttpLaunch:
+    """A remote endpoint and the headers that only its transport may see."""
+
+    server: str
+    url: str
+    transport: HttpTransport
+    headers: dict[str, str]
+
+    def secrets(self) -> list[str]:
+        """Header values and URL query values: some servers take keys in either."""
+        values = list(self.headers.values())
+        values.extend(value for _, value in parse_qsl(urlsplit(self.url).query))
+        return [value for value in values if len(value) >= 4]
+
+
+Launch = StdioLaunch | HttpLaunch
+
+
+def expand_definition(definition: ServerDefinition, expander: Expander) -> Launch:
+    """Expand every reference; a missing variable names itself and the field, never a value."""
+    where = f"MCP server {definition.name!r}"
+    if isinstance(definition, StdioDefinition):
+        cwd = (
+            expander.expand(definition.cwd, f"{where} cwd")
+            if definition.cwd is not None
+            else expander.workspace_folder
+        )
+        cwd = os.path.expanduser(cwd)
+        if not Path(cwd).is_dir():
+            raise ServerStartError(f"{where}: working directory {cwd} does not exist")
+        return StdioLaunch(
+            server=definition.name,
+            command=definition.command,
+            args=tuple(
+                expander.expand(arg, f"{where} args[{index}]")
+                for index, arg in enumerate(definition.args)
+            ),
+            cwd=cwd,
+            env={
+                key: expander.expand(value, f"{where} env.{key}")
+                for key, value in definition.env.items()
+            },
+        )
+    return _expand_http(definition, expander, where)
+
+
+def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> HttpLaunch:
+    url = expander.expand(definition.url, f"{where} url")
+    problems = url_problems(url)
+    if problems:
+        # The expanded URL may hold a secret, so the message describes without quoting it.
+        raise ExpansionError(f"{where} url: after expanding variables, the URL {problems[0]}")
+    return HttpLaunch(
+        server=definition.name,
+        url=url,
+        transport=definition.transport,
+        headers={
+            key: expander.expand(value, f"{where} headers.{key}")
+            for key, value in definition.headers.items()
+        },
+    )
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """`text` with every secret value replaced by ***."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text

@@ -1,0 +1,408 @@
+"""McpRuntime: the running MCP clients of one app run, keyed by server name.
+
+stdio servers start once (after trust) and are reused across chat sessions until stopped,
+disabled, changed, removed, or the app exits. HTTP connections live for one chat request
+(`request_scope`), or for a console command. A server that dies is marked offline; its next
+use tries one restart, and if that fails it stays offline until the person restarts it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, TextIO, TypeVar
+
+import anyio
+import anyio.abc
+import mcp_types as types
+
+from agent.errors import (
+    McpServerError,
+    NotTrustedError,
+    ServerOfflineError,
+    ToolCallError,
+)
+from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback
+from agent.mcp.definitions import ServerDefinition, StdioDefinition, fingerprint
+from agent.mcp.discovery import cached_tools, with_discovered_tools
+from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
+from agent.mcp.launch import StdioLaunch, expand_definition
+from agent.mcp.names import normalize_server_name
+from agent.mcp.store import McpStore, ServerState
+from agent.mcp.streams import MessageObserver
+from agent.mcp.trust import DenyTrust, TrustPrompt, TrustRequest
+from agent.mcp.variables import Expander
+from agent.settings import McpLimits
+
+T = TypeVar("T")
+State = Literal["stopped", "starting", "ready", "offline", "failed"]
+_TAIL_LINES = 15
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What /mcp and `agent mcp list` show about a running (or not) server."""
+
+    name: str
+    state: State
+    started_at: datetime.datetime | None
+    last_error: str | None
+    pid_hint: str | None = None
+
+
+@dataclass
+class _Slot:
+    name: str
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    connection: Connection | None = None
+    fingerprint: str | None = None
+    state: State = "stopped"
+    last_error: str | None = None
+    restart_used: bool = False
+    log: TextIO | None = None
+    log_start: int = 0
+
+
+class McpRuntime:
+    """Owns every MCP connection of this app run. Use as `async with McpRuntime(...)`."""
+
+    def __init__(
+        self,
+        store: McpStore,
+        limits: McpLimits,
+        *,
+        logs_dir: Path,
+        project_dir: Path,
+        trust: TrustPrompt | None = None,
+        elicitation: ElicitationHandler | None = None,
+        environ: Mapping[str, str] | None = None,
+        observe: MessageObserver | None = None,
+        on_tools_changed: Callable[[str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.limits = limits
+        self._logs_dir = logs_dir
+        self._project_dir = project_dir
+        self._trust = trust or DenyTrust()
+        self._elicitation = elicitation or DeclineElicitation()
+        self._expander = Expander(
+            environ=dict(os.environ if environ is None else environ),
+            user_home=str(Path.home()),
+            workspace_folder=str(project_dir),
+        )
+        self._observe = observe
+        self._on_tools_changed = on_tools_changed
+        self._slots: dict[str, _Slot] = {}
+        self._scope: list[Connection] | None = None
+        self._task_group: anyio.abc.TaskGroup | None = None
+
+    async def __aenter__(self) -> McpRuntime:
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool | None:
+        assert self._task_group is not None
+        with anyio.CancelScope(shield=True):
+            await self.stop_all()
+        result = await self._task_group.__aexit__(exc_type, exc, traceback)
+        self._task_group = None
+        return result
+
+    # -- status ---------------------------------------------------------------------------
+
+    def status(self, name: str) -> ServerStatus:
+        """The state of one server in this run."""
+        slot = self._slots.get(name)
+        if slot is None:
+            return ServerStatus(name, "stopped", None, None)
+        connection = slot.connection
+        state = slot.state
+        if state == "ready" and connection is not None and connection.lost:
+            state = "offline"
+        started = connection.started_at if connection is not None else None
+        return ServerStatus(name, state, started, slot.last_error)
+
+    def running(self) -> list[str]:
+        """Names of servers with a live connection."""
+        return [
+            name
+            for name, slot in self._slots.items()
+            if slot.connection is not None and slot.connection.alive
+        ]
+
+    # -- starting and stopping ------------------------------------------------------------
+
+    async def start(self, name: str, *, ask_trust: bool = True) -> Connection:
+        """Start (or replace) the server's connection; an untrusted stdio server asks first."""
+        definition = self.store.load().find(name)
+        slot = self._slot(definition.name)
+        async with slot.lock:
+            slot.restart_used = False
+            return await self._open(slot, definition, ask_trust=ask_trust)
+
+    async def connection(self, name: str) -> Connection:
+        """A live connection, started on first use (trusted only) or restarted once if lost."""
+        definition = self.store.load().find(name)
+        slot = self._slot(definition.name)
+        async with slot.lock:
+            current = slot.connection
+            if (
+                current is not None
+                and current.alive
+                and slot.fingerprint == fingerprint(definition)
+            ):
+                return current
+            if slot.state == "failed" or (slot.state == "offline" and slot.restart_used):
+                raise ServerOfflineError(
+                    f"MCP server {definition.name!r} is offline"
+                    + (f" ({slot.last_error.splitlines()[0]})" if slot.last_error else "")
+                    + f"; restart it with: agent mcp restart {definition.name}"
+                )
+            if current is not None and current.lost:
+                slot.restart_used = True
+            return await self._open(slot, definition, ask_trust=False)
+
+    async def restart(self, name: str) -> Connection:
+        """The person's restart: clears the offline state and starts afresh."""
+        return await self.start(name, ask_trust=True)
+
+    async def stop(self, name: str) -> None:
+        """Stop one server (its process ends; no orphan remains)."""
+        slot = self._slots.get(name)
+        if slot is None:
+            return
+        async with slot.lock:
+            await self._close_slot(slot)
+
+    async def stop_removed(self) -> list[str]:
+        """Stop servers deleted, disabled or changed in the saved configuration since start."""
+        config = self.store.load()
+        current = {d.name: d for d in config.definitions}
+        stopped = []
+        for name, slot in list(self._slots.items()):
+            definition = current.get(name)
+            if slot.connection is None:
+                continue
+            if (
+                definition is None
+                or not config.state(name).enabled
+                or fingerprint(definition) != slot.fingerprint
+            ):
+                await self.stop(name)
+                stopped.append(name)
+        return stopped
+
+    async def stop_all(self) -> None:
+        """Stop every server; called when the app exits."""
+        async with anyio.create_task_group() as group:
+            for name in list(self._slots):
+                group.start_soon(self.stop, name)
+        for slot in self._slots.values():
+            if slot.log is not None:
+                slot.log.close()
+                slot.log = None
+
+    @asynccontextmanager
+    async def request_scope(self) -> AsyncIterator[None]:
+        """One chat request: HTTP connections opened inside close when it ends, however."""
+        outer = self._scope
+        self._scope = []
+        try:
+            yield
+        finally:
+            opened, self._scope = self._scope, outer
+            with anyio.CancelScope(shield=True):
+                for connection in opened:
+                    slot = self._slots.get(connection.name)
+                    if slot is not None and slot.connection is connection:
+                        async with slot.lock:
+                            await self._close_slot(slot)
+                    else:
+                        await connection.close()
+
+    # -- using a server -------------------------------------------------------------------
+
+    async def list_tools(self, name: str) -> list[types.Tool]:
+        """Every tool of the server, following pagination."""
+        connection = await self.connection(name)
+        return await self._guard(connection, connection.list_tools())
+
+    async def discover(self, name: str) -> ServerState:
+        """List the tools and cache them in the store (new tools start unselected)."""
+        definition = self.store.load().find(name)
+        connection = await self.connection(definition.name)
+        return await self._discover(definition, connection)
+
+    async def call_tool(
+        self,
+        name: str,
+        tool: str,
+        arguments: dict[str, Any],
+        on_progress: ProgressCallback | None = None,
+    ) -> types.CallToolResult:
+        """Call one tool with the tool timeout (progress extends it)."""
+        connection = await self.connection(name)
+        return await self._guard(
+            connection,
+            connection.call_tool(tool, arguments, self.limits.tool_timeout_seconds, on_progress),
+        )
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _slot(self, name: str) -> _Slot:
+        if name not in self._slots:
+            self._slots[name] = _Slot(name)
+        return self._slots[name]
+
+    async def _guard(self, connection: Connection, awaitable: Awaitable[T]) -> T:
+        try:
+            return await awaitable
+        except ToolCallError as error:
+            if connection.lost:
+                slot = self._slot(connection.name)
+                slot.state = "offline"
+                slot.last_error = str(error)
+            raise
+
+    async def _open(
+        self, slot: _Slot, definition: ServerDefinition, *, ask_trust: bool
+    ) -> Connection:
+        config = self.store.load()
+        newly_trusted = False
+        if isinstance(definition, StdioDefinition) and not config.is_trusted(definition):
+            if not ask_trust:
+                raise NotTrustedError(
+                    f"MCP server {definition.name!r} is not trusted (its definition is new or "
+                    f"changed); trust it with: agent mcp trust {definition.name}"
+                )
+            launch = expand_definition(definition, self._expander)
+            assert isinstance(launch, StdioLaunch)
+            request = self._trust_request(definition, launch, config.state(definition.name))
+            if not await self._trust.confirm(request):
+                raise NotTrustedError(
+                    f"MCP server {definition.name!r} was not started: you did not trust it"
+                )
+            newly_trusted = True
+        await self._close_slot(slot)
+        launch = expand_definition(definition, self._expander)
+        log = self._open_log(slot)
+        slot.state = "starting"
+        connection = Connection(launch, self._hooks(slot, log), self.limits.startup_timeout_seconds)
+        assert self._task_group is not None, "use McpRuntime as an async context manager"
+        try:
+            await connection.open(self._task_group)
+        except McpServerError as error:
+            slot.state = "failed"
+            slot.last_error = str(error)
+            await connection.close()
+            raise
+        slot.connection = connection
+        slot.fingerprint = fingerprint(definition)
+        slot.state = "ready"
+        slot.last_error = None
+        if self._scope is not None and not isinstance(definition, StdioDefinition):
+            self._scope.append(connection)
+        if newly_trusted:
+            # Trust is recorded only once the handshake and discovery have both succeeded.
+            try:
+                await self._discover(definition, connection, trust=True)
+            except McpServerError:
+                await self._close_slot(slot)
+                raise
+        return connection
+
+    async def _discover(
+        self, definition: ServerDefinition, connection: Connection, *, trust: bool = False
+    ) -> ServerState:
+        tools = await self._guard(connection, connection.list_tools())
+        cached = cached_tools(definition.name, tools)
+
+        def update(state: ServerState) -> ServerState:
+            updated = with_discovered_tools(state, cached)
+            if trust:
+                updated = replace(updated, trusted_fingerprint=fingerprint(definition))
+            return updated
+
+        config = self.store.update_state(definition.name, fingerprint(definition), update)
+        return config.state(definition.name)
+
+    def _trust_request(
+        self, definition: StdioDefinition, launch: StdioLaunch, state: ServerState
+    ) -> TrustRequest:
+        return TrustRequest(
+            server=definition.name,
+            executable=launch.command,
+            resolved_executable=launch.resolved_command(),
+            args=launch.args,
+            cwd=launch.cwd,
+            env_names=tuple(launch.env),
+            previously_trusted=state.trusted_fingerprint is not None,
+        )
+
+    def _hooks(self, slot: _Slot, log: TextIO) -> ConnectionHooks:
+        def tools_changed() -> None:
+            if self._task_group is not None:
+                self._task_group.start_soon(self._refresh_tools, slot.name)
+
+        return ConnectionHooks(
+            elicitation=self._elicitation,
+            roots=[self._project_dir.resolve().as_uri()],
+            log=log,
+            on_tools_changed=tools_changed,
+            observe=self._observe,
+            stderr_tail=lambda: self._stderr_tail(slot),
+        )
+
+    async def _refresh_tools(self, name: str) -> None:
+        try:
+            await self.discover(name)
+        except Exception as error:  # a failed refresh keeps the old cache; say why in the log
+            slot = self._slot(name)
+            if slot.log is not None and not slot.log.closed:
+                slot.log.write(f"agent: refreshing tools after list_changed failed: {error}\n")
+            return
+        if self._on_tools_changed is not None:
+            self._on_tools_changed(name)
+
+    async def _close_slot(self, slot: _Slot) -> None:
+        connection, slot.connection = slot.connection, None
+        if connection is not None:
+            await connection.close()
+        if slot.state in ("ready", "starting"):
+            slot.state = "stopped"
+
+    def _open_log(self, slot: _Slot) -> TextIO:
+        if slot.log is None or slot.log.closed:
+            folder = self._logs_dir / "mcp"
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = folder / f"{normalize_server_name(slot.name) or 'server'}.log"
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            slot.log = open(fd, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        slot.log.write(f"\n=== agent starts MCP server {slot.name!r} at {stamp}\n")
+        slot.log.flush()
+        slot.log_start = slot.log.tell()
+        return slot.log
+
+    def _stderr_tail(self, slot: _Slot) -> list[str]:
+        if slot.log is None or slot.log.closed:
+            return []
+        try:
+            with open(slot.log.name, "rb") as handle:
+                handle.seek(slot.log_start)
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return []
+        lines = [line for line in text.splitlines() if line.strip()]
+        return lines[-_TAIL_LINES:]

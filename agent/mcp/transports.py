@@ -1,0 +1,89 @@
+"""Opening the byte-level transport for a Launch: stdio child, streamable HTTP, or SSE.
+
+Headers go to the httpx2 client and nowhere else. Every redirect is refused: the SDK would
+follow same-origin ones, but a server that moves should be reconfigured by the person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TextIO
+
+import httpx2
+from mcp.client._transport import TransportStreams
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from agent.mcp.definitions import display_url
+from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
+
+HTTP_CONNECT_TIMEOUT = 30.0
+HTTP_READ_TIMEOUT = 300.0  # a server may hold a response stream open while a tool runs
+
+
+class RedirectRefusedError(Exception):
+    """The server answered with a redirect, which we never follow."""
+
+
+@asynccontextmanager
+async def open_transport(launch: Launch, errlog: TextIO) -> AsyncIterator[TransportStreams]:
+    """Open the streams for `launch`; closing the context stops the child or the connection."""
+    if isinstance(launch, StdioLaunch):
+        async with _open_stdio(launch, errlog) as streams:
+            yield streams
+    else:
+        async with _open_http(launch) as streams:
+            yield streams
+
+
+@asynccontextmanager
+async def _open_stdio(launch: StdioLaunch, errlog: TextIO) -> AsyncIterator[TransportStreams]:
+    params = StdioServerParameters(
+        command=launch.command, args=list(launch.args), env=dict(launch.env), cwd=launch.cwd
+    )
+    async with stdio_client(params, errlog=errlog) as streams:
+        yield streams
+
+
+def _http_client(launch: HttpLaunch, **overrides: Any) -> httpx2.AsyncClient:
+    async def refuse_redirects(response: httpx2.Response) -> None:
+        if response.is_redirect:
+            location = response.headers.get("location", "")
+            raise RedirectRefusedError(
+                f"MCP server {launch.server!r} answered with a redirect ({response.status_code}) "
+                f"to {display_url(location)}; redirects are not followed. If the server moved, "
+                "put the new URL in its definition (agent mcp edit)."
+            )
+
+    timeout = overrides.pop("timeout", None) or httpx2.Timeout(
+        HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT
+    )
+    return httpx2.AsyncClient(
+        headers=launch.headers,
+        timeout=timeout,
+        follow_redirects=False,
+        event_hooks={"response": [refuse_redirects]},
+    )
+
+
+@asynccontextmanager
+async def _open_http(launch: HttpLaunch) -> AsyncIterator[TransportStreams]:
+    if launch.transport == "sse":
+
+        def factory(
+            headers: dict[str, str] | None = None,
+            timeout: httpx2.Timeout | None = None,
+            auth: httpx2.Auth | None = None,
+        ) -> httpx2.AsyncClient:
+            return _http_client(launch, timeout=timeout)
+
+        async with sse_client(launch.url, httpx_client_factory=factory) as streams:
+            yield streams
+        return
+    async with (
+        _http_client(launch) as client,
+        streamable_http_client(launch.url, http_client=client) as streams,
+    ):
+        yield streams

@@ -1,0 +1,59 @@
+"""Trust of local servers: what the person is shown before a stdio server first runs.
+
+The question goes through the TrustPrompt protocol so the terminal UI can render it; the
+runtime records trust only after the handshake and tool discovery succeed.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class TrustRequest:
+    """Everything that decides what a stdio server runs, with env values left out."""
+
+    server: str
+    executable: str  # as written in the definition
+    resolved_executable: str | None  # what PATH resolves it to now; None when not found
+    args: tuple[str, ...]
+    cwd: str
+    env_names: tuple[str, ...]
+    previously_trusted: bool  # an earlier version of this definition was trusted
+
+    def command_line(self) -> str:
+        """The command as a shell would need it quoted (we never run it through a shell)."""
+        return shlex.join([self.executable, *self.args])
+
+    def describe(self) -> list[str]:
+        """Lines for a dialog: executable, arguments, working directory, env names."""
+        if self.previously_trusted:
+            headline = f"The definition of MCP server {self.server!r} changed since you trusted it."
+        else:
+            headline = f"MCP server {self.server!r} runs a program on this computer."
+        where = self.resolved_executable or "not found on PATH"
+        env = ", ".join(self.env_names) if self.env_names else "(no extra variables)"
+        lines = [
+            headline,
+            f"  executable:  {self.executable}  ({where})",
+            f"  arguments:   {shlex.join(self.args) if self.args else '(none)'}",
+            f"  command:     {self.command_line()}",
+            f"  working dir: {self.cwd}",
+            f"  environment: {env}",
+        ]
+        return lines
+
+
+class TrustPrompt(Protocol):
+    """Asks the person whether a stdio server may start; False (or no person) means no."""
+
+    async def confirm(self, request: TrustRequest) -> bool: ...
+
+
+class DenyTrust:
+    """The answer when nobody can be asked: never start an untrusted server."""
+
+    async def confirm(self, request: TrustRequest) -> bool:
+        return False

@@ -1,0 +1,1 @@
+"""Tools the model can call: the protocol, argument validation and built-in tools."""

@@ -1,0 +1,37 @@
+"""Tool and Toolset: what every source of tools (built-in, MCP, skills) provides."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent.messages import ToolResult
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """How a tool is offered to the model and shown to the person."""
+
+    name: str  # model-facing, ^[a-zA-Z0-9_-]{1,64}$
+    description: str
+    parameters: dict[str, Any]  # JSON Schema of the arguments
+    requires_approval: bool
+    source: str  # e.g. "built-in", "mcp server github", shown in conflicts and /tools
+
+
+class Tool(Protocol):
+    """A tool the model can call."""
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Run with already-validated arguments; failures are results, not exceptions."""
+        ...
+
+
+class Toolset(Protocol):
+    """A source of tools, asked afresh for each model request."""
+
+    def tools(self) -> Sequence[Tool]: ...
