@@ -61,6 +61,55 @@ def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     remove = sub.add_parser("remove", help="delete a server from the configuration")
     remove.add_argument("name", metavar="NAME")
     remove.set_defaults(handler=_mcp_remove)
+    _add_mcp_console_commands(sub)
+
+
+def _add_mcp_console_commands(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    tools = sub.add_parser(
+        "tools",
+        help="list a server's tools; select them; show their schemas",
+        description="List a server's tools (discovering them first if needed). A local server "
+        "that is not trusted asks before it starts.",
+    )
+    tools.add_argument("name", metavar="NAME")
+    tools.add_argument("--refresh", action="store_true", help="ask the server for its tools again")
+    tools.add_argument(
+        "--enable", nargs="+", default=[], metavar="TOOL", help="select tools (or all)"
+    )
+    tools.add_argument(
+        "--disable", nargs="+", default=[], metavar="TOOL", help="deselect tools (or all)"
+    )
+    tools.add_argument("--schema", action="store_true", help="print each tool's JSON Schema")
+    tools.set_defaults(handler=_mcp_tools)
+
+    for action, text in (
+        ("enable", "offer the server's selected tools to the model (discovers them first)"),
+        ("disable", "stop offering the server's tools to the model"),
+        ("trust", "review a local server's exact command line and trust it"),
+        ("restart", "start a server afresh and refresh its tools"),
+    ):
+        parser = sub.add_parser(action, help=text)
+        parser.add_argument("name", metavar="NAME")
+        parser.set_defaults(handler=_mcp_simple, action=action)
+
+    inspect = sub.add_parser(
+        "inspect",
+        help="show a server's version, protocol, capabilities, tools, resources and prompts",
+    )
+    inspect.add_argument("name", metavar="NAME")
+    inspect.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
+    inspect.set_defaults(handler=_mcp_inspect)
+
+    call = sub.add_parser("call", help="call one tool by hand and print its result")
+    call.add_argument("name", metavar="NAME")
+    call.add_argument("tool", metavar="TOOL")
+    call.add_argument(
+        "--args", dest="args_json", metavar="JSON", help="the arguments as a JSON object"
+    )
+    call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
+    call.set_defaults(handler=_mcp_call)
 
 
 def _store() -> McpStore:
@@ -99,6 +148,43 @@ def _mcp_remove(args: argparse.Namespace) -> int:
     return remove_server(_store(), args.name)
 
 
+def _mcp_tools(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_console import tools_command
+
+    return tools_command(
+        _store(),
+        args.name,
+        refresh=args.refresh,
+        enable=args.enable,
+        disable=args.disable,
+        schema=args.schema,
+    )
+
+
+def _mcp_simple(args: argparse.Namespace) -> int:
+    from agent.commands import mcp_console
+
+    commands = {
+        "enable": mcp_console.enable_command,
+        "disable": mcp_console.disable_command,
+        "trust": mcp_console.trust_command,
+        "restart": mcp_console.restart_command,
+    }
+    return commands[args.action](_store(), args.name)
+
+
+def _mcp_inspect(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_console import inspect_command
+
+    return inspect_command(_store(), args.name, args.trace)
+
+
+def _mcp_call(args: argparse.Namespace) -> int:
+    from agent.commands.mcp_console import call_command
+
+    return call_command(_store(), args.name, args.tool, args.args_json, args.trace)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
@@ -119,3 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agent: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`agent mcp list | head`): stop quietly, as other tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141

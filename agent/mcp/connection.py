@@ -8,6 +8,7 @@ Failures become McpServerError with the server's name; they never escape into ot
 from __future__ import annotations
 
 import datetime
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from mcp.shared.exceptions import MCPError
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
 from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest
 from agent.mcp.launch import Launch, StdioLaunch, redact
-from agent.mcp.streams import MessageObserver, tap_streams
+from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
 from agent.text import sanitize
 
@@ -48,7 +49,7 @@ class ConnectionHooks:
     roots: Sequence[str]  # file:// URIs
     log: TextIO  # the server's log file (its stderr goes there too)
     on_tools_changed: Callable[[], None] = lambda: None
-    observe: MessageObserver | None = None  # --trace
+    observe: Callable[[Direction, str], None] | None = None  # --trace; secrets already redacted
     stderr_tail: Callable[[], list[str]] = field(default=lambda: [])
 
 
@@ -162,7 +163,7 @@ class Connection:
     async def _own(self) -> None:
         try:
             async with open_transport(self.launch, self._hooks.log) as streams:
-                read, write = tap_streams(streams, self._hooks.observe, self._transport_ended)
+                read, write = tap_streams(streams, self._observer(), self._transport_ended)
                 async with ClientSession(
                     read,
                     write,
@@ -211,6 +212,17 @@ class Connection:
             instructions=result.instructions,
         )
         return True
+
+    def _observer(self) -> MessageObserver | None:
+        observe = self._hooks.observe
+        if observe is None:
+            return None
+        secrets = self.launch.secrets()
+
+        def observer(direction: Direction, payload: dict[str, Any]) -> None:
+            observe(direction, redact(json.dumps(payload, ensure_ascii=False), secrets))
+
+        return observer
 
     def _transport_ended(self) -> None:
         if not self._closing.is_set():

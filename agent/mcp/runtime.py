@@ -34,7 +34,7 @@ from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.launch import StdioLaunch, expand_definition
 from agent.mcp.names import normalize_server_name
 from agent.mcp.store import McpStore, ServerState
-from agent.mcp.streams import MessageObserver
+from agent.mcp.streams import Direction
 from agent.mcp.trust import DenyTrust, TrustPrompt, TrustRequest
 from agent.mcp.variables import Expander
 from agent.settings import McpLimits
@@ -65,6 +65,7 @@ class _Slot:
     last_error: str | None = None
     restart_used: bool = False
     log: TextIO | None = None
+    log_path: Path | None = None
     log_start: int = 0
 
 
@@ -81,7 +82,7 @@ class McpRuntime:
         trust: TrustPrompt | None = None,
         elicitation: ElicitationHandler | None = None,
         environ: Mapping[str, str] | None = None,
-        observe: MessageObserver | None = None,
+        observe: Callable[[str, Direction, str], None] | None = None,
         on_tools_changed: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
@@ -115,9 +116,12 @@ class McpRuntime:
         assert self._task_group is not None
         with anyio.CancelScope(shield=True):
             await self.stop_all()
-        result = await self._task_group.__aexit__(exc_type, exc, traceback)
-        self._task_group = None
-        return result
+        # The group holds only owner tasks, all finished now. The body's own exception is not
+        # passed in, so it propagates as itself instead of inside an ExceptionGroup.
+        group, self._task_group = self._task_group, None
+        group.cancel_scope.cancel()
+        await group.__aexit__(None, None, None)
+        return None
 
     # -- status ---------------------------------------------------------------------------
 
@@ -151,8 +155,11 @@ class McpRuntime:
             slot.restart_used = False
             return await self._open(slot, definition, ask_trust=ask_trust)
 
-    async def connection(self, name: str) -> Connection:
-        """A live connection, started on first use (trusted only) or restarted once if lost."""
+    async def connection(self, name: str, *, ask_trust: bool = False) -> Connection:
+        """A live connection, started on first use or restarted once if lost.
+
+        An untrusted stdio server starts only when `ask_trust` and the person says yes.
+        """
         definition = self.store.load().find(name)
         slot = self._slot(definition.name)
         async with slot.lock:
@@ -171,7 +178,7 @@ class McpRuntime:
                 )
             if current is not None and current.lost:
                 slot.restart_used = True
-            return await self._open(slot, definition, ask_trust=False)
+            return await self._open(slot, definition, ask_trust=ask_trust)
 
     async def restart(self, name: str) -> Connection:
         """The person's restart: clears the offline state and starts afresh."""
@@ -238,10 +245,10 @@ class McpRuntime:
         connection = await self.connection(name)
         return await self._guard(connection, connection.list_tools())
 
-    async def discover(self, name: str) -> ServerState:
+    async def discover(self, name: str, *, ask_trust: bool = False) -> ServerState:
         """List the tools and cache them in the store (new tools start unselected)."""
         definition = self.store.load().find(name)
-        connection = await self.connection(definition.name)
+        connection = await self.connection(definition.name, ask_trust=ask_trust)
         return await self._discover(definition, connection)
 
     async def call_tool(
@@ -355,12 +362,18 @@ class McpRuntime:
             if self._task_group is not None:
                 self._task_group.start_soon(self._refresh_tools, slot.name)
 
+        observe = self._observe
+
+        def observe_server(direction: Direction, text: str) -> None:
+            if observe is not None:
+                observe(slot.name, direction, text)
+
         return ConnectionHooks(
             elicitation=self._elicitation,
             roots=[self._project_dir.resolve().as_uri()],
             log=log,
             on_tools_changed=tools_changed,
-            observe=self._observe,
+            observe=observe_server if observe is not None else None,
             stderr_tail=lambda: self._stderr_tail(slot),
         )
 
@@ -388,6 +401,7 @@ class McpRuntime:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             path = folder / f"{normalize_server_name(slot.name) or 'server'}.log"
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            slot.log_path = path
             slot.log = open(fd, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
         stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         slot.log.write(f"\n=== agent starts MCP server {slot.name!r} at {stamp}\n")
@@ -396,10 +410,10 @@ class McpRuntime:
         return slot.log
 
     def _stderr_tail(self, slot: _Slot) -> list[str]:
-        if slot.log is None or slot.log.closed:
+        if slot.log_path is None:
             return []
         try:
-            with open(slot.log.name, "rb") as handle:
+            with open(slot.log_path, "rb") as handle:
                 handle.seek(slot.log_start)
                 text = handle.read().decode("utf-8", errors="replace")
         except OSError:

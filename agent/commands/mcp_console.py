@@ -1,0 +1,281 @@
+"""`agent mcp tools|enable|disable|trust|restart|inspect|call`: talk to servers by hand.
+
+Each command runs one event loop with its own McpRuntime; every server it started is stopped
+before the command returns.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import anyio
+
+from agent.commands.output import say, table, warn
+from agent.commands.terminal import (
+    NoAnswerError,
+    TerminalElicitation,
+    TerminalTrustPrompt,
+    ask_arguments,
+)
+from agent.errors import AgentError
+from agent.home import data_home
+from agent.mcp.definitions import StdioDefinition, fingerprint
+from agent.mcp.names import model_tool_names
+from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.runtime import McpRuntime
+from agent.mcp.store import McpStore, ServerState
+from agent.mcp.streams import Direction
+from agent.project import find_project_dir
+from agent.settings import load_settings
+from agent.text import sanitize_line
+from agent.tools.validation import argument_problems
+
+
+def _print_trace(server: str, direction: Direction, text: str) -> None:
+    stamp = datetime.datetime.now().strftime("%H:%M:%S.%f")[:-3]
+    arrow = "->" if direction == "send" else "<-"
+    print(f"{stamp} {sanitize_line(server)} {arrow} {sanitize_line(text)}", file=sys.stderr)
+
+
+def _run(store: McpStore, body: Callable[[McpRuntime], Awaitable[int]], trace: bool = False) -> int:
+    settings = load_settings()
+
+    async def main() -> int:
+        async with McpRuntime(
+            store,
+            settings.mcp,
+            logs_dir=data_home(),
+            project_dir=find_project_dir(),
+            trust=TerminalTrustPrompt(),
+            elicitation=TerminalElicitation(),
+            observe=_print_trace if trace else None,
+        ) as runtime:
+            return await body(runtime)
+
+    return anyio.run(main)
+
+
+def tools_command(
+    store: McpStore,
+    name: str,
+    *,
+    refresh: bool,
+    enable: Sequence[str],
+    disable: Sequence[str],
+    schema: bool,
+) -> int:
+    """List a server's tools (discovering them if needed), select tools, show schemas."""
+
+    async def body(runtime: McpRuntime) -> int:
+        config = store.load()
+        definition = config.find(name)
+        state = config.state(definition.name)
+        if refresh or state.cached_tools is None:
+            state = await runtime.discover(definition.name, ask_trust=True)
+        if enable or disable:
+            state = _select(store, definition.name, state, enable, disable)
+        _print_tools(definition.name, state, schema)
+        return 0
+
+    return _run(store, body)
+
+
+def _select(
+    store: McpStore, name: str, state: ServerState, enable: Sequence[str], disable: Sequence[str]
+) -> ServerState:
+    known = [tool.name for tool in state.cached_tools or ()]
+    unknown = [tool for tool in (*enable, *disable) if tool not in known and tool != "all"]
+    if unknown:
+        raise AgentError(
+            f"MCP server {name!r} has no tool {', '.join(map(repr, unknown))} "
+            f"(its tools: {', '.join(known) or 'none'})"
+        )
+    selected = set(state.enabled_tools)
+    selected |= set(known) if "all" in enable else set(enable)
+    selected -= set(known) if "all" in disable else set(disable)
+    ordered = tuple(tool for tool in known if tool in selected)
+    definition = store.load().find(name)
+    config = store.update_state(
+        name, fingerprint(definition), lambda current: replace(current, enabled_tools=ordered)
+    )
+    return config.state(name)
+
+
+def _print_tools(name: str, state: ServerState, schema: bool) -> None:
+    tools = state.cached_tools or ()
+    if not tools:
+        say(f"MCP server {name!r} offers no tools.")
+        return
+    model_names = model_tool_names(name, [tool.name for tool in tools])
+    selected = set(state.enabled_tools)
+    if schema:
+        for tool in tools:
+            say(f"{tool.name}  ({model_names[tool.name]})")
+            say(json.dumps(tool.input_schema, indent=2, ensure_ascii=False))
+        return
+    rows = [
+        [
+            "yes" if tool.name in selected else "no",
+            tool.name,
+            model_names[tool.name],
+            (tool.description or "").strip().split("\n")[0][:70],
+        ]
+        for tool in tools
+    ]
+    say(table(("SELECTED", "TOOL", "MODEL NAME", "DESCRIPTION"), rows))
+    say(f"{len(selected)} of {len(tools)} selected; enabled: {'yes' if state.enabled else 'no'}")
+
+
+def enable_command(store: McpStore, name: str) -> int:
+    """Enable a server; discover its tools first when none are cached (trust asks)."""
+
+    async def body(runtime: McpRuntime) -> int:
+        definition = store.load().find(name)
+        state = store.load().state(definition.name)
+        if state.cached_tools is None:
+            state = await runtime.discover(definition.name, ask_trust=True)
+        store.update_state(
+            definition.name, fingerprint(definition), lambda s: replace(s, enabled=True)
+        )
+        count = len(state.cached_tools or ())
+        say(
+            f"Enabled {definition.name}: {len(state.enabled_tools)} of {count} tools selected "
+            f"(change with: agent mcp tools {definition.name} --enable/--disable TOOL)"
+        )
+        return 0
+
+    return _run(store, body)
+
+
+def disable_command(store: McpStore, name: str) -> int:
+    """Disable a server: its tools leave every request; its state is kept."""
+    definition = store.load().find(name)
+    store.update_state(
+        definition.name, fingerprint(definition), lambda s: replace(s, enabled=False)
+    )
+    say(f"Disabled {definition.name}.")
+    return 0
+
+
+def trust_command(store: McpStore, name: str) -> int:
+    """Ask to trust a stdio server now; on yes it starts, and trust is kept once tools load."""
+    config = store.load()
+    definition = config.find(name)
+    if not isinstance(definition, StdioDefinition):
+        say(
+            f"{definition.name} is an HTTP server: it runs nothing on this computer, "
+            "so there is nothing to trust."
+        )
+        return 0
+    if config.is_trusted(definition):
+        say(f"{definition.name} is already trusted (this exact definition).")
+        return 0
+
+    async def body(runtime: McpRuntime) -> int:
+        await runtime.start(definition.name, ask_trust=True)
+        state = store.load().state(definition.name)
+        say(
+            f"Trusted {definition.name}; {len(state.cached_tools or ())} tools discovered. "
+            f"Enable it with: agent mcp enable {definition.name}"
+        )
+        return 0
+
+    return _run(store, body)
+
+
+def restart_command(store: McpStore, name: str) -> int:
+    """Start a server afresh (clearing an offline state) and refresh its tools."""
+
+    async def body(runtime: McpRuntime) -> int:
+        definition = store.load().find(name)
+        await runtime.restart(definition.name)
+        state = await runtime.discover(definition.name, ask_trust=True)
+        say(f"{definition.name} started; {len(state.cached_tools or ())} tools.")
+        return 0
+
+    return _run(store, body)
+
+
+def inspect_command(store: McpStore, name: str, trace: bool) -> int:
+    """Server name and version, protocol, capabilities, instructions, tools, resources, prompts."""
+
+    async def body(runtime: McpRuntime) -> int:
+        definition = store.load().find(name)
+        connection = await runtime.start(definition.name, ask_trust=True)
+        info = connection.info
+        assert info is not None
+        say(f"server:       {info.name} {info.version}")
+        say(f"protocol:     {info.protocol_version}")
+        say(f"capabilities: {json.dumps(info.capabilities, ensure_ascii=False)}")
+        if info.instructions:
+            say("instructions:")
+            say("  " + info.instructions.strip().replace("\n", "\n  "))
+        tools = await runtime.list_tools(definition.name)
+        say(f"tools ({len(tools)}):")
+        for tool in tools:
+            summary = (tool.description or "").strip().split("\n")[0]
+            say(f"  {tool.name}: {summary}")
+        if "resources" in info.capabilities:
+            resources = await connection.request("resources/list", "listing resources")
+            say(f"resources ({len(resources.resources)}):")
+            for resource in resources.resources:
+                say(f"  {resource.uri}  {resource.name}")
+        if "prompts" in info.capabilities:
+            prompts = await connection.request("prompts/list", "listing prompts")
+            say(f"prompts ({len(prompts.prompts)}):")
+            for prompt in prompts.prompts:
+                say(f"  {prompt.name}: {prompt.description or ''}")
+        return 0
+
+    return _run(store, body, trace)
+
+
+def call_command(store: McpStore, name: str, tool: str, args_json: str | None, trace: bool) -> int:
+    """Validate and call one tool by hand; print the result (exit 1 when it is an error)."""
+
+    async def body(runtime: McpRuntime) -> int:
+        definition = store.load().find(name)
+        await runtime.start(definition.name, ask_trust=True)
+        tools = {t.name: t for t in await runtime.list_tools(definition.name)}
+        if tool not in tools:
+            raise AgentError(
+                f"MCP server {definition.name!r} has no tool {tool!r} "
+                f"(its tools: {', '.join(tools) or 'none'})"
+            )
+        schema = dict(tools[tool].input_schema)
+        arguments = await _arguments(args_json, schema)
+        problems = argument_problems(schema, arguments)
+        if problems:
+            raise AgentError(f"invalid arguments for {tool}: " + "; ".join(problems))
+        result = await runtime.call_tool(definition.name, tool, arguments)
+        converted = tool_result_from_mcp(result, runtime.limits.output_limit_chars)
+        (warn if converted.is_error else say)(converted.text)
+        return 1 if converted.is_error else 0
+
+    return _run(store, body, trace)
+
+
+async def _arguments(args_json: str | None, schema: dict[str, Any]) -> dict[str, Any]:
+    if args_json is not None:
+        try:
+            value = json.loads(args_json)
+        except json.JSONDecodeError as error:
+            raise AgentError(
+                f"--args: not valid JSON ({error.msg} at column {error.colno})"
+            ) from None
+        if not isinstance(value, dict):
+            raise AgentError("--args: expected a JSON object of arguments")
+        return value
+    if not schema.get("properties"):
+        return {}
+    if not sys.stdin.isatty():
+        raise AgentError("--args is required when there is no terminal to ask for arguments")
+    try:
+        return await ask_arguments(schema)
+    except NoAnswerError:
+        raise AgentError("cancelled; nothing was called") from None

@@ -1,0 +1,152 @@
+"""Plain-terminal dialogs for the console commands: trust, elicitation forms, tool arguments.
+
+Each asks only when stdin is a terminal; with no person present the answer is always no.
+Input is read in a worker thread so the event loop keeps serving the servers meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import anyio.to_thread
+
+from agent.mcp.elicitation import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    FieldValue,
+    FormField,
+    convert_value,
+    form_fields,
+)
+from agent.mcp.trust import TrustRequest
+from agent.text import sanitize
+
+
+class NoAnswerError(Exception):
+    """The person closed the input (Ctrl-D) or there is no terminal."""
+
+
+def _ask_line(question: str) -> str:
+    sys.stderr.write(sanitize(question))
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise NoAnswerError
+    return line.rstrip("\n")
+
+
+async def ask(question: str) -> str:
+    """One line from the person, without blocking the event loop."""
+    if not sys.stdin.isatty():
+        raise NoAnswerError
+    return await anyio.to_thread.run_sync(_ask_line, question, abandon_on_cancel=True)
+
+
+class TerminalTrustPrompt:
+    """Shows the exact command line, working directory and env names; yes starts it."""
+
+    async def confirm(self, request: TrustRequest) -> bool:
+        if not sys.stdin.isatty():
+            print(
+                f"agent: MCP server {request.server!r} is not trusted and there is no terminal "
+                "to ask; run `agent mcp trust` in a terminal",
+                file=sys.stderr,
+            )
+            return False
+        for line in request.describe():
+            print(sanitize(line), file=sys.stderr)
+        try:
+            answer = await ask("Start it and trust this exact definition? [y/N] ")
+        except NoAnswerError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+
+class TerminalElicitation:
+    """Fills a server's form one field at a time; empty input takes the default."""
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        if not sys.stdin.isatty():
+            return ElicitationAnswer("decline")
+        print(
+            f"MCP server {sanitize(request.server)!r} asks: {sanitize(request.message)}",
+            file=sys.stderr,
+        )
+        try:
+            answer = await ask("Answer? [y]es / [n]o (decline) / [c]ancel: ")
+            choice = answer.strip().lower()
+            if choice in ("n", "no"):
+                return ElicitationAnswer("decline")
+            if choice not in ("", "y", "yes"):
+                return ElicitationAnswer("cancel")
+            content: dict[str, FieldValue] = {}
+            for field in form_fields(request.schema):
+                value = await _ask_field(field)
+                if value is not None:
+                    content[field.name] = value
+        except NoAnswerError:
+            return ElicitationAnswer("cancel")
+        return ElicitationAnswer("accept", content)
+
+
+async def _ask_field(field: FormField) -> FieldValue:
+    hint = f" ({', '.join(field.choices)})" if field.choices else f" ({field.kind})"
+    default = f" [{field.default}]" if field.default is not None else ""
+    optional = "" if field.required else " (optional)"
+    description = f" - {field.description}" if field.description else ""
+    while True:
+        text = await ask(f"  {field.title}{description}{hint}{optional}{default}: ")
+        if not text.strip():
+            if field.default is not None:
+                return field.default
+            if not field.required:
+                return None
+            print("  (required)", file=sys.stderr)
+            continue
+        try:
+            return convert_value(field, text)
+        except ValueError as error:
+            print(f"  {error}", file=sys.stderr)
+
+
+async def ask_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """Tool arguments asked one property at a time, converted to the schema's types."""
+    required = set(schema.get("required", []))
+    arguments: dict[str, Any] = {}
+    for name, prop in (schema.get("properties") or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = prop.get("type")
+        if kind in ("object", "array") and "enum" not in prop and "items" not in prop:
+            kind = "json"
+        if prop.get("enum"):
+            kind = "choice"
+        if kind in ("string", "number", "integer", "boolean", "choice"):
+            field = FormField(
+                name=name,
+                kind=kind,
+                title=name,
+                description=str(prop.get("description") or ""),
+                required=name in required,
+                default=prop.get("default"),
+                choices=tuple(str(v) for v in prop.get("enum", [])),
+            )
+            value = await _ask_field(field)
+        else:
+            value = await _ask_json(name, name in required)
+        if value is not None:
+            arguments[name] = value
+    return arguments
+
+
+async def _ask_json(name: str, required: bool) -> Any:
+    optional = "" if required else " (optional)"
+    while True:
+        text = await ask(f"  {name} (JSON){optional}: ")
+        if not text.strip() and not required:
+            return None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            print(f"  not valid JSON: {error.msg}", file=sys.stderr)

@@ -1,0 +1,74 @@
+"""The selected tools of enabled MCP servers, as model tools `mcp__<server>__<tool>`.
+
+Every MCP tool requires approval, every time; arguments are checked against the tool's JSON
+Schema before anyone is asked, and a failure of any kind is a result the model sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.errors import McpServerError
+from agent.mcp.names import model_tool_names
+from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.runtime import McpRuntime
+from agent.mcp.store import CachedTool
+from agent.messages import ToolResult
+from agent.tools.base import Tool, ToolSpec
+from agent.tools.validation import argument_problems
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """One selected tool of one server."""
+
+    runtime: McpRuntime
+    server: str
+    tool: CachedTool
+    spec: ToolSpec
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Validate, call through the runtime, and turn any failure into an error result."""
+        problems = argument_problems(self.tool.input_schema, arguments)
+        if problems:
+            return ToolResult(
+                f"Invalid arguments for {self.spec.name}: " + "; ".join(problems), is_error=True
+            )
+        try:
+            result = await self.runtime.call_tool(self.server, self.tool.name, arguments)
+        except McpServerError as error:
+            return ToolResult(str(error), is_error=True)
+        return tool_result_from_mcp(result, self.runtime.limits.output_limit_chars)
+
+
+class McpToolset:
+    """Composed afresh for each request from the saved configuration."""
+
+    def __init__(self, runtime: McpRuntime) -> None:
+        self.runtime = runtime
+
+    def tools(self) -> Sequence[Tool]:
+        """Selected tools of enabled servers whose current definition is trusted."""
+        config = self.runtime.store.load()
+        tools: list[Tool] = []
+        for definition in config.definitions:
+            state = config.state(definition.name)
+            if not state.enabled or state.cached_tools is None:
+                continue
+            if not config.is_trusted(definition):
+                continue
+            selected = [t for t in state.cached_tools if t.name in set(state.enabled_tools)]
+            names = model_tool_names(definition.name, [t.name for t in selected])
+            for cached in selected:
+                spec = ToolSpec(
+                    name=names[cached.name],
+                    description=cached.description
+                    or f"{cached.name} (MCP server {definition.name})",
+                    parameters=cached.input_schema,
+                    requires_approval=True,
+                    source=f"MCP server {definition.name}",
+                )
+                tools.append(McpTool(self.runtime, definition.name, cached, spec))
+        return tools
