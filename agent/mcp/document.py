@@ -263,7 +263,7 @@ def _transport(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> st
 def _wrong_transport_message(key: str, transport: str) -> str:
     if transport == "stdio":
         return f"not allowed on a stdio server ({key} belongs to HTTP servers)"
-    return f"not allowed on an {transport} server ({key} belongs to local stdio servers)"
+    return f"not allowed on an HTTP server ({key} belongs to local stdio servers)"
 
 
 def _describe(value: object) -> str:

@@ -35,21 +35,32 @@ def _scan(text: str) -> Iterator[tuple[int, bool]]:
 
 
 def _drop_comments(text: str) -> str:
+    # Its own loop rather than _scan: a quote inside a comment must not open a string.
     out: list[str] = []
-    skip_until = -1
-    for index, in_string in _scan(text):
-        if index < skip_until:
-            continue
-        if not in_string and text.startswith("//", index):
+    index = 0
+    in_string = False
+    while index < len(text):
+        char = text[index]
+        if in_string:
+            if char == "\\":
+                out.append(text[index : index + 2])
+                index += 2
+                continue
+            in_string = char != '"'
+        elif char == '"':
+            in_string = True
+        elif text.startswith("//", index):
             end = text.find("\n", index)
-            skip_until = len(text) if end == -1 else end
+            index = len(text) if end == -1 else end
             continue
-        if not in_string and text.startswith("/*", index):
+        elif text.startswith("/*", index):
             end = text.find("*/", index + 2)
             skip_until = len(text) if end == -1 else end + 2
             out.append("\n" * text.count("\n", index, skip_until))  # keeps error lines true
+            index = skip_until
             continue
-        out.append(text[index])
+        out.append(char)
+        index += 1
     return "".join(out)
 
 

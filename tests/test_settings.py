@@ -1,0 +1,141 @@
+"""settings.yaml: shipped defaults, overridden key by key, strict about typos."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.errors import SettingsError
+from agent.settings import (
+    LoopLimits,
+    McpLimits,
+    ModelLimits,
+    Settings,
+    default_settings_path,
+    load_settings,
+    user_settings_path,
+)
+
+DEFAULTS = Settings(
+    model=None,
+    api_base=None,
+    api_key_env=None,
+    model_limits=ModelLimits(chunk_timeout_seconds=60, request_timeout_seconds=600, retries=2),
+    mcp=McpLimits(startup_timeout_seconds=30, tool_timeout_seconds=120, output_limit_chars=100_000),
+    loop=LoopLimits(max_tool_rounds=25),
+)
+
+
+def test_without_a_user_file_the_shipped_defaults_load() -> None:
+    assert load_settings() == DEFAULTS
+
+
+def test_the_user_file_lives_in_the_config_home(agent_home: Path) -> None:
+    assert user_settings_path() == agent_home / "settings.yaml"
+    assert default_settings_path().name == "settings.yaml"
+    assert default_settings_path().parent.name == "config"
+
+
+def test_a_user_file_overrides_only_the_keys_it_names(agent_home: Path) -> None:
+    agent_home.mkdir()
+    (agent_home / "settings.yaml").write_text(
+        "model: openai/gpt-4.1-mini\n"
+        "model_limits:\n  retries: 5\n"
+        "mcp:\n  tool_timeout_seconds: 2.5\n",
+        encoding="utf-8",
+    )
+
+    assert load_settings() == DEFAULTS.model_copy(
+        update={
+            "model": "openai/gpt-4.1-mini",
+            "model_limits": DEFAULTS.model_limits.model_copy(update={"retries": 5}),
+            "mcp": DEFAULTS.mcp.model_copy(update={"tool_timeout_seconds": 2.5}),
+        }
+    )
+
+
+def test_an_empty_user_file_means_the_defaults(agent_home: Path) -> None:
+    agent_home.mkdir()
+    (agent_home / "settings.yaml").write_text("# nothing changed yet\n", encoding="utf-8")
+
+    assert load_settings() == DEFAULTS
+
+
+def test_a_user_file_can_be_given_explicitly(tmp_path: Path) -> None:
+    path = tmp_path / "other.yaml"
+    path.write_text("loop:\n  max_tool_rounds: 3\n", encoding="utf-8")
+
+    assert load_settings(path).loop == LoopLimits(max_tool_rounds=3)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            "modle: openai/gpt-4.1\n",
+            "modle: unknown key (known keys here: api_base, api_key_env, loop, mcp, model, "
+            "model_limits)",
+        ),
+        (
+            "mcp:\n  startup_timeout: 5\n",
+            "mcp.startup_timeout: unknown key (known keys here: output_limit_chars, "
+            "startup_timeout_seconds, tool_timeout_seconds)",
+        ),
+        ("mcp: 5\n", "mcp: expected a mapping of settings"),
+        (
+            'model_limits:\n  retries: "3"\n',
+            "model_limits.retries: Input should be a valid integer",
+        ),
+        (
+            "loop:\n  max_tool_rounds: true\n",
+            "loop.max_tool_rounds: Input should be a valid integer",
+        ),
+        (
+            "model_limits:\n  retries: -1\n",
+            "model_limits.retries: Input should be greater than or equal to 0",
+        ),
+        (
+            "mcp:\n  startup_timeout_seconds: 0\n",
+            "mcp.startup_timeout_seconds: Input should be greater than 0",
+        ),
+        ("model: 5\n", "model: Input should be a valid string"),
+        ("- model\n", "settings must be a mapping of keys to values"),
+    ],
+)
+def test_a_bad_key_or_value_is_an_error_naming_the_file_and_the_key(
+    agent_home: Path, content: str, message: str
+) -> None:
+    agent_home.mkdir()
+    path = agent_home / "settings.yaml"
+    path.write_text(content, encoding="utf-8")
+
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_every_mistyped_value_is_reported(agent_home: Path) -> None:
+    agent_home.mkdir()
+    path = agent_home / "settings.yaml"
+    path.write_text("model_limits:\n  retries: x\nloop:\n  max_tool_rounds: 1.5\n", "utf-8")
+
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+
+    assert str(caught.value).splitlines() == [
+        f"{path}: model_limits.retries: Input should be a valid integer",
+        f"{path}: loop.max_tool_rounds: Input should be a valid integer",
+    ]
+
+
+def test_a_file_that_is_not_yaml_names_the_file(agent_home: Path) -> None:
+    agent_home.mkdir()
+    path = agent_home / "settings.yaml"
+    path.write_text("model: [unclosed\n", encoding="utf-8")
+
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+
+    assert str(caught.value).startswith(f"{path}: not valid YAML: ")

@@ -1,0 +1,102 @@
+"""Start-up stays cheap: answering --help, --version or `agent mcp ...` imports nothing heavy."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from agent import __version__
+
+HEAVY = ("litellm", "mcp", "rich", "pydantic", "prompt_toolkit", "openai", "httpx")
+
+# Runs the real entry point in a fresh interpreter, then reports which heavy modules it loaded.
+_PROBE = """
+import json, sys
+import agent.cli
+try:
+    status = agent.cli.main(json.loads(sys.argv[1]))
+except SystemExit as exit:
+    status = exit.code
+loaded = [name for name in json.loads(sys.argv[2]) if name in sys.modules]
+with open(sys.argv[3], "w") as report:
+    json.dump({"status": status, "loaded": loaded}, report)
+"""
+
+
+def imports_after(argv: list[str], tmp_path: Path, stdin: str = "") -> tuple[int, list[str]]:
+    """Exit status of `agent ARGV` and the heavy modules it had imported by then."""
+    report = tmp_path / "report.json"
+    subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argv), json.dumps(HEAVY), str(report)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    result = json.loads(report.read_text())
+    return result["status"], result["loaded"]
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["mcp", "--help"]])
+def test_help_and_version_import_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
+    assert imports_after(argv, tmp_path) == (0, [])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["mcp", "list"],
+        ["mcp", "export"],
+        ["mcp", "import", "-"],
+        ["mcp", "import", "--merge", "-"],
+        ["mcp", "remove", "fetch"],
+    ],
+)
+def test_mcp_configuration_commands_never_import_litellm(argv: list[str], tmp_path: Path) -> None:
+    document = '{"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}'
+    subprocess.run(
+        [sys.executable, "-m", "agent", "mcp", "import", "-"],
+        input=document,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+
+    status, loaded = imports_after(argv, tmp_path, stdin=document)
+
+    assert status == 0
+    assert "litellm" not in loaded
+    assert "openai" not in loaded
+
+
+def test_the_console_script_answers_version() -> None:
+    script = shutil.which("agent", path=sysconfig.get_path("scripts"))
+    assert script is not None, "the `agent` console script is not installed"
+
+    result = subprocess.run(
+        [script, "--version"], capture_output=True, text=True, timeout=30, check=False
+    )
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"agent {__version__}\n", "")
+
+
+def test_python_dash_m_agent_shows_help() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "agent", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: agent [-h] [--version] COMMAND ...")
+    assert "mcp" in result.stdout
