@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ from agent.settings import McpLimits
 T = TypeVar("T")
 State = Literal["stopped", "starting", "ready", "offline", "failed"]
 _TAIL_LINES = 15
+_OWN_LINE = re.compile(r"^\[[0-9T:-]+\] agent: ")
 
 
 @dataclass(frozen=True)
@@ -418,5 +420,6 @@ class McpRuntime:
                 text = handle.read().decode("utf-8", errors="replace")
         except OSError:
             return []
-        lines = [line for line in text.splitlines() if line.strip()]
+        # Our own notes in the log are not the server's stderr.
+        lines = [line for line in text.splitlines() if line.strip() and not _OWN_LINE.match(line)]
         return lines[-_TAIL_LINES:]

@@ -260,7 +260,7 @@ def _decode_store(raw: bytes, path: Path) -> McpConfig:
     if not isinstance(data, dict):
         raise StoreError(f"{path}: expected a JSON object; {advice}")
     version = data.get("version")
-    if version != STORE_VERSION:
+    if type(version) is not int or version != STORE_VERSION:
         raise StoreError(
             f"{path}: version {json.dumps(version)} is not supported (this agent reads version "
             f"{STORE_VERSION}); {advice}"

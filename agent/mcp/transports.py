@@ -6,6 +6,7 @@ follow same-origin ones, but a server that moves should be reconfigured by the p
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, TextIO
@@ -18,6 +19,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
 from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
+
+# The SDK logs tracebacks (junk on a server's stdout, dropped streams) through `logging`;
+# with no handler Python would print them on the person's terminal. What matters reaches
+# the person as our own errors and the server's log file instead.
+for _logger_name in ("mcp", "httpx2", "httpcore2"):
+    logging.getLogger(_logger_name).addHandler(logging.NullHandler())
+    logging.getLogger(_logger_name).propagate = False
 
 HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0  # a server may hold a response stream open while a tool runs

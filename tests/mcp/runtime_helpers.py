@@ -1,0 +1,82 @@
+"""Small helpers for runtime tests: a saved configuration, scripted dialogs, process checks."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.mcp.document import parse_document_data
+from agent.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+from agent.mcp.runtime import McpRuntime
+from agent.mcp.store import McpStore
+from agent.mcp.trust import TrustRequest
+from agent.settings import McpLimits
+from tests.fixtures.mcp_fixtures import server_command
+
+LIMITS = McpLimits(startup_timeout_seconds=20, tool_timeout_seconds=20, output_limit_chars=100_000)
+
+
+def stdio_server(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """A stdio definition running tools_server.py with this interpreter."""
+    command = server_command("tools_server.py", *args)
+    definition: dict[str, Any] = {"command": command[0], "args": command[1:]}
+    if env:
+        definition["env"] = env
+    return definition
+
+
+def script_server(script: str) -> dict[str, Any]:
+    command = server_command(script)
+    return {"command": command[0], "args": command[1:]}
+
+
+def save(store: McpStore, servers: dict[str, dict[str, Any]]) -> None:
+    store.replace_definitions(parse_document_data({"mcpServers": servers}, "test").definitions)
+
+
+@dataclass
+class ScriptedTrust:
+    """Our TrustPrompt seam: answers as scripted and remembers what it was shown."""
+
+    answer: bool = True
+    requests: list[TrustRequest] = field(default_factory=list)
+
+    async def confirm(self, request: TrustRequest) -> bool:
+        self.requests.append(request)
+        return self.answer
+
+
+@dataclass
+class ScriptedElicitation:
+    answer: ElicitationAnswer
+    requests: list[ElicitationRequest] = field(default_factory=list)
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        self.requests.append(request)
+        return self.answer
+
+
+def runtime(
+    store: McpStore, home: Path, project: Path, limits: McpLimits = LIMITS, **kwargs: Any
+) -> McpRuntime:
+    return McpRuntime(store, limits, logs_dir=home, project_dir=project, **kwargs)
+
+
+def logged_pids(home: Path, server: str) -> list[int]:
+    """Pids that tools_server.py wrote to its log at start ("tools_server starting pid=N")."""
+    text = (home / "mcp" / f"{server}.log").read_text(encoding="utf-8")
+    return [int(pid) for pid in re.findall(r"starting pid=(\d+)", text)]
+
+
+def process_alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return os.path.exists(f"/proc/{pid}")
