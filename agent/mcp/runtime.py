@@ -62,7 +62,7 @@ class _Slot:
     name: str
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     connection: Connection | None = None
-    fingerprint: str | None = None
+    definition: ServerDefinition | None = None  # what the connection was started from
     state: State = "stopped"
     last_error: str | None = None
     restart_used: bool = False
@@ -166,11 +166,7 @@ class McpRuntime:
         slot = self._slot(definition.name)
         async with slot.lock:
             current = slot.connection
-            if (
-                current is not None
-                and current.alive
-                and slot.fingerprint == fingerprint(definition)
-            ):
+            if current is not None and current.alive and slot.definition == definition:
                 return current
             if slot.state == "failed" or (slot.state == "offline" and slot.restart_used):
                 raise ServerOfflineError(
@@ -181,6 +177,22 @@ class McpRuntime:
             if current is not None and current.lost:
                 slot.restart_used = True
             return await self._open(slot, definition, ask_trust=ask_trust)
+
+    async def start_many(self, names: list[str]) -> dict[str, McpServerError | None]:
+        """Start several trusted servers at once; each one's failure is its own result."""
+        results: dict[str, McpServerError | None] = {}
+
+        async def start_one(name: str) -> None:
+            try:
+                await self.start(name, ask_trust=False)
+                results[name] = None
+            except McpServerError as error:
+                results[name] = error
+
+        async with anyio.create_task_group() as group:
+            for name in names:
+                group.start_soon(start_one, name)
+        return results
 
     async def restart(self, name: str) -> Connection:
         """The person's restart: clears the offline state and starts afresh."""
@@ -206,7 +218,7 @@ class McpRuntime:
             if (
                 definition is None
                 or not config.state(name).enabled
-                or fingerprint(definition) != slot.fingerprint
+                or definition != slot.definition
             ):
                 await self.stop(name)
                 stopped.append(name)
@@ -317,7 +329,7 @@ class McpRuntime:
             await connection.close()
             raise
         slot.connection = connection
-        slot.fingerprint = fingerprint(definition)
+        slot.definition = definition
         slot.state = "ready"
         slot.last_error = None
         if self._scope is not None and not isinstance(definition, StdioDefinition):

@@ -12,6 +12,7 @@ understand is reported, never overwritten or "repaired".
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -141,16 +142,27 @@ class McpStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = default_store_path() if path is None else path
+        self._cached: tuple[tuple[int, int, int], McpConfig] | None = None
 
     def load(self) -> McpConfig:
-        """The saved configuration; a missing file is an empty one."""
+        """The saved configuration; a missing file is an empty one.
+
+        Every tool call consults the configuration, so the parsed file is kept while its
+        identity (inode, mtime, size) is unchanged; every save makes a new inode.
+        """
         try:
+            stat = os.stat(self.path)
+            key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+            if self._cached is not None and self._cached[0] == key:
+                return self._cached[1]
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return McpConfig()
         except OSError as error:
             raise StoreError(f"{self.path}: cannot read: {error.strerror}") from error
-        return _decode_store(raw, self.path)
+        config = _decode_store(raw, self.path)
+        self._cached = (key, config)
+        return config
 
     def replace_definitions(
         self,

@@ -506,3 +506,13 @@ def test_concurrent_writers_in_separate_processes_lose_no_update() -> None:
     leftovers = sorted(p.name for p in McpStore().path.parent.iterdir())
     assert leftovers == ["mcp-servers.json", "mcp-servers.json.lock"]
     assert os.access(McpStore().path, os.R_OK)
+
+
+def test_a_loaded_store_sees_saves_made_through_another_instance(tmp_path: Path) -> None:
+    path = tmp_path / "mcp-servers.json"
+    reader, writer = McpStore(path), McpStore(path)
+    assert reader.load() == McpConfig()
+    writer.replace_definitions([StdioDefinition(name="one", command="a")])
+    assert [d.name for d in reader.load().definitions] == ["one"]
+    writer.merge_definitions([StdioDefinition(name="two", command="b")])
+    assert [d.name for d in reader.load().definitions] == ["one", "two"]

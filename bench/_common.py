@@ -1,0 +1,41 @@
+"""Shared set-up for benchmarks: a throwaway AGENT_HOME with trusted fixture servers."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from agent.mcp.definitions import fingerprint  # noqa: E402
+from agent.mcp.document import parse_document_data  # noqa: E402
+from agent.mcp.runtime import McpRuntime  # noqa: E402
+from agent.mcp.store import McpStore  # noqa: E402
+from agent.settings import McpLimits  # noqa: E402
+
+TOOLS_SERVER = [sys.executable, str(REPO / "tests" / "fixtures" / "servers" / "tools_server.py")]
+LIMITS = McpLimits(startup_timeout_seconds=60, tool_timeout_seconds=60, output_limit_chars=100_000)
+
+
+def trusted_store(names: list[str]) -> tuple[McpStore, Path]:
+    """A store in a temp home with one trusted tools_server per name."""
+    home = Path(tempfile.mkdtemp(prefix="agent-bench-"))
+    store = McpStore(home / "mcp-servers.json")
+    servers = {name: {"command": TOOLS_SERVER[0], "args": TOOLS_SERVER[1:]} for name in names}
+    store.replace_definitions(parse_document_data({"mcpServers": servers}, "bench").definitions)
+    for name in names:
+        fp = fingerprint(store.load().find(name))
+        store.update_state(name, fp, lambda s, fp=fp: replace(s, trusted_fingerprint=fp))
+    return store, home
+
+
+def runtime(store: McpStore, home: Path) -> McpRuntime:
+    return McpRuntime(store, LIMITS, logs_dir=home, project_dir=REPO)
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
