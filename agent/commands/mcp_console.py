@@ -252,12 +252,18 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
         problems = argument_problems(schema, arguments)
         if problems:
             raise AgentError(f"invalid arguments for {tool}: " + "; ".join(problems))
-        result = await runtime.call_tool(definition.name, tool, arguments)
+        result = await runtime.call_tool(definition.name, tool, arguments, _print_progress)
         converted = tool_result_from_mcp(result, runtime.limits.output_limit_chars)
         (warn if converted.is_error else say)(converted.text)
         return 1 if converted.is_error else 0
 
     return _run(store, body, trace)
+
+
+def _print_progress(progress: float, total: float | None, message: str | None) -> None:
+    amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+    note = f" {message}" if message else ""
+    print(f"progress {amount}{sanitize_line(note)}", file=sys.stderr)
 
 
 async def _arguments(args_json: str | None, schema: dict[str, Any]) -> dict[str, Any]:
