@@ -26,6 +26,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="An MCP-native terminal chat agent: every MCP tool call asks you first.",
     )
     parser.add_argument("--version", action="version", version=f"agent {__version__}")
+    parser.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="litellm model string, e.g. openai/gpt-4.1-mini (else AGENT_MODEL, else settings)",
+    )
+    parser.add_argument(
+        "--api-base", metavar="URL", help="the model API's base URL (else api_base in settings)"
+    )
+    parser.set_defaults(handler=_chat)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_mcp_commands(commands)
     return parser
@@ -185,14 +194,34 @@ def _mcp_call(args: argparse.Namespace) -> int:
     return call_command(_store(), args.name, args.tool, args.args_json, args.trace)
 
 
+NO_MODEL_HELP = """\
+agent: no model is configured. Choose one of:
+  agent --model openai/gpt-4.1-mini              (needs OPENAI_API_KEY)
+  export AGENT_MODEL=anthropic/claude-sonnet-4-5  (needs ANTHROPIC_API_KEY)
+  model: ollama_chat/llama3.1                     (in {settings}; a local Ollama)
+Any litellm model string works: https://docs.litellm.ai/docs/providers"""
+
+
+def _chat(args: argparse.Namespace) -> int:
+    import os
+
+    from agent.settings import load_settings, user_settings_path
+
+    settings = load_settings()
+    model_name = args.model or os.environ.get("AGENT_MODEL") or settings.model
+    if not model_name:
+        print(NO_MODEL_HELP.format(settings=user_settings_path()), file=sys.stderr)
+        return 2
+    from agent.chat_wiring import run_chat
+
+    return run_chat(settings, model_name, args.api_base or settings.api_base)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler: Handler | None = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 0
+    handler: Handler = args.handler
     from agent.errors import AgentError
     from agent.text import sanitize
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.errors import McpServerError
+from agent.mcp.definitions import StdioDefinition
 from agent.mcp.names import model_tool_names
 from agent.mcp.results import tool_result_from_mcp
 from agent.mcp.runtime import McpRuntime
@@ -46,8 +47,11 @@ class McpTool:
 class McpToolset:
     """Composed afresh for each request from the saved configuration."""
 
-    def __init__(self, runtime: McpRuntime) -> None:
+    def __init__(self, runtime: McpRuntime, *, started_only: bool = False) -> None:
         self.runtime = runtime
+        # In a chat, a local server's tools join once it has started: the model never sees
+        # tools of a server that is still starting or failed to start.
+        self.started_only = started_only
 
     def tools(self) -> Sequence[Tool]:
         """Selected tools of enabled servers whose current definition is trusted."""
@@ -59,6 +63,12 @@ class McpToolset:
                 continue
             if not config.is_trusted(definition):
                 continue
+            if (
+                self.started_only
+                and isinstance(definition, StdioDefinition)
+                and self.runtime.status(definition.name).state not in ("ready", "offline")
+            ):
+                continue
             selected = [t for t in state.cached_tools if t.name in set(state.enabled_tools)]
             names = model_tool_names(definition.name, [t.name for t in selected])
             for cached in selected:
@@ -69,6 +79,9 @@ class McpToolset:
                     parameters=cached.input_schema,
                     requires_approval=True,
                     source=f"MCP server {definition.name}",
+                    server=definition.name,
+                    original_name=cached.name,
+                    annotations=cached.annotations,
                 )
                 tools.append(McpTool(self.runtime, definition.name, cached, spec))
         return tools

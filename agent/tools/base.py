@@ -17,7 +17,21 @@ class ToolSpec:
     description: str
     parameters: dict[str, Any]  # JSON Schema of the arguments
     requires_approval: bool
-    source: str  # e.g. "built-in", "mcp server github", shown in conflicts and /tools
+    source: str  # e.g. "built-in", "MCP server github": shown in conflicts and /tools
+    server: str | None = None  # MCP tools: the server's name as configured
+    original_name: str | None = None  # MCP tools: the tool's name on its server
+    annotations: dict[str, Any] | None = None  # MCP tools: hints the server declared
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool in OpenAI function format, which litellm translates for every provider."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
 
 
 class Tool(Protocol):

@@ -1,0 +1,59 @@
+"""Approval of tool calls: the policy, the Approver protocol, and the fail-closed default.
+
+Every MCP tool call asks, every time; there is no "always". Whatever goes wrong while asking
+(no terminal, an exception in the dialog) is a denial.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent.messages import ToolCall
+from agent.tools.base import ToolSpec
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the person sees: the model-facing name, server and tool, hints, full arguments."""
+
+    call: ToolCall
+    spec: ToolSpec
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The person's answer; a denial may carry a reason for the model."""
+
+    approved: bool
+    reason: str | None = None
+
+
+class Approver(Protocol):
+    """Asks the person about one tool call."""
+
+    async def decide(self, request: ApprovalRequest) -> Decision: ...
+
+
+NO_PERSON_REASON = "nobody is at a terminal to approve it (stdin is not a terminal)"
+
+
+class DenyAll:
+    """Used when no person can answer: every call that needs approval is denied."""
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        return Decision(False, NO_PERSON_REASON)
+
+
+def needs_approval(spec: ToolSpec) -> bool:
+    """MCP tools always ask; others ask when they say so."""
+    return spec.server is not None or spec.requires_approval
+
+
+async def ask(approver: Approver, request: ApprovalRequest) -> Decision:
+    """Ask, failing closed: an error while asking is a denial."""
+    try:
+        return await approver.decide(request)
+    except Exception as error:  # the dialog broke; never run the tool
+        return Decision(False, f"the approval dialog failed ({type(error).__name__})")

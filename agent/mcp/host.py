@@ -1,0 +1,98 @@
+"""McpHost: the chat's MCP side, brought up after the prompt is on screen.
+
+Importing the mcp SDK costs most of a second, so it happens in a worker thread; then the
+runtime starts every enabled, trusted stdio server in the background. Until a server is ready
+its tools are simply not in the request. This module imports nothing heavy at load time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.to_thread
+
+from agent.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agent.mcp.runtime import McpRuntime
+
+Report = Callable[[str], None]
+
+
+def _import_runtime() -> None:
+    import agent.mcp.runtime
+    import agent.mcp.toolset  # noqa: F401
+
+
+class McpHost:
+    """Owns the chat's McpRuntime for the whole app run."""
+
+    def __init__(self, make_runtime: Callable[[], McpRuntime], report: Report) -> None:
+        self._make_runtime = make_runtime
+        self._report = report
+        self.runtime: McpRuntime | None = None
+        self.ready = anyio.Event()
+        self.started = anyio.Event()
+
+    async def serve(self, stop: anyio.Event) -> None:
+        """Import, enter the runtime, start servers, and keep them until `stop` is set."""
+        try:
+            await anyio.to_thread.run_sync(_import_runtime)
+            async with self._make_runtime() as runtime:
+                self.runtime = runtime
+                self.ready.set()
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._start_servers_then_signal, runtime)
+                    await stop.wait()
+                    group.cancel_scope.cancel()
+        finally:
+            self.runtime = None
+            self.ready.set()
+            self.started.set()
+
+    async def _start_servers_then_signal(self, runtime: McpRuntime) -> None:
+        try:
+            await self._start_servers(runtime)
+        finally:
+            self.started.set()
+
+    async def _start_servers(self, runtime: McpRuntime) -> None:
+        from agent.mcp.definitions import StdioDefinition
+
+        config = runtime.store.load()
+        names = [
+            d.name
+            for d in config.definitions
+            if isinstance(d, StdioDefinition)
+            and config.state(d.name).enabled
+            and config.is_trusted(d)
+        ]
+        if not names:
+            return
+        results = await runtime.start_many(names)
+        for name, error in results.items():
+            if error is None:
+                count = len(config.state(name).enabled_tools)
+                self._report(f"MCP server {name} ready ({count} tools)")
+            else:
+                self._report(f"MCP server {name} failed to start: {error}")
+
+    def tools(self) -> Sequence[Tool]:
+        """The MCP tools for the next request (none before the runtime is up)."""
+        if self.runtime is None:
+            return []
+        from agent.mcp.toolset import McpToolset
+
+        return McpToolset(self.runtime, started_only=True).tools()
+
+    @asynccontextmanager
+    async def request_scope(self) -> AsyncIterator[None]:
+        """One chat request: HTTP connections opened in it close when it ends."""
+        if self.runtime is None:
+            yield
+            return
+        async with self.runtime.request_scope():
+            yield

@@ -1,0 +1,302 @@
+"""ChatModel and LiteLLMModel: the only module that imports litellm.
+
+litellm costs about 2.5 s to import, so it is loaded in a background thread while the prompt
+is already on screen (or on first use). Every request has a per-chunk timeout (litellm's
+`timeout` bounds the gap between streamed chunks), an overall deadline and bounded retries;
+every failure becomes an AgentError that says what to do.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+import time
+import warnings
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Protocol
+
+from agent.errors import AgentError
+from agent.messages import Completion, ToolCall, Usage
+
+
+class ModelError(AgentError):
+    """A model request failed; the message says why and what to do. The chat goes on."""
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    """A piece of the answer's text, as it streams in."""
+
+    text: str
+
+
+class ChatModel(Protocol):
+    """Streams one completion: TextChunk items, then exactly one Completion."""
+
+    name: str
+
+    def stream(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+    ) -> AsyncIterator[TextChunk | Completion]: ...
+
+
+# -- loading litellm --------------------------------------------------------------------------
+
+
+class LiteLLMLoader:
+    """Imports litellm once, quietly, in a background thread or on first use."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._module: ModuleType | None = None
+        self._error: BaseException | None = None
+
+    def start(self) -> None:
+        """Begin importing in a daemon thread (the prompt can be drawn meanwhile)."""
+        with self._lock:
+            if self._thread is None and self._module is None:
+                self._thread = threading.Thread(
+                    target=self._load, name="import-litellm", daemon=True
+                )
+                self._thread.start()
+
+    def get(self) -> ModuleType:
+        """The litellm module, waiting for the background import if it is running."""
+        self.start()
+        assert self._thread is not None or self._module is not None
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise ModelError(f"could not load litellm: {self._error}") from self._error
+        assert self._module is not None
+        return self._module
+
+    @property
+    def loaded(self) -> bool:
+        return self._module is not None
+
+    def _load(self) -> None:
+        # Offline, litellm would try to fetch a price list and print warnings later on.
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # the import allocates a great deal; collecting midway halves its speed
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                import litellm
+
+            # litellm builds pydantic schemas lazily, mid-request, and each one warns about
+            # ReadOnly TypedDict items: noise no person can act on, printed over the answer.
+            warnings.filterwarnings(
+                "ignore", category=UserWarning, module=r"pydantic\._internal\._generate_schema"
+            )
+            litellm.suppress_debug_info = True  # else caught errors print "Give Feedback" banners
+            litellm.drop_params = True  # providers without stream_options etc. still work
+            litellm.telemetry = False
+            self._module = litellm
+        except BaseException as error:  # reported by get(), in the caller's thread
+            self._error = error
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+
+LOADER = LiteLLMLoader()
+
+
+# -- the model --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Which model, where, and the limits of each request."""
+
+    name: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+    chunk_timeout_seconds: float = 60
+    request_timeout_seconds: float = 600
+    retries: int = 2
+
+
+_PROVIDER_KEY_VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "xai": "XAI_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+}
+
+
+def key_variable(settings: ModelSettings) -> str | None:
+    """The environment variable that should hold this model's API key, when we can tell."""
+    if settings.api_key_env:
+        return settings.api_key_env
+    provider = settings.name.split("/", 1)[0] if "/" in settings.name else "openai"
+    return _PROVIDER_KEY_VARIABLES.get(provider)
+
+
+class LiteLLMModel:
+    """Any litellm-supported model, streamed."""
+
+    def __init__(self, settings: ModelSettings, loader: LiteLLMLoader = LOADER) -> None:
+        self.settings = settings
+        self.name = settings.name
+        self._loader = loader
+
+    def _api_key(self) -> str | None:
+        variable = self.settings.api_key_env
+        if not variable:
+            return None  # litellm reads the provider's usual variable itself
+        value = os.environ.get(variable)
+        if not value:
+            raise ModelError(
+                f"settings.yaml sets api_key_env: {variable}, but {variable} is not set; "
+                f"export {variable}=... and try again"
+            )
+        return value
+
+    async def stream(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+    ) -> AsyncIterator[TextChunk | Completion]:
+        """Stream one completion; raises ModelError (never a litellm exception)."""
+        litellm = self._loader.get()
+        api_key = self._api_key()
+        deadline = time.monotonic() + self.settings.request_timeout_seconds
+        request: dict[str, Any] = {
+            "model": self.settings.name,
+            "messages": list(messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": self.settings.chunk_timeout_seconds,
+            "max_retries": self.settings.retries,
+        }
+        if tools:
+            request["tools"] = list(tools)
+        if self.settings.api_base:
+            request["api_base"] = self.settings.api_base
+        if api_key:
+            request["api_key"] = api_key
+        chunks: list[Any] = []
+        try:
+            response = await litellm.acompletion(**request)
+            async for chunk in response:
+                chunks.append(chunk)
+                text = _delta_text(chunk)
+                if text:
+                    yield TextChunk(text)
+                if time.monotonic() > deadline:
+                    raise ModelError(
+                        f"{self.name} did not finish its answer within "
+                        f"{self.settings.request_timeout_seconds:g} s (model_limits."
+                        "request_timeout_seconds in settings.yaml)"
+                    )
+        except ModelError:
+            raise
+        except Exception as error:
+            raise self._describe(error, api_key) from None
+        yield self._assemble(litellm, chunks, messages)
+
+    def _assemble(
+        self, litellm: ModuleType, chunks: list[Any], messages: Sequence[dict[str, Any]]
+    ) -> Completion:
+        if not chunks:
+            raise ModelError(f"{self.name} sent an empty answer; try again")
+        built = litellm.stream_chunk_builder(chunks, messages=list(messages))
+        message = built.choices[0].message
+        calls = tuple(
+            ToolCall(
+                id=call.id or f"call_{index}",
+                name=call.function.name or "",
+                arguments=call.function.arguments or "{}",
+            )
+            for index, call in enumerate(message.tool_calls or [])
+        )
+        usage = getattr(built, "usage", None)
+        return Completion(
+            text=message.content or "",
+            tool_calls=calls,
+            usage=Usage(
+                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                cost_usd=_cost(litellm, built, self.name),
+            ),
+        )
+
+    def _describe(self, error: Exception, api_key: str | None) -> ModelError:
+        return describe_model_error(error, self.settings, api_key)
+
+
+def _delta_text(chunk: Any) -> str:
+    choices = getattr(chunk, "choices", None) or []
+    if not choices:
+        return ""
+    delta = getattr(choices[0], "delta", None)
+    return getattr(delta, "content", None) or ""
+
+
+def _cost(litellm: ModuleType, response: Any, model: str) -> float | None:
+    try:
+        cost = litellm.completion_cost(completion_response=response, model=model)
+    except Exception:  # unknown price: say nothing rather than a wrong number
+        return None
+    return float(cost) if cost else None
+
+
+def describe_model_error(
+    error: Exception, settings: ModelSettings, api_key: str | None = None
+) -> ModelError:
+    """A litellm exception as an actionable ModelError (matched by class name: no import)."""
+    kind = type(error).__name__
+    detail = _first_line(str(error))
+    if api_key:
+        detail = detail.replace(api_key, "***")
+    model = settings.name
+    where = settings.api_base or "the provider"
+    if kind == "AuthenticationError":
+        variable = key_variable(settings)
+        fix = (
+            f"check {variable}" if variable else "check the API key (api_key_env in settings.yaml)"
+        )
+        return ModelError(f"{where} rejected the API key for {model}: {fix}")
+    if kind == "NotFoundError":
+        return ModelError(
+            f"model {model} was not found at {where}; check the name (--model, AGENT_MODEL or "
+            "model: in settings.yaml), e.g. openai/gpt-4.1-mini"
+        )
+    if kind == "RateLimitError":
+        return ModelError(
+            f"{where} is rate-limiting requests for {model}; wait a moment and try again"
+        )
+    if kind == "ContextWindowExceededError":
+        return ModelError(
+            f"the conversation no longer fits {model}'s context window; compact it (/compact) "
+            "or start a new chat (/new)"
+        )
+    if kind == "Timeout" or isinstance(error, TimeoutError):
+        return ModelError(
+            f"{model} sent nothing for {settings.chunk_timeout_seconds:g} s; try again "
+            "(model_limits.chunk_timeout_seconds in settings.yaml)"
+        )
+    if kind in ("APIConnectionError", "InternalServerError", "ServiceUnavailableError") and (
+        "connection" in detail.lower()
+    ):
+        return ModelError(f"could not connect to {where} for {model}; is it reachable?")
+    if kind in ("InternalServerError", "ServiceUnavailableError", "BadGatewayError"):
+        return ModelError(f"{where} failed to answer ({detail}); try again")
+    if kind == "BadRequestError":
+        return ModelError(f"{where} rejected the request for {model}: {detail}")
+    return ModelError(f"the request to {model} failed: {kind}: {detail}")
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line[:300]

@@ -1,0 +1,32 @@
+"""The system prompt: base instructions now; the skills issue adds the catalog and activated
+skills, the sessions issue adds session memory."""
+
+from __future__ import annotations
+
+import datetime
+import platform
+from pathlib import Path
+
+BASE_INSTRUCTIONS = """\
+You are agent, an assistant working in a terminal with one person. Be direct and concise.
+
+Tools: built-in tools read files of the project directory. Tools named mcp__<server>__<tool>
+come from the person's MCP servers; each call waits for the person's approval, and they may
+decline with a reason: respect it and do not repeat a declined call unchanged. A tool result
+that starts with "Error:" describes a failure; fix the call or explain the problem."""
+
+
+class SystemPrompt:
+    """Composes the system prompt afresh for each request."""
+
+    def __init__(self, project_dir: Path) -> None:
+        self.project_dir = project_dir
+
+    def render(self) -> str:
+        today = datetime.date.today().isoformat()
+        context = (
+            f"Project directory: {self.project_dir}\n"
+            f"Operating system: {platform.system()}\n"
+            f"Today's date: {today}"
+        )
+        return f"{BASE_INSTRUCTIONS}\n\n{context}"

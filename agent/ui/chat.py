@@ -1,0 +1,170 @@
+"""The interactive chat: prompt_toolkit input, streamed answers, Ctrl-C that stops a turn.
+
+The prompt is drawn before anything heavy loads: litellm and the MCP side come up in the
+background, and their progress is printed above the prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import anyio
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.patch_stdout import patch_stdout
+from prompt_toolkit.shortcuts import PromptSession
+
+from agent.loop import Conversation, TurnEnded
+from agent.tools.base import Tool
+from agent.ui.render import EventRenderer
+from agent.ui.style import styled
+
+EXIT_WORDS = ("/exit", "/quit")
+
+
+class ToolHost(Protocol):
+    """The MCP side as the chat sees it."""
+
+    started: anyio.Event  # set once the enabled servers have started (or failed to)
+
+    async def serve(self, stop: anyio.Event) -> None: ...
+
+    def tools(self) -> Sequence[Tool]: ...
+
+    def request_scope(self) -> AbstractAsyncContextManager[None]: ...
+
+
+@dataclass
+class ChatSetup:
+    """Everything the chat needs, wired by cli.py."""
+
+    conversation: Conversation
+    host: ToolHost
+    history_path: Path
+    greeting: str
+    load_model: Callable[[], None]  # starts the background import of litellm
+
+
+class _HostToolset:
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    def tools(self) -> Sequence[Tool]:
+        return self.host.tools()
+
+
+def host_toolset(host: ToolHost) -> _HostToolset:
+    """The host's tools as a Toolset that is asked afresh for each request."""
+    return _HostToolset(host)
+
+
+async def _run_turn(
+    conversation: Conversation, host: ToolHost, text: str, renderer: EventRenderer
+) -> bool:
+    """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error."""
+    failed = False
+    loop = asyncio.get_running_loop()
+    with anyio.CancelScope() as scope:
+        loop.add_signal_handler(signal.SIGINT, scope.cancel)
+        try:
+            async with host.request_scope():
+                async for event in conversation.turn(text):
+                    renderer.render(event)
+                    if isinstance(event, TurnEnded) and event.reason == "error":
+                        failed = True
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            loop.add_signal_handler(signal.SIGINT, lambda: None)  # between turns Ctrl-C is a key
+    if scope.cancelled_caught:
+        renderer.interrupted()
+    return failed
+
+
+def _bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        # Ctrl-C clears a line being typed; at an empty prompt it asks to exit.
+        buffer = event.app.current_buffer
+        if buffer.text:
+            buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt)
+
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.app.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+def _history(path: Path) -> FileHistory:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # prompts may hold secrets
+    return FileHistory(str(path))
+
+
+async def run_interactive(setup: ChatSetup) -> int:
+    """The REPL until /exit, Ctrl-D, or Ctrl-C twice at an empty prompt."""
+    renderer = EventRenderer()
+    stop = anyio.Event()
+    session: PromptSession[str] = PromptSession(
+        history=_history(setup.history_path), key_bindings=_bindings()
+    )
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, lambda: None)
+    try:
+        with patch_stdout(raw=True):
+            print(setup.greeting)
+            async with anyio.create_task_group() as group:
+                group.start_soon(setup.host.serve, stop)
+                setup.load_model()
+                await _repl(setup, session, renderer)
+                stop.set()
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    return 0
+
+
+async def _repl(setup: ChatSetup, session: PromptSession[str], renderer: EventRenderer) -> None:
+    interrupted_once = False
+    while True:
+        try:
+            text = await session.prompt_async("› ", handle_sigint=False)
+        except KeyboardInterrupt:
+            if interrupted_once:
+                return
+            interrupted_once = True
+            print(styled("(press Ctrl-C again to exit)", "dim"))
+            continue
+        except EOFError:
+            return
+        interrupted_once = False
+        if not text.strip():
+            continue
+        if text.strip() in EXIT_WORDS:
+            return
+        await _run_turn(setup.conversation, setup.host, text, renderer)
+
+
+async def run_once(conversation: Conversation, host: ToolHost, text: str) -> int:
+    """Stdin is not a terminal: one turn from the piped text; nobody can approve tools."""
+    renderer = EventRenderer()
+    stop = anyio.Event()
+    async with anyio.create_task_group() as group:
+        group.start_soon(host.serve, stop)
+        with anyio.fail_after(120):
+            await host.started.wait()  # the servers' tools belong in this one request
+        failed = await _run_turn(conversation, host, text, renderer)
+        stop.set()
+    renderer.finish()
+    return 1 if failed else 0
