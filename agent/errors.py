@@ -6,8 +6,9 @@
     ├── StoreError                mcp-servers.json cannot be read or is malformed; never repaired
     │   └── ConcurrentEditError   the store changed while the person was editing it
     ├── UnknownServerError        a command named a server that is not configured
-    ├── ExpansionError            a ${VAR} reference cannot be expanded when a server starts
     └── McpServerError            a configured server cannot be used right now
+        ├── ExpansionError        a ${VAR} reference cannot be expanded when a server starts
+        ├── ToolNameCollisionError  two tools of one server map to the same model tool name
         ├── NotTrustedError       a stdio definition was never trusted, or trust was declined
         ├── ServerStartError      the process or connection failed before the handshake ended
         ├── ServerOfflineError    the server died and its one restart failed (or none is allowed)
@@ -64,12 +65,16 @@ class UnknownServerError(AgentError):
     """No configured server has the given name."""
 
 
-class ExpansionError(AgentError):
+class McpServerError(AgentError):
+    """A configured MCP server cannot be used; the message names the server."""
+
+
+class ExpansionError(McpServerError):
     """A variable reference in a server definition cannot be expanded."""
 
 
-class McpServerError(AgentError):
-    """A configured MCP server cannot be used; the message names the server."""
+class ToolNameCollisionError(McpServerError):
+    """Two tools of one server map to the same model-facing name."""
 
 
 class NotTrustedError(McpServerError):

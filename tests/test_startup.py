@@ -44,9 +44,26 @@ def imports_after(argv: list[str], tmp_path: Path, stdin: str = "") -> tuple[int
     return result["status"], result["loaded"]
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["mcp", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["mcp", "--help"]])
 def test_help_and_version_import_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
     assert imports_after(argv, tmp_path) == (0, [])
+
+
+def test_the_chat_without_a_model_says_how_to_choose_one_and_loads_no_model_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AGENT_MODEL", raising=False)
+    status, loaded = imports_after([], tmp_path)
+    assert status == 2
+    assert [name for name in loaded if name in ("litellm", "openai", "mcp")] == []
+
+    completed = subprocess.run(
+        [sys.executable, "-m", "agent"], capture_output=True, text=True, timeout=30
+    )
+    assert completed.returncode == 2
+    assert completed.stderr.startswith("agent: no model is configured. Choose one of:\n")
+    assert "agent --model openai/gpt-4.1-mini" in completed.stderr
+    assert "AGENT_MODEL=anthropic/claude-sonnet-4-5" in completed.stderr
 
 
 @pytest.mark.parametrize(
@@ -98,5 +115,5 @@ def test_python_dash_m_agent_shows_help() -> None:
     )
 
     assert result.returncode == 0
-    assert result.stdout.startswith("usage: agent [-h] [--version] COMMAND ...")
+    assert result.stdout.startswith("usage: agent [-h] [--version] [--model MODEL]")
     assert "mcp" in result.stdout

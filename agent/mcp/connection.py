@@ -67,6 +67,7 @@ class Connection:
         self._session: ClientSession | None = None
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
+        self._handshake_scope: anyio.CancelScope | None = None
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -84,8 +85,14 @@ class Connection:
             raise self._failure
 
     async def close(self) -> None:
-        """Ask the owner task to close the connection and wait until it has."""
+        """Ask the owner task to close the connection and wait until it has.
+
+        A handshake still under way is cancelled, so stopping never waits out the start-up
+        timeout of a server that does not answer.
+        """
         self._closing.set()
+        if self._handshake_scope is not None:
+            self._handshake_scope.cancel()
         await self._finished.wait()
 
     async def list_tools(self) -> list[types.Tool]:
@@ -95,7 +102,7 @@ class Connection:
         cursor: str | None = None
         for _page in range(10_000):  # a server that never stops paging must not hang us
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            result = await self._request(session.list_tools(params=params), "listing tools")
+            result = await self._bounded(session.list_tools(params=params), "listing tools")
             tools.extend(result.tools)
             cursor = result.next_cursor
             if not cursor:
@@ -115,6 +122,8 @@ class Connection:
 
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             scope.deadline = anyio.current_time() + timeout
+            amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+            self._write_log(f"progress of {tool}: {amount} {message or ''}".rstrip())
             if on_progress is not None:
                 on_progress(progress, total, message)
 
@@ -137,7 +146,17 @@ class Connection:
             "resources/templates/list": session.list_resource_templates,
             "prompts/list": session.list_prompts,
         }
-        return await self._request(calls[method](), what)
+        return await self._bounded(calls[method](), what)
+
+    async def _bounded(self, awaitable: Any, what: str) -> Any:
+        """A request that is not a tool call: it gets the start-up timeout."""
+        with anyio.move_on_after(self._startup_timeout) as scope:
+            return await self._request(awaitable, what)
+        assert scope.cancelled_caught
+        raise ToolCallError(
+            f"MCP server {self.name!r} did not answer within {self._startup_timeout:g} s "
+            f"while {what}"
+        )
 
     def _require_session(self) -> ClientSession:
         if self._session is None or not self.alive:
@@ -149,6 +168,10 @@ class Connection:
             return await awaitable
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED:
+                if self._closing.is_set() and not self.lost:  # we closed it, not the server
+                    raise ToolCallError(
+                        f"MCP server {self.name!r} was stopped while {what}"
+                    ) from None
                 self.lost = True
                 raise ToolCallError(
                     f"MCP server {self.name!r} closed the connection while {what}"
@@ -188,9 +211,16 @@ class Connection:
             self._finished.set()
 
     async def _handshake(self, session: ClientSession) -> bool:
+        if self._closing.is_set():
+            self._fail("was stopped before it finished starting")
+            return False
         try:
-            with anyio.fail_after(self._startup_timeout):
-                result = await session.initialize()
+            with anyio.CancelScope() as self._handshake_scope:
+                with anyio.fail_after(self._startup_timeout):
+                    result = await session.initialize()
+            if self._closing.is_set():  # close() cancelled the handshake
+                self._fail("was stopped before it finished starting")
+                return False
         except TimeoutError:
             junk = ""
             if self._stdout_junk:
@@ -203,6 +233,8 @@ class Connection:
             else:
                 self._fail(f"refused the MCP handshake: {error.message}")
             return False
+        finally:
+            self._handshake_scope = None
         capabilities = result.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
         self.info = ServerInfo(
             name=result.server_info.name,
@@ -236,7 +268,14 @@ class Connection:
         self._ready.set()
 
     def _record_failure(self, error: BaseException) -> None:
-        leaf = _first_leaf(error)
+        try:
+            self._describe_failure(_first_leaf(error))
+        except Exception as unexpected:  # describing must never be what breaks the app
+            self._fail(f"failed: {_describe(unexpected)}")
+        if self._ready.is_set() and self._session is not None:
+            self.lost = True
+
+    def _describe_failure(self, leaf: BaseException) -> None:
         self._write_log(f"connection ended with {type(leaf).__name__}: {leaf}")
         command = self.launch.command if isinstance(self.launch, StdioLaunch) else None
         if isinstance(leaf, FileNotFoundError) and command is not None:
@@ -245,12 +284,10 @@ class Connection:
             self._fail(f"could not start: command {command!r} is not executable")
         elif isinstance(leaf, RedirectRefusedError):
             self._fail(str(leaf).removeprefix(f"MCP server {self.name!r} "))
-        elif isinstance(leaf, OSError | httpx_errors()):
+        elif isinstance(leaf, (OSError, *httpx_errors())):
             self._fail(f"could not be reached: {_describe(leaf)}")
         else:
             self._fail(f"failed: {_describe(leaf)}")
-        if self._ready.is_set() and self._session is not None:
-            self.lost = True
 
     def _tail_suffix(self) -> str:
         tail = self._hooks.stderr_tail()
@@ -258,6 +295,10 @@ class Connection:
             return ""
         lines = "\n".join(f"  | {sanitize(line)}" for line in tail)
         return f"\nLast lines of its stderr:\n{lines}"
+
+    def note(self, text: str) -> None:
+        """Add a time-stamped line of ours to the server's log (secrets redacted)."""
+        self._write_log(text)
 
     def _write_log(self, text: str) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
@@ -290,11 +331,26 @@ class Connection:
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, Exception):
             # The SDK hands us lines it could not parse: a server printing junk on stdout.
-            text = str(message).strip().splitlines()[0][:200] if str(message).strip() else ""
-            self._stdout_junk.append(text)
+            text = _unparsed_line(message)
+            if len(self._stdout_junk) < 5:
+                self._stdout_junk.append(text)
             self._write_log(f"unreadable message from server: {text}")
         elif isinstance(message, types.ToolListChangedNotification):
             self._hooks.on_tools_changed()
+
+
+def _unparsed_line(error: Exception) -> str:
+    """The text a server printed instead of JSON-RPC (pydantic keeps it as the input)."""
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        try:
+            value = errors()[0].get("input")
+        except Exception:  # not a pydantic error after all
+            value = None
+        if isinstance(value, str):
+            return value[:200]
+    text = str(error).strip()
+    return text.splitlines()[0][:200] if text else type(error).__name__
 
 
 def _first_leaf(error: BaseException) -> BaseException:

@@ -7,6 +7,7 @@ Accepted: `{"mcpServers": {...}}` (Claude Desktop, MCP Inspector, Cursor) or VS 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Mapping
@@ -52,6 +53,9 @@ _UNSUPPORTED_FIELD_ADVICE = {
     "envFile": "envFile is not supported; list the variables in env, as ${VAR} references to "
     "read them from your environment",
 }
+_KNOWN_FIELDS = frozenset(
+    {"type"} | _STDIO_FIELDS | _HTTP_FIELDS | _IGNORED_FIELDS | set(_UNSUPPORTED_FIELD_ADVICE)
+)
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _ENV_NAME = re.compile(r"[^=\0]+")
 
@@ -66,17 +70,33 @@ class ServersDocument:
 
 def parse_document(text: str, source: str) -> ServersDocument:
     """Parse JSON or JSONC text; raise DocumentError listing every problem."""
-    text = text.removeprefix("\ufeff")
+    plain = strip_jsonc(text.removeprefix("\ufeff"))
+    if not plain.strip():
+        raise DocumentError(source, [Problem("", "empty document")])
     try:
-        data = json.loads(strip_jsonc(text), object_pairs_hook=_reject_duplicate_keys)
+        data = json.loads(plain, object_pairs_hook=_reject_duplicate_keys)
     except _DuplicateKey as error:
         raise DocumentError(source, [Problem("", f"key {error.key!r} appears twice")]) from None
     except json.JSONDecodeError as error:
-        problem = Problem(
-            "", f"not valid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-        )
-        raise DocumentError(source, [problem]) from None
+        message = f"not valid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        if error.msg == "Extra data":
+            message += _fragment_hint(plain)
+        raise DocumentError(source, [Problem("", message)]) from None
     return parse_document_data(data, source)
+
+
+def _fragment_hint(plain: str) -> str:
+    # `"github": {...}` pasted from a README parses as one string followed by extra data.
+    start = plain.lstrip()
+    if not start.startswith('"'):
+        return ""
+    try:
+        key, _ = json.JSONDecoder().raw_decode(start)
+    except json.JSONDecodeError:
+        return ""
+    if key in WRAPPERS:
+        return "; if this is a fragment, wrap it in { ... }"
+    return '; if this is a fragment, wrap it in {"mcpServers": { ... }}'
 
 
 class _DuplicateKey(Exception):
@@ -117,9 +137,11 @@ def parse_document_data(data: object, source: str) -> ServersDocument:
         raise DocumentError(source, [Problem(wrapper, "expected an object of servers by name")])
     definitions = []
     for name, raw in servers.items():
-        definition = parse_server(name, raw, _server_path(wrapper, name), problems, notices)
+        path = _server_path(wrapper, name)
+        definition = parse_server(name, raw, path, problems, notices)
         if definition is not None:
             definitions.append(definition)
+            notices.extend(_command_line_notices(definition, path))
     problems.extend(name_collisions(list(servers), wrapper))
     if problems:
         raise DocumentError(source, problems)
@@ -140,6 +162,15 @@ def _find_wrapper(data: Mapping[str, Any], problems: list[Problem]) -> str | Non
                 'looks like a single server; wrap it with a name: {"mcpServers": {"NAME": {...}}}',
             )
         )
+    elif data and all(_looks_like_server(value) for value in data.values()):
+        first = json.dumps(next(iter(data)), ensure_ascii=False)
+        problems.append(
+            Problem(
+                "",
+                "looks like servers without a wrapper; write "
+                f'{{"mcpServers": {{{first}: {{...}}}}}}',
+            )
+        )
     elif isinstance(data.get("mcp"), dict) and "servers" in data["mcp"]:
         problems.append(
             Problem(
@@ -151,6 +182,22 @@ def _find_wrapper(data: Mapping[str, Any], problems: list[Problem]) -> str | Non
             Problem("", "expected mcpServers (Claude Desktop, Cursor) or servers (VS Code)")
         )
     return None
+
+
+def _looks_like_server(value: object) -> bool:
+    return isinstance(value, dict) and any(key in value for key in ("command", "url", "type"))
+
+
+def _command_line_notices(definition: ServerDefinition, path: str) -> list[str]:
+    # Not an error: paths with spaces exist. But "npx -y foo" in command alone would run a
+    # program called "npx -y foo", which is rarely what the person meant.
+    if (
+        isinstance(definition, StdioDefinition)
+        and not definition.args
+        and re.search(r"\s", definition.command.strip())
+    ):
+        return [f"{path}.command: contains spaces; if these are arguments, put them in args"]
+    return []
 
 
 def _server_path(wrapper: str, name: str) -> str:
@@ -193,8 +240,14 @@ def parse_server(
         problems.append(Problem(path, "expected an object with command or url"))
         return None
     before = len(problems)
-    transport = _transport(raw, path, problems)
+    # Without command and url, a typo of one of them is the likeliest reading ("cmd").
+    likely = () if "command" in raw or "url" in raw else ("command", "url")
+    unknown = [
+        _unknown_field(key, f"{path}.{key}", likely) for key in raw if key not in _KNOWN_FIELDS
+    ]
+    transport = _transport(raw, path, problems, unknown)
     if transport is None:
+        problems.extend(problem for problem, _ in unknown)
         return None
     allowed = _STDIO_FIELDS if transport == "stdio" else _HTTP_FIELDS
     for key in raw:
@@ -206,13 +259,7 @@ def parse_server(
             notices.append(f"{path}.{key}: ignored (it does not change what runs)")
         elif key in _UNSUPPORTED_FIELD_ADVICE:
             problems.append(Problem(f"{path}.{key}", _UNSUPPORTED_FIELD_ADVICE[key]))
-        else:
-            problems.append(
-                Problem(
-                    f"{path}.{key}",
-                    "unknown field; it could change what runs, so it is not ignored",
-                )
-            )
+    problems.extend(problem for problem, _ in unknown)
     definition: ServerDefinition
     if transport == "stdio":
         definition = StdioDefinition(
@@ -234,7 +281,22 @@ def parse_server(
     return definition if len(problems) == before else None
 
 
-def _transport(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> str | None:
+def _unknown_field(key: str, path: str, likely: tuple[str, ...]) -> tuple[Problem, str | None]:
+    """The problem for a field no client defines, and the known field it is probably a typo of."""
+    matches = difflib.get_close_matches(key, likely, n=1) or difflib.get_close_matches(
+        key, sorted(_KNOWN_FIELDS), n=1
+    )
+    if matches:
+        return Problem(path, f"unknown field (did you mean {matches[0]}?)"), matches[0]
+    return Problem(path, "unknown field; it could change what runs, so it is not ignored"), None
+
+
+def _transport(
+    raw: Mapping[str, Any],
+    path: str,
+    problems: list[Problem],
+    unknown: list[tuple[Problem, str | None]],
+) -> str | None:
     has_command, has_url = "command" in raw, "url" in raw
     if has_command and has_url:
         problems.append(
@@ -246,9 +308,11 @@ def _transport(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> st
     declared = raw.get("type")
     if declared is None:
         if not has_command and not has_url:
-            problems.append(
-                Problem(path, "has neither command (a local server) nor url (a remote server)")
-            )
+            # A typo such as "comand" explains itself; "has neither" would only hide it.
+            if not any(guess in ("command", "url") for _, guess in unknown):
+                problems.append(
+                    Problem(path, "has neither command (a local server) nor url (a remote server)")
+                )
             return None
         return "stdio" if has_command else "streamable-http"
     if not isinstance(declared, str) or declared not in _TYPE_ALIASES:

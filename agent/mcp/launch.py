@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -19,18 +21,29 @@ class StdioLaunch:
     """A process to spawn directly (argument list, never a shell)."""
 
     server: str
-    command: str
+    command: str  # as written in the definition
     args: tuple[str, ...]
     cwd: str
     env: dict[str, str]
 
     def secrets(self) -> list[str]:
         """Values that must never appear in output: the env values."""
-        return [value for value in self.env.values() if len(value) >= 4]
+        return _secret_values(self.env.values())
 
     def resolved_command(self) -> str | None:
-        """The executable PATH resolves the command to, or None when there is none."""
-        return shutil.which(self.command)
+        """The executable the child's PATH resolves the command to; None when there is none.
+
+        The child's PATH is the definition's env PATH when it sets one, so that is where we
+        look: the trust dialog must show what will really run.
+        """
+        search_path = self.env.get("PATH", os.environ.get("PATH", os.defpath))
+        relative_to = self.cwd if "/" in self.command and not os.path.isabs(self.command) else None
+        command = os.path.join(relative_to, self.command) if relative_to else self.command
+        return shutil.which(command, path=search_path)
+
+    def executable(self) -> str:
+        """What we spawn: the resolved path when there is one, so trust and run agree."""
+        return self.resolved_command() or self.command
 
 
 @dataclass(frozen=True)
@@ -46,7 +59,18 @@ class HttpLaunch:
         """Header values and URL query values: some servers take keys in either."""
         values = list(self.headers.values())
         values.extend(value for _, value in parse_qsl(urlsplit(self.url).query))
-        return [value for value in values if len(value) >= 4]
+        return _secret_values(values)
+
+
+def _secret_values(values: Iterable[str]) -> list[str]:
+    """Each value, plus the credential after an auth scheme ("Bearer abc" -> "abc")."""
+    secrets = []
+    for value in values:
+        secrets.append(value)
+        scheme, _, credential = value.partition(" ")
+        if credential and scheme.isalpha():
+            secrets.append(credential.strip())
+    return [secret for secret in secrets if len(secret) >= 4]
 
 
 Launch = StdioLaunch | HttpLaunch
@@ -98,7 +122,11 @@ def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> 
 
 
 def redact(text: str, secrets: list[str]) -> str:
-    """`text` with every secret value replaced by ***."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
+    """`text` with every secret value replaced by ***, also where JSON escaped it."""
+    forms = set(secrets)
+    forms.update(json.dumps(secret)[1:-1] for secret in secrets)
+    forms.update(json.dumps(secret, ensure_ascii=False)[1:-1] for secret in secrets)
+    for secret in sorted(forms, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, "***")
     return text

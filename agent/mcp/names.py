@@ -11,7 +11,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from agent.errors import AgentError
+__all__ = ["ToolNameCollisionError", "model_tool_name", "model_tool_names", "normalize_server_name"]
+
+from agent.errors import ToolNameCollisionError
 
 TOOL_NAME_PREFIX = "mcp"
 MAX_TOOL_NAME_LENGTH = 64
@@ -48,10 +50,6 @@ def model_tool_name(server: str, tool: str) -> str:
     digest = hashlib.sha256(full.encode()).hexdigest()[:_HASH_LENGTH]
     keep = MAX_TOOL_NAME_LENGTH - _HASH_LENGTH - 1
     return f"{full[:keep]}_{digest}"
-
-
-class ToolNameCollisionError(AgentError):
-    """Two tools of one server map to the same model-facing name."""
 
 
 def model_tool_names(server: str, tools: Iterable[str]) -> dict[str, str]:

@@ -23,6 +23,7 @@ import anyio.abc
 import mcp_types as types
 
 from agent.errors import (
+    AgentError,
     McpServerError,
     NotTrustedError,
     ServerOfflineError,
@@ -43,6 +44,7 @@ from agent.settings import McpLimits
 T = TypeVar("T")
 State = Literal["stopped", "starting", "ready", "offline", "failed"]
 _TAIL_LINES = 15
+_TAIL_BYTES = 64 * 1024
 _OWN_LINE = re.compile(r"^\[[0-9T:-]+\] agent: ")
 
 
@@ -54,7 +56,6 @@ class ServerStatus:
     state: State
     started_at: datetime.datetime | None
     last_error: str | None
-    pid_hint: str | None = None
 
 
 @dataclass
@@ -65,7 +66,8 @@ class _Slot:
     definition: ServerDefinition | None = None  # what the connection was started from
     state: State = "stopped"
     last_error: str | None = None
-    restart_used: bool = False
+    restart_used: bool = False  # the one automatic restart since the last good call
+    discovered_at_start: bool = False  # trust just ran discovery; do not list twice
     log: TextIO | None = None
     log_path: Path | None = None
     log_start: int = 0
@@ -178,15 +180,15 @@ class McpRuntime:
                 slot.restart_used = True
             return await self._open(slot, definition, ask_trust=ask_trust)
 
-    async def start_many(self, names: list[str]) -> dict[str, McpServerError | None]:
+    async def start_many(self, names: list[str]) -> dict[str, AgentError | None]:
         """Start several trusted servers at once; each one's failure is its own result."""
-        results: dict[str, McpServerError | None] = {}
+        results: dict[str, AgentError | None] = {}
 
         async def start_one(name: str) -> None:
             try:
                 await self.start(name, ask_trust=False)
                 results[name] = None
-            except McpServerError as error:
+            except AgentError as error:  # one server's problem never cancels the others
                 results[name] = error
 
         async with anyio.create_task_group() as group:
@@ -263,6 +265,10 @@ class McpRuntime:
         """List the tools and cache them in the store (new tools start unselected)."""
         definition = self.store.load().find(name)
         connection = await self.connection(definition.name, ask_trust=ask_trust)
+        slot = self._slot(definition.name)
+        if slot.discovered_at_start and slot.connection is connection:
+            slot.discovered_at_start = False
+            return self.store.load().state(definition.name)
         return await self._discover(definition, connection)
 
     async def call_tool(
@@ -274,10 +280,13 @@ class McpRuntime:
     ) -> types.CallToolResult:
         """Call one tool with the tool timeout (progress extends it)."""
         connection = await self.connection(name)
-        return await self._guard(
+        result = await self._guard(
             connection,
             connection.call_tool(tool, arguments, self.limits.tool_timeout_seconds, on_progress),
         )
+        # A good call after an automatic restart earns the server its next restart.
+        self._slot(connection.name).restart_used = False
+        return result
 
     # -- internals ------------------------------------------------------------------------
 
@@ -323,10 +332,14 @@ class McpRuntime:
         assert self._task_group is not None, "use McpRuntime as an async context manager"
         try:
             await connection.open(self._task_group)
-        except McpServerError as error:
-            slot.state = "failed"
-            slot.last_error = str(error)
-            await connection.close()
+        except BaseException as error:
+            # Failed, or cancelled while starting: either way the child must not outlive us.
+            if isinstance(error, McpServerError):
+                slot.state, slot.last_error = "failed", str(error)
+            else:
+                slot.state = "stopped"
+            with anyio.CancelScope(shield=True):
+                await connection.close()
             raise
         slot.connection = connection
         slot.definition = definition
@@ -334,13 +347,16 @@ class McpRuntime:
         slot.last_error = None
         if self._scope is not None and not isinstance(definition, StdioDefinition):
             self._scope.append(connection)
+        slot.discovered_at_start = False
         if newly_trusted:
             # Trust is recorded only once the handshake and discovery have both succeeded.
             try:
                 await self._discover(definition, connection, trust=True)
-            except McpServerError:
-                await self._close_slot(slot)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await self._close_slot(slot)
                 raise
+            slot.discovered_at_start = True
         return connection
 
     async def _discover(
@@ -392,12 +408,13 @@ class McpRuntime:
         )
 
     async def _refresh_tools(self, name: str) -> None:
+        connection = self._slot(name).connection
+        if connection is None or not connection.alive:
+            return
         try:
-            await self.discover(name)
-        except Exception as error:  # a failed refresh keeps the old cache; say why in the log
-            slot = self._slot(name)
-            if slot.log is not None and not slot.log.closed:
-                slot.log.write(f"agent: refreshing tools after list_changed failed: {error}\n")
+            await self._discover(self.store.load().find(name), connection)
+        except AgentError as error:  # a failed refresh keeps the old cache; say why in the log
+            connection.note(f"refreshing tools after list_changed failed: {error}")
             return
         if self._on_tools_changed is not None:
             self._on_tools_changed(name)
@@ -428,7 +445,8 @@ class McpRuntime:
             return []
         try:
             with open(slot.log_path, "rb") as handle:
-                handle.seek(slot.log_start)
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(max(slot.log_start, size - _TAIL_BYTES))
                 text = handle.read().decode("utf-8", errors="replace")
         except OSError:
             return []

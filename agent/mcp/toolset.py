@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.errors import McpServerError
+from agent.errors import AgentError
 from agent.mcp.definitions import StdioDefinition
 from agent.mcp.names import model_tool_names
 from agent.mcp.results import tool_result_from_mcp
@@ -39,7 +39,7 @@ class McpTool:
             )
         try:
             result = await self.runtime.call_tool(self.server, self.tool.name, arguments)
-        except McpServerError as error:
+        except AgentError as error:  # every failure is a result the model sees
             return ToolResult(str(error), is_error=True)
         return tool_result_from_mcp(result, self.runtime.limits.output_limit_chars)
 

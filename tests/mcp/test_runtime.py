@@ -179,7 +179,7 @@ async def test_calling_a_server_that_is_not_configured_names_it(
             await rt.call_tool("ghost", "echo", {})
 
 
-async def test_a_server_that_dies_mid_call_is_offline_restarts_once_then_stays_offline(
+async def test_a_server_that_dies_mid_call_is_offline_and_its_next_use_restarts_it(
     store: McpStore, agent_home: Path, tmp_path: Path
 ) -> None:
     save(store, {"fx": stdio_server()})
@@ -190,17 +190,82 @@ async def test_a_server_that_dies_mid_call_is_offline_restarts_once_then_stays_o
         assert "crashing on purpose" in str(crashed.value)  # the stderr tail
         assert rt.status("fx").state == "offline"
 
-        restarted = await rt.call_tool("fx", "echo", {"text": "back"})  # the one restart
-        assert text_of(restarted) == "back"
-
+        assert text_of(await rt.call_tool("fx", "echo", {"text": "back"})) == "back"
+        # A good call after the restart earns the next one: a rare crash is not fatal.
         with pytest.raises(ToolCallError):
             await rt.call_tool("fx", "crash", {})
+        assert text_of(await rt.call_tool("fx", "echo", {"text": "again"})) == "again"
+        assert len(logged_pids(agent_home, "fx")) == 3
+
+
+async def test_a_server_that_dies_again_right_after_its_restart_stays_offline(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"fx": stdio_server()})
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust()) as rt:
+        await rt.start("fx")
+        with pytest.raises(ToolCallError):
+            await rt.call_tool("fx", "crash", {})
+        with pytest.raises(ToolCallError):
+            await rt.call_tool("fx", "crash", {})  # restarted once, and died again
         with pytest.raises(ServerOfflineError, match="agent mcp restart fx"):
-            await rt.call_tool("fx", "echo", {"text": "again"})
+            await rt.call_tool("fx", "echo", {"text": "x"})
         assert len(logged_pids(agent_home, "fx")) == 2  # never a restart loop
 
         await rt.restart("fx")  # the person's restart clears it
         assert text_of(await rt.call_tool("fx", "echo", {"text": "ok"})) == "ok"
+
+
+async def test_stopping_a_server_mid_call_does_not_mark_it_offline(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"fx": stdio_server()})
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust()) as rt:
+        await rt.start("fx")
+        errors: list[Exception] = []
+
+        async def call_hang() -> None:
+            try:
+                await rt.call_tool("fx", "hang", {})
+            except ToolCallError as error:
+                errors.append(error)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call_hang)
+            await anyio.sleep(0.3)  # let the call reach the server
+            await rt.stop("fx")
+        assert rt.status("fx").state == "stopped"
+        assert [str(e) for e in errors] == ["MCP server 'fx' was stopped while calling hang"]
+
+
+async def test_stopping_a_server_during_its_handshake_does_not_wait_for_the_timeout(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"silent": script_server("silent_server.py")})
+    limits = McpLimits(startup_timeout_seconds=60, tool_timeout_seconds=5, output_limit_chars=1000)
+    async with runtime(store, agent_home, tmp_path, limits, trust=ScriptedTrust()) as rt:
+        with anyio.fail_after(15):
+            async with anyio.create_task_group() as group:
+                group.start_soon(rt.start, "silent")
+                await anyio.sleep(0.5)
+                group.cancel_scope.cancel()  # e.g. the person pressed Ctrl-C
+        assert rt.status("silent").state == "stopped"
+        assert rt.running() == []
+
+
+async def test_one_bad_definition_does_not_stop_the_others_from_starting(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"good": stdio_server(), "bad": stdio_server(env={"K": "${UNSET_FOR_TEST}"})})
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust(), environ={}) as rt:
+        await rt.start("good")
+        for name in ("good", "bad"):
+            fp = fingerprint(store.load().find(name))
+            store.update_state(name, fp, lambda s, fp=fp: replace(s, trusted_fingerprint=fp))
+        results = await rt.start_many(["good", "bad"])
+        assert results["good"] is None
+        assert "UNSET_FOR_TEST is not set" in str(results["bad"])
+        assert rt.running() == ["good"]
 
 
 async def test_a_hung_call_times_out_and_the_server_keeps_working(
@@ -431,3 +496,51 @@ async def test_redirects_are_refused_with_a_clear_error(
                 await rt.discover("moved")
     assert "redirect" in str(error.value)
     assert "not followed" in str(error.value)
+
+
+async def test_an_unreachable_http_server_is_an_error_for_that_server_only(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"gone": {"url": "http://127.0.0.1:1/mcp"}, "fx": stdio_server()})
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust()) as rt:
+        await rt.start("fx")
+        with anyio.fail_after(15), pytest.raises(ServerStartError) as error:
+            await rt.discover("gone")
+        assert str(error.value).startswith("MCP server 'gone' could not be reached: ")
+        assert text_of(await rt.call_tool("fx", "echo", {"text": "still here"})) == "still here"
+
+
+async def test_the_trust_dialog_shows_the_executable_the_childs_path_resolves_to(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    impostor = bin_dir / "lsx"
+    impostor.write_text("#!/bin/sh\nexit 1\n")
+    impostor.chmod(0o755)
+    save(store, {"odd": {"command": "lsx", "env": {"PATH": str(bin_dir)}}})
+    trust = ScriptedTrust(answer=False)
+    async with runtime(store, agent_home, tmp_path, trust=trust) as rt:
+        with pytest.raises(NotTrustedError):
+            await rt.start("odd")
+    [request] = trust.requests
+    assert request.resolved_executable == str(impostor)
+    assert f"executable:  lsx  ({impostor})" in "\n".join(request.describe())
+
+
+async def test_a_bearer_token_is_redacted_on_its_own_in_the_trace(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    lines: list[str] = []
+    with running_http_server() as server:
+        save(store, {"remote": {"url": server.url, "headers": {"Authorization": "Bearer ${TOK}"}}})
+        async with runtime(
+            store,
+            agent_home,
+            tmp_path,
+            environ={"TOK": "tok-canary-991"},
+            observe=lambda _server, _direction, text: lines.append(text),
+        ) as rt:
+            await rt.call_tool("remote", "echo", {"text": "my token is tok-canary-991"})
+    assert lines and not any("tok-canary-991" in line for line in lines)
+    assert any("my token is ***" in line for line in lines)
