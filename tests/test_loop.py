@@ -1,0 +1,385 @@
+"""Whole chat turns: the real LiteLLMModel over HTTP to the scripted fake server, real tools,
+and a scripted Approver (our own seam)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from agent.approval import ApprovalRequest, Decision
+from agent.loop import (
+    ApprovalAsked,
+    Conversation,
+    Event,
+    Notice,
+    TextDelta,
+    TurnEnded,
+    TurnFailed,
+)
+from agent.messages import ToolResult
+from agent.model import LiteLLMModel, ModelSettings
+from agent.tools.base import ToolSpec
+from agent.tools.builtin import BuiltinToolset
+from tests.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class ScriptedApprover:
+    """Answers with the scripted decisions in order; remembers each request."""
+
+    decisions: list[Decision]
+    requests: list[ApprovalRequest] = field(default_factory=list)
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        self.requests.append(request)
+        return self.decisions.pop(0)
+
+
+@dataclass
+class RecordingTool:
+    """A tool that needs approval, like an MCP tool, and records its runs."""
+
+    name: str = "mcp__fx__echo"
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    block: anyio.Event | None = None
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description="Echo the text.",
+            parameters={
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+            },
+            requires_approval=True,
+            source="MCP server fx",
+            server="fx",
+            original_name="echo",
+        )
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        self.runs.append(arguments)
+        if self.block is not None:
+            await self.block.wait()
+        return ToolResult(f"echo: {arguments['text']}")
+
+
+@dataclass
+class Tools:
+    items: list[Any]
+
+    def tools(self) -> list[Any]:
+        return self.items
+
+
+def conversation(
+    fake: FakeOpenAI,
+    tools: list[Any] | None = None,
+    approver: ScriptedApprover | None = None,
+    max_rounds: int = 25,
+    chunk_timeout: float = 10,
+) -> Conversation:
+    model = LiteLLMModel(
+        ModelSettings(
+            name="openai/fake-model",
+            api_base=fake.base_url,
+            chunk_timeout_seconds=chunk_timeout,
+            request_timeout_seconds=30,
+            retries=0,
+        )
+    )
+    return Conversation(
+        model,
+        [Tools(tools or [])],
+        approver or ScriptedApprover([]),
+        lambda: "You are a test.",
+        max_tool_rounds=max_rounds,
+    )
+
+
+async def turn(chat: Conversation, text: str) -> list[Event]:
+    with anyio.fail_after(30):
+        return [event async for event in chat.turn(text)]
+
+
+def call(call_id: str, text: str, name: str = "mcp__fx__echo") -> dict[str, Any]:
+    return {"id": call_id, "name": name, "arguments": {"text": text}}
+
+
+def sent_messages(fake: FakeOpenAI, index: int = -1) -> list[dict[str, Any]]:
+    return [
+        {k: v for k, v in m.items() if k in ("role", "content", "tool_call_id")}
+        for m in fake.requests[index]["body"]["messages"]
+    ]
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+async def test_a_text_answer_streams_and_joins_the_history() -> None:
+    with FakeOpenAI([{"text": "Hello there, person."}]) as fake:
+        chat = conversation(fake)
+        events = await turn(chat, "hi")
+    text = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert text == "Hello there, person."
+    assert len([e for e in events if isinstance(e, TextDelta)]) > 1
+    assert events[-1] == TurnEnded("answered")
+    assert [m.to_openai() for m in chat.history] == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello there, person."},
+    ]
+    assert sent_messages(fake) == [
+        {"role": "system", "content": "You are a test."},
+        {"role": "user", "content": "hi"},
+    ]
+    assert chat.usage.prompt_tokens > 0 and chat.usage.completion_tokens > 0
+
+
+async def test_an_approved_call_runs_and_the_model_sees_its_result() -> None:
+    tool = RecordingTool()
+    approver = ScriptedApprover([Decision(True)])
+    script = [{"tool_calls": [call("c1", "ping")]}, {"text": "It said ping."}]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake, [tool], approver)
+        events = await turn(chat, "echo ping")
+    assert tool.runs == [{"text": "ping"}]
+    [request] = approver.requests
+    assert (request.spec.server, request.spec.original_name, request.arguments) == (
+        "fx",
+        "echo",
+        {"text": "ping"},
+    )
+    assert any(isinstance(e, ApprovalAsked) for e in events)
+    assert sent_messages(fake)[-1] == {
+        "role": "tool",
+        "content": "echo: ping",
+        "tool_call_id": "c1",
+    }
+    assert fake.requests[0]["body"]["tools"][0]["function"]["name"] == "mcp__fx__echo"
+
+
+async def test_a_denial_with_a_reason_reaches_the_model_and_the_tool_never_runs() -> None:
+    tool = RecordingTool()
+    approver = ScriptedApprover([Decision(False, "not on a Friday")])
+    script = [{"tool_calls": [call("c1", "ping")]}, {"text": "Understood."}]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake, [tool], approver)
+        await turn(chat, "echo ping")
+    assert tool.runs == []
+    assert sent_messages(fake)[-1] == {
+        "role": "tool",
+        "content": "Error: The person declined this tool call. Their reason: not on a Friday",
+        "tool_call_id": "c1",
+    }
+
+
+async def test_invalid_arguments_go_back_to_the_model_and_nobody_is_asked() -> None:
+    tool = RecordingTool()
+    approver = ScriptedApprover([])
+    bad = {"id": "c1", "name": "mcp__fx__echo", "arguments": {"txt": 1}}
+    script = [{"tool_calls": [bad]}, {"text": "Let me fix that."}]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake, [tool], approver)
+        await turn(chat, "echo")
+    assert approver.requests == [] and tool.runs == []
+    assert sent_messages(fake)[-1]["content"] == (
+        "Error: invalid arguments for mcp__fx__echo: (arguments): 'text' is a required property"
+    )
+
+
+async def test_an_unknown_tool_and_broken_json_are_errors_for_the_model() -> None:
+    script = [
+        {"tool_calls": [{"id": "c1", "name": "no_such_tool", "arguments": {}}]},
+        {"tool_calls": [{"id": "c2", "name": "mcp__fx__echo", "arguments": '{"text": '}]},
+        {"text": "ok"},
+    ]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake, [RecordingTool()])
+        await turn(chat, "go")
+    contents = [m["content"] for m in sent_messages(fake) if m["role"] == "tool"]
+    assert contents[0] == (
+        "Error: there is no tool named 'no_such_tool'; use one of the tools of this request"
+    )
+    assert contents[1].startswith("Error: mcp__fx__echo: arguments are not valid JSON")
+
+
+async def test_two_calls_in_one_reply_are_approved_one_by_one_in_order() -> None:
+    tool = RecordingTool()
+    approver = ScriptedApprover([Decision(True), Decision(False)])
+    script = [{"tool_calls": [call("c1", "first"), call("c2", "second")]}, {"text": "done"}]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake, [tool], approver)
+        await turn(chat, "two")
+    assert [r.arguments["text"] for r in approver.requests] == ["first", "second"]
+    assert tool.runs == [{"text": "first"}]
+    tool_messages = [m for m in sent_messages(fake) if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2"]
+    assert tool_messages[1]["content"] == "Error: The person declined this tool call."
+
+
+async def test_the_turn_stops_at_the_tool_round_limit_with_every_call_answered() -> None:
+    tool = RecordingTool()
+    approver = ScriptedApprover([Decision(True)] * 5)
+    script = [{"tool_calls": [call(f"c{i}", str(i))]} for i in range(3)]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake, [tool], approver, max_rounds=2)
+        events = await turn(chat, "loop")
+        assert len(fake.requests) == 3
+    assert len(tool.runs) == 2
+    assert events[-1] == TurnEnded("round_limit")
+    assert any(isinstance(e, Notice) and "2 tool rounds" in e.text for e in events)
+    last = chat.history[-1].to_openai()
+    assert last["tool_call_id"] == "c2" and "limit of 2 tool rounds" in last["content"]
+
+
+async def test_read_only_builtin_tools_run_without_asking(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("remember the milk\n")
+    approver = ScriptedApprover([])
+    read = {"id": "c1", "name": "read_file", "arguments": {"path": "notes.txt"}}
+    escape = {"id": "c2", "name": "read_file", "arguments": {"path": "../outside.txt"}}
+    script = [{"tool_calls": [read, escape]}, {"text": "Milk."}]
+    with FakeOpenAI(script) as fake:
+        model_tools = list(BuiltinToolset(tmp_path).tools())
+        chat = conversation(fake, model_tools, approver)
+        await turn(chat, "read")
+    assert approver.requests == []
+    contents = [m["content"] for m in sent_messages(fake) if m["role"] == "tool"]
+    assert contents == [
+        "remember the milk\n",
+        "Error: '../outside.txt' is outside the project directory",
+    ]
+
+
+ERRORS = [
+    (
+        {"status": 401, "message": "Incorrect API key provided", "code": "invalid_api_key"},
+        "rejected the API key for openai/fake-model: check OPENAI_API_KEY",
+    ),
+    (
+        {"status": 404, "message": "The model does not exist", "code": "model_not_found"},
+        "model openai/fake-model was not found at ",
+    ),
+    (
+        {"status": 429, "message": "Rate limit reached", "code": "rate_limit_exceeded"},
+        "is rate-limiting requests for openai/fake-model; wait a moment and try again",
+    ),
+    (
+        {
+            "status": 400,
+            "message": "This model's maximum context length is 8192 tokens. However, your "
+            "messages resulted in 9000 tokens. Please reduce the length of the messages.",
+            "code": "context_length_exceeded",
+        },
+        "the conversation no longer fits openai/fake-model's context window; compact it",
+    ),
+    ({"status": 500, "message": "The server had an error"}, "failed to answer"),
+]
+
+
+@pytest.mark.parametrize(("error", "expected"), ERRORS)
+async def test_each_model_error_is_explained_and_the_chat_goes_on(
+    error: dict[str, Any], expected: str
+) -> None:
+    with FakeOpenAI([{"error": error}, {"text": "Back again."}]) as fake:
+        chat = conversation(fake)
+        failed = await turn(chat, "first")
+        answered = await turn(chat, "second")
+    [failure] = [e for e in failed if isinstance(e, TurnFailed)]
+    assert expected in failure.message
+    assert failed[-1] == TurnEnded("error")
+    assert answered[-1] == TurnEnded("answered")
+    assert [m["role"] for m in sent_messages(fake)] == ["system", "user", "user"]
+
+
+async def test_a_refused_connection_names_the_api_base() -> None:
+    with FakeOpenAI([]) as fake:
+        base = fake.base_url
+    chat = conversation_for_base(base)
+    events = await turn(chat, "hello?")
+    [failure] = [e for e in events if isinstance(e, TurnFailed)]
+    assert failure.message == f"could not connect to {base} for openai/fake-model; is it reachable?"
+
+
+def conversation_for_base(base: str) -> Conversation:
+    model = LiteLLMModel(
+        ModelSettings(name="openai/fake-model", api_base=base, chunk_timeout_seconds=5, retries=0)
+    )
+    return Conversation(model, [], ScriptedApprover([]), lambda: "s", 25)
+
+
+async def test_a_stalled_stream_times_out_with_advice() -> None:
+    with FakeOpenAI([{"text": "slow words here", "chunk_delay": 2.0}, {"text": "ok"}]) as fake:
+        chat = conversation(fake, chunk_timeout=0.3)
+        events = await turn(chat, "slow")
+    [failure] = [e for e in events if isinstance(e, TurnFailed)]
+    assert failure.message == (
+        "openai/fake-model sent nothing for 0.3 s; try again "
+        "(model_limits.chunk_timeout_seconds in settings.yaml)"
+    )
+
+
+async def test_interrupting_mid_stream_keeps_the_partial_answer_and_a_valid_history() -> None:
+    script = [{"text": "one two three four five six", "chunk_delay": 0.5}, {"text": "Fine."}]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake)
+        seen: list[Event] = []
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+
+                async def consume() -> None:
+                    async for event in chat.turn("count"):
+                        seen.append(event)
+                        if isinstance(event, TextDelta):
+                            group.cancel_scope.cancel()  # what Ctrl-C does
+
+                group.start_soon(consume)
+        await turn(chat, "again")
+    assert isinstance(seen[-1], TextDelta)
+    roles = [m["role"] for m in sent_messages(fake)]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert sent_messages(fake)[2]["content"].endswith("\n[interrupted by the user]")
+
+
+async def test_interrupting_a_running_tool_answers_its_call_and_the_next_turn_is_valid() -> None:
+    tool = RecordingTool(block=anyio.Event())  # never set: the tool hangs
+    approver = ScriptedApprover([Decision(True), Decision(True)])
+    script = [{"tool_calls": [call("c1", "a"), call("c2", "b")]}, {"text": "Next."}]
+    with FakeOpenAI(script) as fake:
+        chat = conversation(fake, [tool], approver)
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+
+                async def consume() -> None:
+                    async for _event in chat.turn("run"):
+                        pass
+
+                group.start_soon(consume)
+                while not tool.runs:
+                    await anyio.sleep(0.01)
+                group.cancel_scope.cancel()
+        await turn(chat, "what happened?")
+    tool_messages = [m for m in sent_messages(fake) if m["role"] == "tool"]
+    assert [(m["tool_call_id"], m["content"]) for m in tool_messages] == [
+        ("c1", "Error: interrupted by the user before it finished"),
+        ("c2", "Error: interrupted by the user before it finished"),
+    ]
+    assert json.loads(json.dumps(sent_messages(fake)))[-1] == {
+        "role": "user",
+        "content": "what happened?",
+    }
