@@ -237,6 +237,8 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
 
 def call_command(store: McpStore, name: str, tool: str, args_json: str | None, trace: bool) -> int:
     """Validate and call one tool by hand; print the result (exit 1 when it is an error)."""
+    # A typo in --args is reported before anything is trusted or started.
+    given = _parse_arguments(args_json) if args_json is not None else None
 
     async def body(runtime: McpRuntime) -> int:
         definition = store.load().find(name)
@@ -248,7 +250,7 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
                 f"(its tools: {', '.join(tools) or 'none'})"
             )
         schema = dict(tools[tool].input_schema)
-        arguments = await _arguments(args_json, schema)
+        arguments = given if given is not None else await _ask_for_arguments(schema)
         problems = argument_problems(schema, arguments)
         if problems:
             raise AgentError(f"invalid arguments for {tool}: " + "; ".join(problems))
@@ -266,17 +268,17 @@ def _print_progress(progress: float, total: float | None, message: str | None) -
     print(f"progress {amount}{sanitize_line(note)}", file=sys.stderr)
 
 
-async def _arguments(args_json: str | None, schema: dict[str, Any]) -> dict[str, Any]:
-    if args_json is not None:
-        try:
-            value = json.loads(args_json)
-        except json.JSONDecodeError as error:
-            raise AgentError(
-                f"--args: not valid JSON ({error.msg} at column {error.colno})"
-            ) from None
-        if not isinstance(value, dict):
-            raise AgentError("--args: expected a JSON object of arguments")
-        return value
+def _parse_arguments(args_json: str) -> dict[str, Any]:
+    try:
+        value = json.loads(args_json)
+    except json.JSONDecodeError as error:
+        raise AgentError(f"--args: not valid JSON ({error.msg} at column {error.colno})") from None
+    if not isinstance(value, dict):
+        raise AgentError("--args: expected a JSON object of arguments")
+    return value
+
+
+async def _ask_for_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     if not schema.get("properties"):
         return {}
     if not sys.stdin.isatty():
