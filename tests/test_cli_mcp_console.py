@@ -223,8 +223,7 @@ def test_trust_without_a_terminal_refuses_and_starts_nothing(agent_home: Path) -
         1,
         "",
         "agent: MCP server 'fx' is not trusted and there is no terminal to ask; run "
-        "`agent mcp trust` in a terminal\n"
-        "agent: MCP server 'fx' was not started: you did not trust it\n",
+        "`agent mcp trust fx` in a terminal\n",
     )
     assert not (agent_home / "mcp").exists()
 

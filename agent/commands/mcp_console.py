@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -26,14 +26,17 @@ from agent.errors import AgentError
 from agent.home import data_home
 from agent.mcp.definitions import StdioDefinition, fingerprint
 from agent.mcp.names import model_tool_names
-from agent.mcp.results import tool_result_from_mcp
-from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore, ServerState
-from agent.mcp.streams import Direction
 from agent.project import find_project_dir
 from agent.settings import load_settings
 from agent.text import sanitize_line
 from agent.tools.validation import argument_problems
+
+if TYPE_CHECKING:
+    # The runtime pulls in the mcp SDK (most of a second): commands that start no server
+    # (disable, tools with a cache) must not pay for it.
+    from agent.mcp.runtime import McpRuntime
+    from agent.mcp.streams import Direction
 
 
 def _print_trace(server: str, direction: Direction, text: str) -> None:
@@ -43,6 +46,8 @@ def _print_trace(server: str, direction: Direction, text: str) -> None:
 
 
 def _run(store: McpStore, body: Callable[[McpRuntime], Awaitable[int]], trace: bool = False) -> int:
+    from agent.mcp.runtime import McpRuntime
+
     settings = load_settings()
 
     async def main() -> int:
@@ -60,6 +65,26 @@ def _run(store: McpStore, body: Callable[[McpRuntime], Awaitable[int]], trace: b
     return anyio.run(main)
 
 
+def _state_with_tools(store: McpStore, name: str, refresh: bool) -> tuple[str, ServerState]:
+    """The server's name and state, discovering its tools first when asked or unknown.
+
+    Only discovery starts the server; a cached list needs no runtime (and no mcp import).
+    """
+    config = store.load()
+    definition = config.find(name)
+    state = config.state(definition.name)
+    if refresh or state.cached_tools is None:
+        discovered: list[ServerState] = []
+
+        async def discover(runtime: McpRuntime) -> int:
+            discovered.append(await runtime.discover(definition.name, ask_trust=True))
+            return 0
+
+        _run(store, discover)
+        state = discovered[0]
+    return definition.name, state
+
+
 def tools_command(
     store: McpStore,
     name: str,
@@ -70,19 +95,11 @@ def tools_command(
     schema: bool,
 ) -> int:
     """List a server's tools (discovering them if needed), select tools, show schemas."""
-
-    async def body(runtime: McpRuntime) -> int:
-        config = store.load()
-        definition = config.find(name)
-        state = config.state(definition.name)
-        if refresh or state.cached_tools is None:
-            state = await runtime.discover(definition.name, ask_trust=True)
-        if enable or disable:
-            state = _select(store, definition.name, state, enable, disable)
-        _print_tools(definition.name, state, schema)
-        return 0
-
-    return _run(store, body)
+    server, state = _state_with_tools(store, name, refresh)
+    if enable or disable:
+        state = _select(store, server, state, enable, disable)
+    _print_tools(server, state, schema)
+    return 0
 
 
 def _select(
@@ -133,23 +150,15 @@ def _print_tools(name: str, state: ServerState, schema: bool) -> None:
 
 def enable_command(store: McpStore, name: str) -> int:
     """Enable a server; discover its tools first when none are cached (trust asks)."""
-
-    async def body(runtime: McpRuntime) -> int:
-        definition = store.load().find(name)
-        state = store.load().state(definition.name)
-        if state.cached_tools is None:
-            state = await runtime.discover(definition.name, ask_trust=True)
-        store.update_state(
-            definition.name, fingerprint(definition), lambda s: replace(s, enabled=True)
-        )
-        count = len(state.cached_tools or ())
-        say(
-            f"Enabled {definition.name}: {len(state.enabled_tools)} of {count} tools selected "
-            f"(change with: agent mcp tools {definition.name} --enable/--disable TOOL)"
-        )
-        return 0
-
-    return _run(store, body)
+    server, state = _state_with_tools(store, name, refresh=False)
+    definition = store.load().find(server)
+    store.update_state(server, fingerprint(definition), lambda s: replace(s, enabled=True))
+    count = len(state.cached_tools or ())
+    say(
+        f"Enabled {server}: {len(state.enabled_tools)} of {count} tools selected "
+        f"(change with: agent mcp tools {server} --enable/--disable TOOL)"
+    )
+    return 0
 
 
 def disable_command(store: McpStore, name: str) -> int:
@@ -254,6 +263,8 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
         problems = argument_problems(schema, arguments)
         if problems:
             raise AgentError(f"invalid arguments for {tool}: " + "; ".join(problems))
+        from agent.mcp.results import tool_result_from_mcp
+
         result = await runtime.call_tool(definition.name, tool, arguments, _print_progress)
         converted = tool_result_from_mcp(result, runtime.limits.output_limit_chars)
         (warn if converted.is_error else say)(converted.text)

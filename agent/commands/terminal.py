@@ -6,12 +6,17 @@ Input is read in a worker thread so the event loop keeps serving the servers mea
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+import threading
 from typing import Any
 
-import anyio.to_thread
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
 
+from agent.errors import NotTrustedError
 from agent.mcp.elicitation import (
     ElicitationAnswer,
     ElicitationRequest,
@@ -38,10 +43,30 @@ def _ask_line(question: str) -> str:
 
 
 async def ask(question: str) -> str:
-    """One line from the person, without blocking the event loop."""
+    """One line from the person, without blocking the event loop.
+
+    The read runs in a daemon thread: if the person presses Ctrl-C meanwhile, the command
+    ends at once instead of waiting at exit for a read nobody will finish.
+    """
     if not sys.stdin.isatty():
         raise NoAnswerError
-    return await anyio.to_thread.run_sync(_ask_line, question, abandon_on_cancel=True)
+    done = anyio.Event()
+    outcome: list[str | BaseException] = []
+    token = anyio.lowlevel.current_token()
+
+    def read() -> None:
+        try:
+            outcome.append(_ask_line(question))
+        except BaseException as error:  # handed back to the waiting task
+            outcome.append(error)
+        with contextlib.suppress(RuntimeError):  # the loop may be gone after Ctrl-C
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    threading.Thread(target=read, name="ask", daemon=True).start()
+    await done.wait()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 class TerminalTrustPrompt:
@@ -49,12 +74,10 @@ class TerminalTrustPrompt:
 
     async def confirm(self, request: TrustRequest) -> bool:
         if not sys.stdin.isatty():
-            print(
-                f"agent: MCP server {request.server!r} is not trusted and there is no terminal "
-                "to ask; run `agent mcp trust` in a terminal",
-                file=sys.stderr,
+            raise NotTrustedError(
+                f"MCP server {request.server!r} is not trusted and there is no terminal to ask; "
+                f"run `agent mcp trust {request.server}` in a terminal"
             )
-            return False
         for line in request.describe():
             print(sanitize(line), file=sys.stderr)
         try:
@@ -108,7 +131,7 @@ async def _ask_field(field: FormField) -> FieldValue:
         try:
             return convert_value(field, text)
         except ValueError as error:
-            print(f"  {error}", file=sys.stderr)
+            print(f"  {sanitize(str(error))}", file=sys.stderr)
 
 
 async def ask_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -131,6 +154,7 @@ async def ask_arguments(schema: dict[str, Any]) -> dict[str, Any]:
                 required=name in required,
                 default=prop.get("default"),
                 choices=tuple(str(v) for v in prop.get("enum", [])),
+                choice_values=tuple(prop.get("enum", [])),
             )
             value = await _ask_field(field)
         else:

@@ -54,6 +54,7 @@ class FormField:
     required: bool
     default: FieldValue = None
     choices: tuple[str, ...] = ()
+    choice_values: tuple[FieldValue, ...] = ()  # the schema's own values, in choices' order
 
 
 def form_fields(schema: dict[str, Any]) -> list[FormField]:
@@ -72,6 +73,7 @@ def form_fields(schema: dict[str, Any]) -> list[FormField]:
                 required=name in required,
                 default=prop.get("default"),
                 choices=_choices(prop),
+                choice_values=_choice_values(prop),
             )
         )
     return fields
@@ -98,6 +100,14 @@ def _choices(prop: dict[str, Any]) -> tuple[str, ...]:
     return tuple(str(option.get("const")) for option in options if isinstance(option, dict))
 
 
+def _choice_values(prop: dict[str, Any]) -> tuple[FieldValue, ...]:
+    source = prop.get("items", prop) if prop.get("type") == "array" else prop
+    if "enum" in source:
+        return tuple(source["enum"])
+    options = source.get("oneOf") or source.get("anyOf") or []
+    return tuple(option.get("const") for option in options if isinstance(option, dict))
+
+
 def convert_value(form_field: FormField, text: str) -> FieldValue:
     """The typed value for `text`, or ValueError with a message for the person."""
     text = text.strip()
@@ -121,11 +131,18 @@ def convert_value(form_field: FormField, text: str) -> FieldValue:
     if form_field.kind == "choice":
         if text not in form_field.choices:
             raise ValueError(f"{form_field.title}: choose one of {', '.join(form_field.choices)}")
-        return text
+        return _typed_choice(form_field, text)
     if form_field.kind == "choices":
         picked = [part.strip() for part in text.split(",") if part.strip()]
         unknown = [p for p in picked if p not in form_field.choices]
         if unknown:
             raise ValueError(f"{form_field.title}: not a choice: {', '.join(unknown)}")
         return picked
+    return text
+
+
+def _typed_choice(form_field: FormField, text: str) -> FieldValue:
+    """The schema's value for the chosen text: an enum of numbers answers a number."""
+    if len(form_field.choice_values) == len(form_field.choices):
+        return form_field.choice_values[form_field.choices.index(text)]
     return text
