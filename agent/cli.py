@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_NAME_HELP = "a server name as shown by agent mcp list"
+
+
 def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mcp = commands.add_parser(
         "mcp", help="configure MCP servers", description="Configure MCP servers."
@@ -59,16 +62,30 @@ def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     imp.set_defaults(handler=_mcp_import)
 
     sub.add_parser(
-        "export", help="print the configuration as a canonical mcpServers document"
+        "export",
+        help="print the configuration as a canonical mcpServers document",
+        description="Print the configuration as a canonical mcpServers document (JSON), "
+        "ready to import elsewhere or keep under version control.",
     ).set_defaults(handler=_mcp_export)
-    sub.add_parser("edit", help="edit the configuration in $VISUAL or $EDITOR").set_defaults(
-        handler=_mcp_edit
-    )
     sub.add_parser(
-        "list", help="list configured servers (never env or header values)"
+        "edit",
+        help="edit the configuration in $VISUAL or $EDITOR",
+        description="Edit the configuration as an mcpServers document in $VISUAL or $EDITOR. "
+        "It is saved only when valid; on errors you may edit again, and quitting saves nothing.",
+    ).set_defaults(handler=_mcp_edit)
+    sub.add_parser(
+        "list",
+        help="list configured servers (never env or header values)",
+        description="List configured servers: name, transport, enabled, trusted, tools and "
+        "the command line or URL. Env and header values are never printed, only their names.",
     ).set_defaults(handler=_mcp_list)
-    remove = sub.add_parser("remove", help="delete a server from the configuration")
-    remove.add_argument("name", metavar="NAME")
+    remove = sub.add_parser(
+        "remove",
+        help="delete servers from the configuration",
+        description="Delete servers and their saved state from the configuration. If any name "
+        "is unknown, nothing is removed.",
+    )
+    remove.add_argument("names", nargs="+", metavar="NAME", help=_NAME_HELP)
     remove.set_defaults(handler=_mcp_remove)
     _add_mcp_console_commands(sub)
 
@@ -82,7 +99,7 @@ def _add_mcp_console_commands(
         description="List a server's tools (discovering them first if needed). A local server "
         "that is not trusted asks before it starts.",
     )
-    tools.add_argument("name", metavar="NAME")
+    tools.add_argument("name", metavar="NAME", help=_NAME_HELP)
     tools.add_argument("--refresh", action="store_true", help="ask the server for its tools again")
     tools.add_argument(
         "--enable", nargs="+", default=[], metavar="TOOL", help="select tools (or all)"
@@ -93,27 +110,55 @@ def _add_mcp_console_commands(
     tools.add_argument("--schema", action="store_true", help="print each tool's JSON Schema")
     tools.set_defaults(handler=_mcp_tools)
 
-    for action, text in (
-        ("enable", "offer the server's selected tools to the model (discovers them first)"),
-        ("disable", "stop offering the server's tools to the model"),
-        ("trust", "review a local server's exact command line and trust it"),
-        ("restart", "start a server afresh and refresh its tools"),
+    for action, text, detail in (
+        (
+            "enable",
+            "offer the server's selected tools to the model (discovers them first)",
+            "A local server that is not trusted asks before it starts.",
+        ),
+        (
+            "disable",
+            "stop offering the server's tools to the model",
+            "Its tools, selection and trust are kept.",
+        ),
+        (
+            "trust",
+            "review a local server's exact command line and trust it",
+            "On yes, the server starts and its tools are discovered. Changing the definition "
+            "withdraws the trust.",
+        ),
+        (
+            "restart",
+            "start a server afresh and refresh its tools",
+            "Use it after a server went offline or changed its tools.",
+        ),
     ):
-        parser = sub.add_parser(action, help=text)
-        parser.add_argument("name", metavar="NAME")
+        parser = sub.add_parser(
+            action, help=text, description=f"{text[0].upper()}{text[1:]}. {detail}"
+        )
+        parser.add_argument("name", metavar="NAME", help=_NAME_HELP)
         parser.set_defaults(handler=_mcp_simple, action=action)
 
     inspect = sub.add_parser(
         "inspect",
         help="show a server's version, protocol, capabilities, tools, resources and prompts",
+        description="Start a server and show its version, protocol, capabilities, "
+        "instructions, tools, resources and prompts. A local server that is not trusted asks "
+        "before it starts.",
     )
-    inspect.add_argument("name", metavar="NAME")
+    inspect.add_argument("name", metavar="NAME", help=_NAME_HELP)
     inspect.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     inspect.set_defaults(handler=_mcp_inspect)
 
-    call = sub.add_parser("call", help="call one tool by hand and print its result")
-    call.add_argument("name", metavar="NAME")
-    call.add_argument("tool", metavar="TOOL")
+    call = sub.add_parser(
+        "call",
+        help="call one tool by hand and print its result",
+        description="Call one tool by hand and print its result. Without --args, on a "
+        "terminal, asks for each argument; the arguments are checked against the tool's schema "
+        "first.",
+    )
+    call.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    call.add_argument("tool", metavar="TOOL", help="a tool name as shown by agent mcp tools NAME")
     call.add_argument(
         "--args", dest="args_json", metavar="JSON", help="the arguments as a JSON object"
     )
@@ -152,9 +197,9 @@ def _mcp_list(args: argparse.Namespace) -> int:
 
 
 def _mcp_remove(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_config import remove_server
+    from agent.commands.mcp_config import remove_servers
 
-    return remove_server(_store(), args.name)
+    return remove_servers(_store(), args.names)
 
 
 def _mcp_tools(args: argparse.Namespace) -> int:

@@ -80,12 +80,26 @@ def _read_mapping(path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise SettingsError(f"{path}: not valid YAML: {error}") from error
+        raise SettingsError(f"{path}: not valid YAML{_yaml_problem(error)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: settings must be a mapping of keys to values")
     return data
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """One line saying where and what, instead of yaml's multi-line `in "<unicode string>"`."""
+    if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
+        mark = error.problem_mark
+        text = f" at line {mark.line + 1} column {mark.column + 1}: {error.problem}"
+        context = error.context_mark
+        if error.context and context is not None and context.line != mark.line:
+            text += f" ({error.context} at line {context.line + 1} column {context.column + 1})"
+        return text
+    if isinstance(error, yaml.reader.ReaderError):
+        return f" at character {error.position + 1}: {error.reason} (#x{error.character:04x})"
+    return f": {' '.join(str(error).split())}"
 
 
 def _reject_unknown_keys(

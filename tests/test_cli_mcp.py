@@ -90,7 +90,8 @@ def test_import_saves_the_document_and_export_prints_it_canonically(
     assert imported.stdout == (
         f"Saved 2 MCP servers to {store}\n"
         "  added: filesystem, github\n"
-        "New and changed servers stay disabled until their tools are discovered.\n"
+        "New and changed servers are disabled: run agent mcp trust NAME (local servers), then "
+        "agent mcp enable NAME.\n"
     )
     assert (exported.returncode, exported.stdout, exported.stderr) == (
         0,
@@ -229,6 +230,135 @@ def test_import_shows_notices_for_ignored_fields_on_stderr(tmp_path: Path) -> No
     )
 
 
+def test_import_of_one_new_local_server_names_it_in_the_next_step(agent_home: Path) -> None:
+    result = agent("mcp", "import", "-", stdin='{"mcpServers": {"Local DB": {"command": "uvx"}}}')
+
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        f"Saved 1 MCP server to {agent_home / 'mcp-servers.json'}\n"
+        "  added: Local DB\n"
+        "New and changed servers are disabled: run agent mcp trust 'Local DB', then "
+        "agent mcp enable 'Local DB'.\n"
+    )
+
+
+def test_import_of_remote_servers_only_needs_no_trust_step(agent_home: Path) -> None:
+    one = agent("mcp", "import", "-", stdin='{"servers": {"docs": {"url": "https://d.example"}}}')
+    two = agent(
+        "mcp",
+        "import",
+        "--merge",
+        "-",
+        stdin='{"servers": {"a": {"url": "https://a.example"}, "b": {"url": "https://b.example"}}}',
+    )
+
+    assert one.stdout.splitlines()[-1] == (
+        "New and changed servers are disabled: run agent mcp enable docs."
+    )
+    assert two.stdout.splitlines()[-1] == (
+        "New and changed servers are disabled: run agent mcp enable NAME."
+    )
+
+
+def test_importing_the_saved_configuration_again_saves_nothing(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    source = write_json(tmp_path / "claude_desktop_config.json", CLAUDE_DESKTOP)
+    agent("mcp", "import", str(source))
+    store = agent_home / "mcp-servers.json"
+    before = (store.read_bytes(), store.stat().st_ino, store.stat().st_mtime_ns)
+
+    replaced = agent("mcp", "import", str(source))
+    merged = agent("mcp", "import", "--merge", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    canonical = agent("mcp", "import", "-", stdin=CANONICAL_CLAUDE_DESKTOP)
+
+    for result in (replaced, merged, canonical):
+        assert (result.returncode, result.stdout, result.stderr) == (
+            0,
+            "No changes; nothing saved.\n",
+            "",
+        )
+    assert (store.read_bytes(), store.stat().st_ino, store.stat().st_mtime_ns) == before
+
+
+def test_merging_a_subset_of_the_saved_servers_unchanged_saves_nothing(agent_home: Path) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    subset = {"mcpServers": {"github": CLAUDE_DESKTOP["mcpServers"]["github"]}}
+
+    result = agent("mcp", "import", "--merge", "-", stdin=json.dumps(subset))
+
+    assert (result.returncode, result.stdout) == (0, "No changes; nothing saved.\n")
+
+
+def test_importing_an_empty_document_says_it_is_empty(tmp_path: Path, agent_home: Path) -> None:
+    blank = tmp_path / "blank.json"
+    blank.write_text("  \n\t\n", encoding="utf-8")
+
+    from_dev_null = agent("mcp", "import", "-")
+    from_blank_file = agent("mcp", "import", str(blank))
+
+    assert (from_dev_null.returncode, from_dev_null.stderr) == (
+        1,
+        "agent: <stdin>: empty document\n",
+    )
+    assert (from_blank_file.returncode, from_blank_file.stderr) == (
+        1,
+        f"agent: {blank}: empty document\n",
+    )
+    assert not (agent_home / "mcp-servers.json").exists()
+
+
+def test_importing_servers_without_a_wrapper_shows_how_to_wrap_them() -> None:
+    result = agent(
+        "mcp",
+        "import",
+        "-",
+        stdin='{"github": {"command": "npx", "args": ["-y", "server-github"]}}',
+    )
+
+    assert (result.returncode, result.stderr) == (
+        1,
+        'agent: <stdin>: looks like servers without a wrapper; write {"mcpServers": {"github": '
+        "{...}}}\n",
+    )
+
+
+def test_importing_a_fragment_pasted_from_a_readme_suggests_wrapping_it() -> None:
+    result = agent("mcp", "import", "-", stdin='"github": {"command": "npx"}\n')
+
+    assert (result.returncode, result.stderr) == (
+        1,
+        "agent: <stdin>: not valid JSON at line 1 column 9: Extra data; if this is a fragment, "
+        'wrap it in {"mcpServers": { ... }}\n',
+    )
+
+
+def test_importing_a_misspelt_field_names_it_with_a_suggestion() -> None:
+    result = agent(
+        "mcp",
+        "import",
+        "-",
+        stdin='{"mcpServers": {"filesystem": {"comand": "npx", "args": ["-y", "server-fs"]}}}',
+    )
+
+    assert (result.returncode, result.stderr) == (
+        1,
+        "agent: <stdin>: mcpServers.filesystem.comand: unknown field (did you mean command?)\n",
+    )
+
+
+def test_importing_a_whole_command_line_in_command_saves_it_with_a_notice() -> None:
+    result = agent("mcp", "import", "-", stdin='{"mcpServers": {"x": {"command": "npx -y foo"}}}')
+
+    assert (result.returncode, result.stderr) == (
+        0,
+        "note: mcpServers.x.command: contains spaces; if these are arguments, put them in args\n",
+    )
+    assert json.loads(agent("mcp", "export").stdout) == {
+        "mcpServers": {"x": {"type": "stdio", "command": "npx -y foo"}}
+    }
+
+
 def test_a_rejected_import_changes_nothing_and_lists_each_error_on_its_own_line(
     tmp_path: Path, agent_home: Path
 ) -> None:
@@ -340,15 +470,33 @@ def test_list_shows_servers_without_any_env_header_or_query_values(tmp_path: Pat
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
     assert [" ".join(line.split()) for line in lines] == [
-        "NAME TRANSPORT TARGET ENABLED TRUSTED TOOLS",
-        "github stdio npx -y @modelcontextprotocol/server-github (env: "
-        "GITHUB_PERSONAL_ACCESS_TOKEN, LOG) no no not discovered",
-        "remote streamable-http https://mcp.example.com/mcp?api_key=***&v=*** (headers: "
-        "Authorization) no n/a not discovered",
-        "legacy sse http://localhost:8000/sse no n/a not discovered",
+        "NAME TRANSPORT ENABLED TRUSTED TOOLS TARGET",
+        "github stdio no no not discovered npx -y @modelcontextprotocol/server-github (env: "
+        "GITHUB_PERSONAL_ACCESS_TOKEN, LOG)",
+        "remote streamable-http no n/a not discovered https://mcp.example.com/mcp?api_key=***"
+        "&v=*** (headers: Authorization)",
+        "legacy sse no n/a not discovered http://localhost:8000/sse",
     ]
     enabled_column = lines[0].index("ENABLED")
     assert [line[enabled_column:].split()[0] for line in lines] == ["ENABLED", "no", "no", "no"]
+
+
+def test_list_puts_the_wide_target_column_last_so_narrow_terminals_wrap_only_it() -> None:
+    agent(
+        "mcp",
+        "import",
+        "-",
+        stdin=json.dumps(
+            {"mcpServers": {"fs": {"command": "npx", "args": ["-y", "server-filesystem", "/a"]}}}
+        ),
+    )
+
+    result = agent("mcp", "list")
+
+    assert result.stdout == (
+        "NAME  TRANSPORT  ENABLED  TRUSTED  TOOLS           TARGET\n"
+        "fs    stdio      no       no       not discovered  npx -y server-filesystem /a\n"
+    )
     assert SECRET not in result.stdout + result.stderr
 
 
@@ -370,7 +518,7 @@ def test_list_quotes_arguments_and_escapes_control_characters() -> None:
 
     assert "\x1b" not in result.stdout
     assert " ".join(result.stdout.splitlines()[1].split()) == (
-        "evil\\x1b[31m stdio 'my server' 'a b' '\\x1b[2J' no no not discovered"
+        "evil\\x1b[31m stdio no no not discovered 'my server' 'a b' '\\x1b[2J'"
     )
 
 
@@ -409,7 +557,44 @@ def test_removing_an_unknown_server_is_an_error_naming_the_configured_ones(
     assert (result.returncode, result.stdout, result.stderr) == (
         1,
         "",
-        "agent: no MCP server named 'gitlab' (configured: filesystem, github)\n",
+        "agent: no MCP server named 'gitlab' (configured: filesystem, github); nothing removed\n",
+    )
+    assert (agent_home / "mcp-servers.json").read_bytes() == before
+
+
+def test_remove_deletes_several_servers_at_once_keeping_the_others_state(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    three = {"mcpServers": {**CLAUDE_DESKTOP["mcpServers"], "fetch": {"command": "uvx"}}}
+    agent("mcp", "import", str(write_json(tmp_path / "three.json", three)))
+    store = agent_home / "mcp-servers.json"
+    fetch_state = json.loads(store.read_text())["runtime"]["fetch"]
+
+    result = agent("mcp", "remove", "github", "filesystem")
+
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        f"Removed filesystem, github from {store}\n",
+        "",
+    )
+    saved = json.loads(store.read_text())
+    assert [d["name"] for d in saved["definitions"]] == ["fetch"]
+    assert saved["runtime"] == {"fetch": fetch_state}
+
+
+def test_removing_several_servers_with_an_unknown_name_removes_none_and_names_each_unknown(
+    agent_home: Path,
+) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    before = (agent_home / "mcp-servers.json").read_bytes()
+
+    result = agent("mcp", "remove", "github", "gitlab", "fetch")
+
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        "agent: no MCP servers named 'gitlab', 'fetch' (configured: filesystem, github); "
+        "nothing removed\n",
     )
     assert (agent_home / "mcp-servers.json").read_bytes() == before
 
@@ -451,10 +636,29 @@ def test_edit_opens_the_canonical_document_and_saves_a_valid_change(
         f"Saved 2 MCP servers to {agent_home / 'mcp-servers.json'}\n"
         "  changed: filesystem\n"
         "  unchanged: github\n"
-        "New and changed servers stay disabled until their tools are discovered.\n"
+        "New and changed servers are disabled: run agent mcp trust filesystem, then "
+        "agent mcp enable filesystem.\n"
     )
     assert seen.read_text() == CANONICAL_CLAUDE_DESKTOP
     assert agent("mcp", "export").stdout == edited
+
+
+def test_an_edit_that_changes_only_layout_saves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent_home: Path
+) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    store = agent_home / "mcp-servers.json"
+    before = (store.read_bytes(), store.stat().st_ino)
+    scripted_editor(tmp_path, monkeypatch, writes=json.dumps(CLAUDE_DESKTOP))
+
+    result = agent("mcp", "edit")
+
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "No changes; nothing saved.\n",
+        "",
+    )
+    assert (store.read_bytes(), store.stat().st_ino) == before
 
 
 @pytest.mark.parametrize(("variable", "unset"), [("VISUAL", "EDITOR"), ("EDITOR", "VISUAL")])
@@ -668,3 +872,91 @@ def test_concurrent_merge_imports_from_separate_processes_lose_no_update(tmp_pat
 
     names = list(json.loads(agent("mcp", "export").stdout)["mcpServers"])
     assert sorted(names) == sorted(f"w{w}-{r}" for w in range(writers) for r in range(rounds))
+
+
+# --- help -------------------------------------------------------------------------------
+
+NAME_HELP = "NAME a server name as shown by agent mcp list"
+
+
+@pytest.mark.parametrize(
+    ("action", "description", "takes_a_name"),
+    [
+        (
+            "list",
+            "List configured servers: name, transport, enabled, trusted, tools and the command "
+            "line or URL. Env and header values are never printed, only their names.",
+            False,
+        ),
+        (
+            "export",
+            "Print the configuration as a canonical mcpServers document (JSON), ready to import "
+            "elsewhere or keep under version control.",
+            False,
+        ),
+        (
+            "edit",
+            "Edit the configuration as an mcpServers document in $VISUAL or $EDITOR. It is saved "
+            "only when valid; on errors you may edit again, and quitting saves nothing.",
+            False,
+        ),
+        (
+            "remove",
+            "Delete servers and their saved state from the configuration. If any name is "
+            "unknown, nothing is removed.",
+            True,
+        ),
+        (
+            "enable",
+            "Offer the server's selected tools to the model (discovers them first). A local "
+            "server that is not trusted asks before it starts.",
+            True,
+        ),
+        (
+            "disable",
+            "Stop offering the server's tools to the model. Its tools, selection and trust are "
+            "kept.",
+            True,
+        ),
+        (
+            "trust",
+            "Review a local server's exact command line and trust it. On yes, the server starts "
+            "and its tools are discovered. Changing the definition withdraws the trust.",
+            True,
+        ),
+        (
+            "restart",
+            "Start a server afresh and refresh its tools. Use it after a server went offline or "
+            "changed its tools.",
+            True,
+        ),
+        (
+            "inspect",
+            "Start a server and show its version, protocol, capabilities, instructions, tools, "
+            "resources and prompts. A local server that is not trusted asks before it starts.",
+            True,
+        ),
+        (
+            "call",
+            "Call one tool by hand and print its result. Without --args, on a terminal, asks for "
+            "each argument; the arguments are checked against the tool's schema first.",
+            True,
+        ),
+    ],
+)
+def test_each_mcp_action_help_describes_it_and_its_server_name(
+    action: str, description: str, takes_a_name: bool
+) -> None:
+    result = agent("mcp", action, "--help")
+
+    paragraphs = result.stdout.split("\n\n")
+    assert result.returncode == 0
+    assert paragraphs[0].startswith(f"usage: agent mcp {action} [-h]")
+    assert " ".join(paragraphs[1].split()) == description
+    assert (NAME_HELP in " ".join(result.stdout.split())) == takes_a_name
+
+
+def test_remove_help_shows_that_it_takes_several_names() -> None:
+    result = agent("mcp", "remove", "--help")
+
+    assert result.stdout.splitlines()[0] == "usage: agent mcp remove [-h] NAME [NAME ...]"

@@ -130,12 +130,36 @@ def test_every_mistyped_value_is_reported(agent_home: Path) -> None:
     ]
 
 
-def test_a_file_that_is_not_yaml_names_the_file(agent_home: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            "model: [unclosed\n",
+            "not valid YAML at line 2 column 1: expected ',' or ']', but got '<stream end>' "
+            "(while parsing a flow sequence at line 1 column 8)",
+        ),
+        (
+            "model: x\n  mcp: y: z\n",
+            "not valid YAML at line 2 column 6: mapping values are not allowed here",
+        ),
+        (
+            "model: x\n\tloop: 1\n",
+            "not valid YAML at line 2 column 1: found character '\\t' that cannot start any token",
+        ),
+        (
+            "model: x\x00\n",
+            "not valid YAML at character 9: special characters are not allowed (#x0000)",
+        ),
+    ],
+)
+def test_a_file_that_is_not_yaml_is_one_line_naming_the_file_and_the_place(
+    agent_home: Path, content: str, message: str
+) -> None:
     agent_home.mkdir()
     path = agent_home / "settings.yaml"
-    path.write_text("model: [unclosed\n", encoding="utf-8")
+    path.write_text(content, encoding="utf-8")
 
     with pytest.raises(SettingsError) as caught:
         load_settings()
 
-    assert str(caught.value).startswith(f"{path}: not valid YAML: ")
+    assert str(caught.value) == f"{path}: {message}"

@@ -8,11 +8,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from agent.commands.output import confirm, say, table, warn
-from agent.errors import AgentError, DocumentError
-from agent.mcp.definitions import StdioDefinition, display_url
+from agent.errors import AgentError, ConcurrentEditError, DocumentError, UnknownServerError
+from agent.mcp.definitions import ServerDefinition, StdioDefinition, display_url
 from agent.mcp.document import ServersDocument, parse_document, serialize_document
 from agent.mcp.store import McpConfig, McpStore, SaveReport
 
@@ -22,6 +23,11 @@ def import_document(store: McpStore, source: str, merge: bool) -> int:
     document = parse_document(_read_source(source), "<stdin>" if source == "-" else source)
     for notice in document.notices:
         warn(f"note: {notice}")
+    current = store.load().definitions
+    wanted = _merged(current, document.definitions) if merge else document.definitions
+    if tuple(wanted) == tuple(current):
+        say("No changes; nothing saved.")
+        return 0
     report = (
         store.merge_definitions(document.definitions)
         if merge
@@ -29,6 +35,16 @@ def import_document(store: McpStore, source: str, merge: bool) -> int:
     )
     _print_report(report, document)
     return 0
+
+
+def _merged(
+    current: Sequence[ServerDefinition], incoming: Sequence[ServerDefinition]
+) -> list[ServerDefinition]:
+    # What McpStore.merge_definitions would save: known names replaced in place, new ones last.
+    by_name = {d.name: d for d in incoming}
+    merged = [by_name.pop(d.name, d) for d in current]
+    merged.extend(by_name.values())
+    return merged
 
 
 def _read_source(source: str) -> str:
@@ -55,9 +71,22 @@ def _print_report(report: SaveReport, document: ServersDocument) -> None:
     ):
         if names:
             say(f"  {label}: {', '.join(names)}")
-    if report.added or report.changed:
-        say("New and changed servers stay disabled until their tools are discovered.")
+    fresh = [report.config.find(name) for name in (*report.added, *report.changed)]
+    if fresh:
+        say(_next_step(fresh))
     _mention_literal_secrets(report.path, document)
+
+
+def _next_step(fresh: Sequence[ServerDefinition]) -> str:
+    """What to run so new and changed servers (which the store keeps disabled) can be used."""
+    local = any(isinstance(d, StdioDefinition) for d in fresh)
+    if len(fresh) == 1:
+        name = shlex.quote(fresh[0].name)
+        trust = f"agent mcp trust {name}, then " if local else ""
+    else:
+        name = "NAME"
+        trust = "agent mcp trust NAME (local servers), then " if local else ""
+    return f"New and changed servers are disabled: run {trust}agent mcp enable {name}."
 
 
 def _mention_literal_secrets(path: Path, document: ServersDocument) -> None:
@@ -81,13 +110,14 @@ def export_document(store: McpStore) -> int:
 
 
 def list_servers(store: McpStore) -> int:
-    """Name, transport, target, enabled, trusted, tools; never env or header values."""
+    """Name, transport, enabled, trusted, tools, target; never env or header values."""
     config = store.load()
     if not config.definitions:
         say("No MCP servers configured. Import a document with: agent mcp import FILE")
         return 0
     rows = [_server_row(config, name) for name in (d.name for d in config.definitions)]
-    say(table(("NAME", "TRANSPORT", "TARGET", "ENABLED", "TRUSTED", "TOOLS"), rows))
+    # TARGET is last and widest: a narrow terminal then wraps only that column.
+    say(table(("NAME", "TRANSPORT", "ENABLED", "TRUSTED", "TOOLS", "TARGET"), rows))
     return 0
 
 
@@ -108,14 +138,47 @@ def _server_row(config: McpConfig, name: str) -> list[str]:
         tools = "not discovered"
     else:
         tools = f"{len(state.enabled_tools)} of {len(state.cached_tools)} selected"
-    return [name, definition.transport, target, "yes" if state.enabled else "no", trusted, tools]
+    return [name, definition.transport, "yes" if state.enabled else "no", trusted, tools, target]
 
 
-def remove_server(store: McpStore, name: str) -> int:
-    """Delete one server and its state."""
-    report = store.remove(name)
-    say(f"Removed {', '.join(report.removed)} from {report.path}")
-    return 0
+def remove_servers(store: McpStore, names: Sequence[str]) -> int:
+    """Delete the named servers and their state: all of them, or none when a name is unknown."""
+    for _ in range(5):
+        current = store.load()
+        doomed = _find_all(current, names)
+        remaining = [d for d in current.definitions if d not in doomed]
+        try:
+            # One save with `expected`: nothing is removed if another command saved meanwhile.
+            report = store.replace_definitions(remaining, expected=current.definitions)
+        except ConcurrentEditError:
+            continue
+        say(f"Removed {', '.join(report.removed)} from {report.path}")
+        return 0
+    raise AgentError(
+        f"{store.path}: the MCP configuration kept changing while removing; nothing removed, "
+        "try again"
+    )
+
+
+def _find_all(config: McpConfig, names: Sequence[str]) -> list[ServerDefinition]:
+    found: list[ServerDefinition] = []
+    unknown: list[str] = []
+    for name in names:
+        try:
+            definition = config.find(name)
+        except UnknownServerError:
+            unknown.append(name)
+            continue
+        if definition not in found:
+            found.append(definition)
+    if unknown:
+        known = ", ".join(d.name for d in config.definitions) or "none are configured"
+        noun = "server" if len(unknown) == 1 else "servers"
+        raise UnknownServerError(
+            f"no MCP {noun} named {', '.join(map(repr, unknown))} (configured: {known}); "
+            "nothing removed"
+        )
+    return found
 
 
 def edit_document(store: McpStore) -> int:
@@ -143,6 +206,9 @@ def edit_document(store: McpStore) -> int:
                 return 1
             for notice in document.notices:
                 warn(f"note: {notice}")
+            if tuple(document.definitions) == tuple(base):
+                say("No changes; nothing saved.")
+                return 0
             report = store.replace_definitions(document.definitions, expected=base)
             _print_report(report, document)
             return 0

@@ -140,6 +140,43 @@ def test_invalid_json_names_the_line_even_after_comments() -> None:
     )
 
 
+@pytest.mark.parametrize("text", ["", "  \n\t\n", "// nothing yet\n/* really */\n", "\ufeff"])
+def test_an_empty_document_says_it_is_empty(text: str) -> None:
+    with pytest.raises(DocumentError) as caught:
+        parse_document(text, "<stdin>")
+
+    assert str(caught.value) == "<stdin>: empty document"
+
+
+def test_a_server_fragment_pasted_from_a_readme_suggests_the_wrapper() -> None:
+    text = '"github": {\n  "command": "npx",\n  "args": ["-y", "server-github"]\n},\n'
+
+    with pytest.raises(DocumentError) as caught:
+        parse_document(text, "readme.json")
+
+    assert str(caught.value) == (
+        "readme.json: not valid JSON at line 1 column 9: Extra data; if this is a fragment, "
+        'wrap it in {"mcpServers": { ... }}'
+    )
+
+
+def test_a_wrapper_fragment_suggests_only_the_outer_braces() -> None:
+    with pytest.raises(DocumentError) as caught:
+        parse_document('"mcpServers": {"a": {"command": "x"}}', "doc")
+
+    assert str(caught.value) == (
+        "doc: not valid JSON at line 1 column 13: Extra data; if this is a fragment, "
+        "wrap it in { ... }"
+    )
+
+
+def test_extra_data_after_a_whole_object_gets_no_fragment_hint() -> None:
+    with pytest.raises(DocumentError) as caught:
+        parse_document('{"mcpServers": {}}\n{"servers": {}}', "doc")
+
+    assert str(caught.value) == "doc: not valid JSON at line 2 column 1: Extra data"
+
+
 # --- rejections: each with its place and a precise message -------------------------------
 
 
@@ -206,6 +243,75 @@ def test_stdio_fields_on_an_http_server_are_rejected() -> None:
         )
         for key in ("args", "env", "cwd")
     )
+
+
+def test_a_misspelt_command_is_named_with_a_suggestion_instead_of_neither() -> None:
+    text = '{"mcpServers": {"filesystem": {"comand": "npx", "args": ["-y", "server-fs"]}}}'
+
+    assert _problems(text) == (
+        Problem("mcpServers.filesystem.comand", "unknown field (did you mean command?)"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "guess"), [("cmd", "command"), ("Command", "command"), ("uri", "url")]
+)
+def test_without_command_or_url_a_near_field_is_read_as_a_typo_of_them(
+    field: str, guess: str
+) -> None:
+    assert _problems(json.dumps({"servers": {"a": {field: "x"}}})) == (
+        Problem(f"servers.a.{field}", f"unknown field (did you mean {guess}?)"),
+    )
+
+
+def test_a_server_with_neither_and_an_unrelated_unknown_field_reports_both() -> None:
+    assert _problems('{"mcpServers": {"a": {"program": "npx"}}}') == (
+        Problem("mcpServers.a", "has neither command (a local server) nor url (a remote server)"),
+        Problem(
+            "mcpServers.a.program", "unknown field; it could change what runs, so it is not ignored"
+        ),
+    )
+
+
+def test_unknown_fields_of_a_usable_server_get_a_suggestion_when_one_is_close() -> None:
+    text = '{"mcpServers": {"a": {"command": "x", "arg": ["y"], "enviroment": {}, "Disabled": 1}}}'
+
+    assert _problems(text) == (
+        Problem("mcpServers.a.arg", "unknown field (did you mean args?)"),
+        Problem(
+            "mcpServers.a.enviroment",
+            "unknown field; it could change what runs, so it is not ignored",
+        ),
+        Problem("mcpServers.a.Disabled", "unknown field (did you mean disabled?)"),
+    )
+
+
+def test_unknown_fields_are_reported_even_when_the_type_is_unknown() -> None:
+    assert _problems('{"servers": {"a": {"type": "ws", "urll": "wss://h.example"}}}') == (
+        Problem(
+            "servers.a.type",
+            'unknown type "ws"; use one of: http, sse, stdio, streamable-http, '
+            "streamableHttp, streamable_http",
+        ),
+        Problem("servers.a.urll", "unknown field (did you mean url?)"),
+    )
+
+
+def test_a_whole_command_line_in_command_is_kept_with_a_notice() -> None:
+    document = parse_document('{"mcpServers": {"x": {"command": "npx -y foo"}}}', "doc")
+
+    assert document == ServersDocument(
+        (StdioDefinition(name="x", command="npx -y foo"),),
+        ("mcpServers.x.command: contains spaces; if these are arguments, put them in args",),
+    )
+
+
+def test_a_command_with_spaces_and_args_is_a_path_and_gets_no_notice() -> None:
+    text = json.dumps(
+        {"servers": {"app": {"command": "/Applications/My App/server", "args": ["--stdio"]}}}
+    )
+
+    assert parse_document(text, "doc").notices == ()
 
 
 def test_an_unknown_field_is_rejected_because_it_could_change_what_runs() -> None:
@@ -459,6 +565,30 @@ def test_a_document_with_both_wrappers_is_rejected() -> None:
 
 def test_a_document_with_neither_wrapper_is_rejected() -> None:
     assert _problems('{"tools": {}}') == (
+        Problem("", "expected mcpServers (Claude Desktop, Cursor) or servers (VS Code)"),
+    )
+
+
+def test_servers_without_a_wrapper_are_rejected_showing_the_wrapper_with_the_first_name() -> None:
+    text = json.dumps(
+        {
+            "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
+            "docs": {"type": "http", "url": "https://d.example/mcp"},
+            "remote": {"url": "https://r.example/mcp"},
+        }
+    )
+
+    assert _problems(text) == (
+        Problem(
+            "", 'looks like servers without a wrapper; write {"mcpServers": {"github": {...}}}'
+        ),
+    )
+
+
+def test_an_object_with_one_value_that_is_not_a_server_is_not_taken_for_servers() -> None:
+    text = '{"github": {"command": "npx"}, "theme": "dark"}'
+
+    assert _problems(text) == (
         Problem("", "expected mcpServers (Claude Desktop, Cursor) or servers (VS Code)"),
     )
 
