@@ -21,48 +21,47 @@ from agent.mcp.host import McpHost
 from agent.model import LOADER, LiteLLMModel, ModelSettings
 from agent.project import find_project_dir
 from agent.prompt import SystemPrompt
-from agent.settings import Settings
 from agent.tools.builtin import BuiltinToolset
 
 if TYPE_CHECKING:
     from agent.mcp.runtime import McpRuntime
+    from agent.settings import Settings
 
 
-def run_chat(settings: Settings, model_name: str, api_base: str | None) -> int:
+def run_chat(model_name: str, api_base: str | None) -> int:
     """The chat (interactive on a terminal, one turn from piped stdin); returns the exit code."""
+    from agent.ui.chat import ChatParts, ChatSetup, host_toolset, run_interactive, run_once
+
     project = find_project_dir()
     interactive = sys.stdin.isatty()
-    model = LiteLLMModel(
-        ModelSettings(
-            name=model_name,
-            api_base=api_base,
-            api_key_env=settings.api_key_env,
-            chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
-            request_timeout_seconds=settings.model_limits.request_timeout_seconds,
-            retries=settings.model_limits.retries,
+
+    def prepare() -> ChatParts:
+        from agent.settings import load_settings
+
+        settings = load_settings()
+        model = LiteLLMModel(
+            ModelSettings(
+                name=model_name,
+                api_base=api_base or settings.api_base,
+                api_key_env=settings.api_key_env,
+                chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
+                request_timeout_seconds=settings.model_limits.request_timeout_seconds,
+                retries=settings.model_limits.retries,
+            )
         )
-    )
-    host = McpHost(lambda: _make_runtime(settings, project, interactive), report=_report)
-    approver: Approver
-    if interactive:
-        from agent.ui.approval_dialog import TerminalApprover
+        host = McpHost(lambda: _make_runtime(settings, project, interactive), report=_report)
+        conversation = Conversation(
+            model,
+            [BuiltinToolset(project), host_toolset(host)],
+            _approver(interactive),
+            SystemPrompt(project).render,
+            max_tool_rounds=settings.loop.max_tool_rounds,
+        )
+        return ChatParts(conversation, host)
 
-        approver = TerminalApprover()
-    else:
-        approver = DenyAll()
-    from agent.ui.chat import ChatSetup, host_toolset, run_interactive, run_once
-
-    conversation = Conversation(
-        model,
-        [BuiltinToolset(project), host_toolset(host)],
-        approver,
-        SystemPrompt(project).render,
-        max_tool_rounds=settings.loop.max_tool_rounds,
-    )
     if interactive:
         setup = ChatSetup(
-            conversation=conversation,
-            host=host,
+            prepare=prepare,
             history_path=data_home() / "prompt-history",
             greeting=(
                 f"agent {__version__} · {model_name} · {project}\n"
@@ -75,9 +74,18 @@ def run_chat(settings: Settings, model_name: str, api_base: str | None) -> int:
         text = sys.stdin.read()
         if not text.strip():
             raise AgentError("stdin was empty: nothing to send to the model")
+        parts = prepare()
         LOADER.start()
-        code = anyio.run(run_once, conversation, host, text)
+        code = anyio.run(run_once, parts.conversation, parts.host, text)
     return _exit_fast(code)
+
+
+def _approver(interactive: bool) -> Approver:
+    if not interactive:
+        return DenyAll()
+    from agent.ui.approval_dialog import TerminalApprover
+
+    return TerminalApprover()
 
 
 def _make_runtime(settings: Settings, project: Path, interactive: bool) -> McpRuntime:

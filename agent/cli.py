@@ -250,16 +250,21 @@ Any litellm model string works: https://docs.litellm.ai/docs/providers"""
 def _chat(args: argparse.Namespace) -> int:
     import os
 
-    from agent.settings import load_settings, user_settings_path
+    from agent.settings_peek import peek_settings
 
-    settings = load_settings()
-    model_name = args.model or os.environ.get("AGENT_MODEL") or settings.model
+    # Only `model` and `api_base` are read before the prompt; the whole file is validated
+    # right after it is drawn (pydantic's set-up alone would cost over 100 ms here).
+    early = peek_settings()
+    model_name = args.model or os.environ.get("AGENT_MODEL") or early.model
     if not model_name:
+        from agent.settings import load_settings, user_settings_path
+
+        load_settings()  # a broken settings file is the better explanation, if there is one
         print(NO_MODEL_HELP.format(settings=user_settings_path()), file=sys.stderr)
         return 2
     from agent.chat_wiring import run_chat
 
-    return run_chat(settings, model_name, args.api_base or settings.api_base)
+    return run_chat(model_name, args.api_base or early.api_base)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

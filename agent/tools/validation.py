@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
-import jsonschema.validators
-
 
 def argument_problems(schema: dict[str, Any], arguments: object) -> list[str]:
     """Every way `arguments` break `schema`, as short sentences the model can act on."""
     if not isinstance(arguments, dict):
         return ["arguments must be a JSON object"]
+    import jsonschema  # ~40 ms: loaded at the first tool call, not at start-up
+    import jsonschema.validators
+
     try:
         validator_class = jsonschema.validators.validator_for(
             schema, default=jsonschema.Draft202012Validator

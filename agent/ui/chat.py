@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -16,12 +17,15 @@ from pathlib import Path
 from typing import Protocol
 
 import anyio
+import anyio.abc
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import PromptSession
 
+from agent.errors import AgentError
 from agent.loop import Conversation, TurnEnded
+from agent.text import sanitize
 from agent.tools.base import Tool
 from agent.ui.render import EventRenderer
 from agent.ui.style import styled
@@ -42,11 +46,18 @@ class ToolHost(Protocol):
 
 
 @dataclass
-class ChatSetup:
-    """Everything the chat needs, wired by cli.py."""
+class ChatParts:
+    """The conversation and its MCP side, built once settings are validated."""
 
     conversation: Conversation
     host: ToolHost
+
+
+@dataclass
+class ChatSetup:
+    """Everything the chat needs, wired by chat_wiring.py."""
+
+    prepare: Callable[[], ChatParts]  # validates settings, builds the parts (~150 ms)
     history_path: Path
     greeting: str
     load_model: Callable[[], None]  # starts the background import of litellm
@@ -114,28 +125,55 @@ def _history(path: Path) -> FileHistory:
 
 
 async def run_interactive(setup: ChatSetup) -> int:
-    """The REPL until /exit, Ctrl-D, or Ctrl-C twice at an empty prompt."""
+    """The REPL until /exit, Ctrl-D, or Ctrl-C twice at an empty prompt.
+
+    The prompt is drawn first; settings, litellm and the MCP servers come up behind it.
+    """
     renderer = EventRenderer()
     stop = anyio.Event()
+    ready = anyio.Event()
+    parts: list[ChatParts] = []
+    failure: list[AgentError] = []
     session: PromptSession[str] = PromptSession(
         history=_history(setup.history_path), key_bindings=_bindings()
     )
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, lambda: None)
+
+    async def bring_up(group: anyio.abc.TaskGroup) -> None:
+        await anyio.sleep(0.05)  # let the prompt draw before the CPU-heavy set-up
+        try:
+            parts.append(setup.prepare())
+        except AgentError as error:
+            failure.append(error)
+            group.cancel_scope.cancel()
+            return
+        ready.set()
+        group.start_soon(parts[0].host.serve, stop)
+        setup.load_model()
+
     try:
         with patch_stdout(raw=True):
             print(setup.greeting)
             async with anyio.create_task_group() as group:
-                group.start_soon(setup.host.serve, stop)
-                setup.load_model()
-                await _repl(setup, session, renderer)
+                group.start_soon(bring_up, group)
+                await _repl(session, renderer, ready, parts)
                 stop.set()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+    for error in failure:
+        for line in str(error).splitlines():
+            print(f"agent: {sanitize(line)}", file=sys.stderr)
+        return 1
     return 0
 
 
-async def _repl(setup: ChatSetup, session: PromptSession[str], renderer: EventRenderer) -> None:
+async def _repl(
+    session: PromptSession[str],
+    renderer: EventRenderer,
+    ready: anyio.Event,
+    parts: list[ChatParts],
+) -> None:
     interrupted_once = False
     while True:
         try:
@@ -153,7 +191,8 @@ async def _repl(setup: ChatSetup, session: PromptSession[str], renderer: EventRe
             continue
         if text.strip() in EXIT_WORDS:
             return
-        await _run_turn(setup.conversation, setup.host, text, renderer)
+        await ready.wait()
+        await _run_turn(parts[0].conversation, parts[0].host, text, renderer)
 
 
 async def run_once(conversation: Conversation, host: ToolHost, text: str) -> int:
