@@ -18,6 +18,7 @@ from agent.tools.base import Tool
 
 if TYPE_CHECKING:
     from agent.mcp.runtime import McpRuntime
+    from agent.mcp.toolset import McpToolset
 
 Report = Callable[[str], None]
 
@@ -36,6 +37,7 @@ class McpHost:
         self.runtime: McpRuntime | None = None
         self.ready = anyio.Event()
         self.started = anyio.Event()
+        self._toolset: McpToolset | None = None  # kept: it caches built tools between requests
 
     async def serve(self, stop: anyio.Event) -> None:
         """Import, enter the runtime, start servers, and keep them until `stop` is set."""
@@ -84,9 +86,11 @@ class McpHost:
         """The MCP tools for the next request (none before the runtime is up)."""
         if self.runtime is None:
             return []
-        from agent.mcp.toolset import McpToolset
+        if self._toolset is None or self._toolset.runtime is not self.runtime:
+            from agent.mcp.toolset import McpToolset
 
-        return McpToolset(self.runtime, started_only=True).tools()
+            self._toolset = McpToolset(self.runtime, started_only=True)
+        return self._toolset.tools()
 
     @asynccontextmanager
     async def request_scope(self) -> AsyncIterator[None]:

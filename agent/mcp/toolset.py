@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.errors import AgentError
-from agent.mcp.definitions import StdioDefinition
+from agent.mcp.definitions import ServerDefinition, StdioDefinition
 from agent.mcp.names import model_tool_names
 from agent.mcp.results import tool_result_from_mcp
 from agent.mcp.runtime import McpRuntime
-from agent.mcp.store import CachedTool
+from agent.mcp.store import CachedTool, McpConfig
 from agent.messages import ToolResult
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.validation import argument_problems
@@ -45,43 +45,62 @@ class McpTool:
 
 
 class McpToolset:
-    """Composed afresh for each request from the saved configuration."""
+    """Composed afresh for each request from the saved configuration.
+
+    Building 1 000 tools takes milliseconds, and every request needs them, so each server's
+    tools are kept while the configuration object (re-read only when the file changes) and
+    the server's availability are the same.
+    """
 
     def __init__(self, runtime: McpRuntime, *, started_only: bool = False) -> None:
         self.runtime = runtime
         # In a chat, a local server's tools join once it has started: the model never sees
         # tools of a server that is still starting or failed to start.
         self.started_only = started_only
+        self._built: dict[str, tuple[object, list[Tool]]] = {}
 
     def tools(self) -> Sequence[Tool]:
         """Selected tools of enabled servers whose current definition is trusted."""
         config = self.runtime.store.load()
         tools: list[Tool] = []
         for definition in config.definitions:
-            state = config.state(definition.name)
-            if not state.enabled or state.cached_tools is None:
+            if not self._offered(config, definition):
                 continue
-            if not config.is_trusted(definition):
-                continue
-            if (
-                self.started_only
-                and isinstance(definition, StdioDefinition)
-                and self.runtime.status(definition.name).state not in ("ready", "offline")
-            ):
-                continue
-            selected = [t for t in state.cached_tools if t.name in set(state.enabled_tools)]
-            names = model_tool_names(definition.name, [t.name for t in selected])
-            for cached in selected:
-                spec = ToolSpec(
-                    name=names[cached.name],
-                    description=cached.description
-                    or f"{cached.name} (MCP server {definition.name})",
-                    parameters=cached.input_schema,
-                    requires_approval=True,
-                    source=f"MCP server {definition.name}",
-                    server=definition.name,
-                    original_name=cached.name,
-                    annotations=cached.annotations,
-                )
-                tools.append(McpTool(self.runtime, definition.name, cached, spec))
+            cached = self._built.get(definition.name)
+            if cached is None or cached[0] is not config:
+                cached = (config, self._server_tools(config, definition))
+                self._built[definition.name] = cached
+            tools.extend(cached[1])
+        return tools
+
+    def _offered(self, config: McpConfig, definition: ServerDefinition) -> bool:
+        state = config.state(definition.name)
+        if not state.enabled or state.cached_tools is None:
+            return False
+        if not config.is_trusted(definition):
+            return False
+        return not (
+            self.started_only
+            and isinstance(definition, StdioDefinition)
+            and self.runtime.status(definition.name).state not in ("ready", "offline")
+        )
+
+    def _server_tools(self, config: McpConfig, definition: ServerDefinition) -> list[Tool]:
+        state = config.state(definition.name)
+        chosen = set(state.enabled_tools)
+        selected = [t for t in state.cached_tools or () if t.name in chosen]
+        names = model_tool_names(definition.name, [t.name for t in selected])
+        tools: list[Tool] = []
+        for cached in selected:
+            spec = ToolSpec(
+                name=names[cached.name],
+                description=cached.description or f"{cached.name} (MCP server {definition.name})",
+                parameters=cached.input_schema,
+                requires_approval=True,
+                source=f"MCP server {definition.name}",
+                server=definition.name,
+                original_name=cached.name,
+                annotations=cached.annotations,
+            )
+            tools.append(McpTool(self.runtime, definition.name, cached, spec))
         return tools
