@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import platform
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 BASE_INSTRUCTIONS = """\
@@ -17,10 +18,15 @@ that starts with "Error:" describes a failure; fix the call or explain the probl
 
 
 class SystemPrompt:
-    """Composes the system prompt afresh for each request."""
+    """Composes the system prompt afresh for each request.
 
-    def __init__(self, project_dir: Path) -> None:
+    Order: base instructions, context, then each section in the order given (the skills
+    catalog, then the active skills; session memory comes after them).
+    """
+
+    def __init__(self, project_dir: Path, sections: Sequence[Callable[[], str]] = ()) -> None:
         self.project_dir = project_dir
+        self.sections = list(sections)
 
     def render(self) -> str:
         today = datetime.date.today().isoformat()
@@ -29,4 +35,5 @@ class SystemPrompt:
             f"Operating system: {platform.system()}\n"
             f"Today's date: {today}"
         )
-        return f"{BASE_INSTRUCTIONS}\n\n{context}"
+        parts = [BASE_INSTRUCTIONS, context, *(section() for section in self.sections)]
+        return "\n\n".join(part for part in parts if part)

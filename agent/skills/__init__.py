@@ -1,0 +1,1 @@
+"""Agent Skills (agentskills.io): SKILL.md parsing, discovery, trust, catalog and activation."""

@@ -1,0 +1,108 @@
+"""Activated skills: snapshots of their bodies, kept in activation order for the prompt.
+
+A snapshot is what the model was given, frozen: name, scope, SKILL.md path, the body and its
+sha256. The sessions issue saves and restores them exactly; a resumed chat gets the same text
+even if the file changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from agent.skills.model import Skill
+from agent.skills.names import skill_key
+
+MAX_LISTED_FILES = 200
+
+
+@dataclass(frozen=True)
+class SkillSnapshot:
+    """One activation, as the model saw it."""
+
+    name: str
+    scope: str
+    path: str  # the SKILL.md
+    body_sha256: str
+    body: str
+
+    @property
+    def directory(self) -> str:
+        return str(Path(self.path).parent)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "scope": self.scope,
+            "path": self.path,
+            "body_sha256": self.body_sha256,
+            "body": self.body,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SkillSnapshot:
+        return cls(data["name"], data["scope"], data["path"], data["body_sha256"], data["body"])
+
+    def prompt_block(self) -> str:
+        """The body wrapped with the skill's name and directory."""
+        return (
+            f"<skill name={quoteattr(self.name)} directory={quoteattr(self.directory)}>\n"
+            f"{self.body.strip()}\n</skill>"
+        )
+
+
+def snapshot_of(skill: Skill) -> SkillSnapshot:
+    """Freeze a skill's body now."""
+    body = skill.body
+    return SkillSnapshot(
+        name=skill.name,
+        scope=skill.scope,
+        path=str(skill.path),
+        body_sha256=hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        body=body,
+    )
+
+
+def skill_files(skill_dir: Path) -> list[str]:
+    """Relative paths of the files under a skill (not SKILL.md), for the model to read on demand."""
+    files: list[str] = []
+    for root, dirs, names in os.walk(skill_dir):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            relative = os.path.relpath(os.path.join(root, name), skill_dir)
+            if relative != "SKILL.md" and not name.startswith("."):
+                files.append(relative)
+            if len(files) >= MAX_LISTED_FILES:
+                return files
+    return files
+
+
+class ActiveSkills:
+    """The snapshots of one conversation, each once, in activation order."""
+
+    def __init__(self, snapshots: list[SkillSnapshot] | None = None) -> None:
+        self.snapshots: list[SkillSnapshot] = list(snapshots or [])
+
+    def find(self, name: str) -> SkillSnapshot | None:
+        key = skill_key(name)
+        return next((s for s in self.snapshots if skill_key(s.name) == key), None)
+
+    def activate(self, skill: Skill) -> tuple[SkillSnapshot, bool]:
+        """Snapshot `skill`; (snapshot, False) when it was already active."""
+        existing = self.find(skill.name)
+        if existing is not None:
+            return existing, False
+        snapshot = snapshot_of(skill)
+        self.snapshots.append(snapshot)
+        return snapshot, True
+
+    def prompt_section(self) -> str:
+        """The active skills' bodies for the system prompt ("" when none)."""
+        if not self.snapshots:
+            return ""
+        blocks = "\n\n".join(snapshot.prompt_block() for snapshot in self.snapshots)
+        return f"Active skills (follow their instructions):\n\n{blocks}"

@@ -1,0 +1,184 @@
+"""The skills side of a chat: what the model may use, the catalog, and the two skill tools.
+
+`activate_skill` loads a skill's body (and lists its files); `read_skill_resource` reads one
+file inside a skill's directory. Both are read-only and need no approval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.errors import AgentError
+from agent.messages import ToolResult
+from agent.skills.activation import ActiveSkills, SkillSnapshot, skill_files
+from agent.skills.catalog import Catalog, build_catalog
+from agent.skills.model import Skill
+from agent.skills.names import skill_key
+from agent.tools.base import Tool, ToolSpec
+
+MAX_RESOURCE_BYTES = 256 * 1024
+
+
+class SkillError(AgentError):
+    """A skill cannot be activated or read as asked."""
+
+
+class SkillSession:
+    """The usable skills of one chat and the ones it has activated."""
+
+    def __init__(
+        self,
+        skills: Sequence[Skill],
+        active: ActiveSkills | None = None,
+        catalog_budget: Callable[[], int] = lambda: 20_000,
+    ) -> None:
+        self.skills = list(skills)
+        self.active = active or ActiveSkills()
+        self.catalog_budget = catalog_budget
+        self.last_catalog = Catalog("")
+
+    def for_model(self) -> list[Skill]:
+        """Skills in the catalog: all but those with disable-model-invocation."""
+        return [s for s in self.skills if not s.disable_model_invocation]
+
+    def find(self, name: str) -> Skill | None:
+        key = skill_key(name)
+        return next((s for s in self.skills if skill_key(s.name) == key), None)
+
+    def activate(self, name: str, *, by_person: bool = False) -> tuple[SkillSnapshot, bool]:
+        """Activate a skill (the person may also activate those hidden from the model)."""
+        skill = self.find(name)
+        if skill is None or (skill.disable_model_invocation and not by_person):
+            known = ", ".join(s.name for s in (self.skills if by_person else self.for_model()))
+            raise SkillError(f"no skill named {name!r} (available: {known or 'none'})")
+        return self.active.activate(skill)
+
+    def prompt_sections(self) -> str:
+        """The catalog, then the active skills' bodies, for the system prompt."""
+        self.last_catalog = build_catalog(self.for_model(), self.catalog_budget())
+        parts = [self.last_catalog.text, self.active.prompt_section()]
+        return "\n\n".join(part for part in parts if part)
+
+    def tools(self) -> Sequence[Tool]:
+        """The skill tools, when there is something to use them on."""
+        tools: list[Tool] = []
+        names = [s.name for s in self.for_model()]
+        if names:
+            tools.append(ActivateSkill(self, tuple(names)))
+        readable = sorted({*names, *(snapshot.name for snapshot in self.active.snapshots)})
+        if readable:
+            tools.append(ReadSkillResource(self, tuple(readable)))
+        return tools
+
+    def directory_of(self, name: str) -> Path | None:
+        snapshot = self.active.find(name)
+        if snapshot is not None:
+            return Path(snapshot.directory)
+        skill = self.find(name)
+        return skill.directory if skill is not None and not skill.disable_model_invocation else None
+
+
+def activation_text(snapshot: SkillSnapshot) -> str:
+    """What activate_skill returns: the wrapped body and the skill's files (not their text)."""
+    files = skill_files(Path(snapshot.directory))
+    listing = "\n".join(f"- {name}" for name in files) if files else "(none)"
+    return (
+        f"{snapshot.prompt_block()}\n\n"
+        f"Files in this skill (read one with read_skill_resource when the instructions need it):\n"
+        f"{listing}"
+    )
+
+
+@dataclass(frozen=True)
+class ActivateSkill:
+    session: SkillSession
+    names: tuple[str, ...]
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name="activate_skill",
+            description="Load a skill's full instructions (see the skills catalog).",
+            parameters={
+                "type": "object",
+                "properties": {"name": {"type": "string", "enum": list(self.names)}},
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+            requires_approval=False,
+            source="skills",
+        )
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            snapshot, new = self.session.activate(str(arguments["name"]))
+        except SkillError as error:
+            return ToolResult(str(error), is_error=True)
+        if not new:
+            return ToolResult(
+                f"Skill {snapshot.name!r} is already active; its instructions are in your "
+                "system prompt."
+            )
+        return ToolResult(activation_text(snapshot))
+
+
+@dataclass(frozen=True)
+class ReadSkillResource:
+    session: SkillSession
+    names: tuple[str, ...]
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name="read_skill_resource",
+            description=(
+                "Read a file inside a skill's directory (a path relative to it, as listed "
+                "when the skill was activated). UTF-8 text, at most 256 KiB."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "enum": list(self.names)},
+                    "path": {"type": "string", "description": "relative to the skill"},
+                },
+                "required": ["name", "path"],
+                "additionalProperties": False,
+            },
+            requires_approval=False,
+            source="skills",
+        )
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            return ToolResult(self._read(str(arguments["name"]), str(arguments["path"])))
+        except SkillError as error:
+            return ToolResult(str(error), is_error=True)
+
+    def _read(self, name: str, relative: str) -> str:
+        directory = self.session.directory_of(name)
+        if directory is None:
+            raise SkillError(f"no skill named {name!r}")
+        if Path(relative).is_absolute():
+            raise SkillError(
+                f"{relative!r}: give a path relative to the skill, not an absolute one"
+            )
+        root = directory.resolve()
+        target = (root / relative).resolve()
+        if target != root and root not in target.parents:
+            raise SkillError(f"{relative!r} is outside the skill {name!r}")
+        if not target.exists():
+            raise SkillError(f"{relative!r} does not exist in the skill {name!r}")
+        if target.is_dir():
+            raise SkillError(f"{relative!r} is a directory; name a file inside it")
+        size = target.stat().st_size
+        if size > MAX_RESOURCE_BYTES:
+            raise SkillError(
+                f"{relative!r} is {size} bytes; files over {MAX_RESOURCE_BYTES} bytes are not read"
+            )
+        try:
+            return target.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise SkillError(f"{relative!r} is not UTF-8 text") from None

@@ -1,0 +1,165 @@
+"""Trust of project skills: a project's skills reach the model only after the person agreed.
+
+Recorded in the config home per project path, with a fingerprint of the project's skills
+(names and SKILL.md contents). A changed set asks again and shows what changed; a declined
+set stays off and is not asked about again until it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from agent.errors import AgentError
+from agent.home import atomic_write, config_home, file_lock
+from agent.skills.model import SCOPE_PRECEDENCE, Skill
+from agent.skills.names import skill_key
+
+TRUST_FILE_NAME = "skills-trust.json"
+TRUST_VERSION = 1
+Decision = Literal["trusted", "declined"]
+Status = Literal["none", "trusted", "declined", "ask"]
+
+
+def fingerprint(skills: Sequence[Skill]) -> str:
+    """sha256 over the skills' names and SKILL.md contents, independent of order."""
+    digest = hashlib.sha256()
+    for name, content in sorted((s.name, s.content_sha256) for s in skills):
+        digest.update(f"{name}\0{content}\n".encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class SkillTrustRequest:
+    """What the person is shown: each project skill, and what changed since last time."""
+
+    project: Path
+    skills: tuple[Skill, ...]
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    asked_before: bool = False
+
+    def describe(self) -> list[str]:
+        """Lines for a dialog: names, descriptions, paths, and the changes."""
+        if self.asked_before:
+            head = f"The skills of project {self.project} changed since you last decided."
+        else:
+            head = f"Project {self.project} has skills that would go into the model's prompt."
+        lines = [head]
+        for label, names in (
+            ("new", self.added),
+            ("changed", self.changed),
+            ("removed", self.removed),
+        ):
+            if names:
+                lines.append(f"  {label}: {', '.join(names)}")
+        for skill in self.skills:
+            lines.append(f"  {skill.name}: {skill.description}")
+            lines.append(f"      {skill.path}")
+        return lines
+
+
+class SkillTrustPrompt(Protocol):
+    """Asks whether a project's skills may be used; False (or no person) keeps them off."""
+
+    async def confirm(self, request: SkillTrustRequest) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _Record:
+    decision: Decision
+    fingerprint: str
+    skills: dict[str, str]  # name -> sha256 of SKILL.md, to say what changed
+
+
+class SkillTrustStore:
+    """skills-trust.json in the config home: one record per project path."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_home() / TRUST_FILE_NAME
+
+    def status(self, project: Path, skills: Sequence[Skill]) -> Status:
+        """none: no project skills; trusted/declined: decided for exactly this set; ask."""
+        if not skills:
+            return "none"
+        record = self._load().get(str(project.resolve()))
+        if record is None or record.fingerprint != fingerprint(skills):
+            return "ask"
+        return record.decision
+
+    def request(self, project: Path, skills: Sequence[Skill]) -> SkillTrustRequest:
+        """The question to ask, with the differences from the last decision."""
+        record = self._load().get(str(project.resolve()))
+        before = record.skills if record else {}
+        now = {s.name: s.content_sha256 for s in skills}
+        return SkillTrustRequest(
+            project=project,
+            skills=tuple(skills),
+            added=tuple(n for n in now if n not in before),
+            changed=tuple(n for n in now if n in before and before[n] != now[n]),
+            removed=tuple(n for n in before if n not in now),
+            asked_before=record is not None,
+        )
+
+    def record(self, project: Path, skills: Sequence[Skill], decision: Decision) -> None:
+        """Remember the person's decision for exactly this set of skills."""
+        with file_lock(self.path):
+            records = self._load()
+            records[str(project.resolve())] = _Record(
+                decision, fingerprint(skills), {s.name: s.content_sha256 for s in skills}
+            )
+            payload = {
+                "version": TRUST_VERSION,
+                "projects": {
+                    key: {"decision": r.decision, "fingerprint": r.fingerprint, "skills": r.skills}
+                    for key, r in records.items()
+                },
+            }
+            text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+            atomic_write(self.path, text.encode("utf-8"))
+
+    def _load(self) -> dict[str, _Record]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise AgentError(
+                f"{self.path}: cannot read skill trust records ({error}); fix or move the file"
+            ) from None
+        if not isinstance(data, dict) or data.get("version") != TRUST_VERSION:
+            raise AgentError(f"{self.path}: not a version {TRUST_VERSION} skill trust file")
+        records = {}
+        for key, value in (data.get("projects") or {}).items():
+            try:
+                records[key] = _Record(
+                    value["decision"], value["fingerprint"], dict(value["skills"])
+                )
+            except (KeyError, TypeError, ValueError):
+                raise AgentError(f"{self.path}: malformed record for {key}") from None
+        return records
+
+
+def usable_skills(
+    all_skills: Sequence[Skill], hidden: Sequence[Skill], project_trusted: bool
+) -> list[Skill]:
+    """The effective skills once untrusted project skills are set aside.
+
+    A project skill that is not trusted must not hide the user or bundled skill it shadowed,
+    so the choice of winner is made again among what may be used.
+    """
+    candidates = [s for s in (*all_skills, *hidden) if project_trusted or s.scope != "project"]
+    best: dict[str, Skill] = {}
+    for skill in candidates:
+        key = skill_key(skill.name)
+        current = best.get(key)
+        if current is None or SCOPE_PRECEDENCE.index(skill.scope) > SCOPE_PRECEDENCE.index(
+            current.scope
+        ):
+            best[key] = skill
+    return sorted(best.values(), key=lambda s: skill_key(s.name))

@@ -1,0 +1,116 @@
+"""activate_skill and read_skill_resource, as the model calls them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agent.messages import ToolResult
+from agent.skills.activation import ActiveSkills, SkillSnapshot
+from agent.skills.tools import SkillSession
+from tests.skills.helpers_skills import make_skill
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def tools_of(session: SkillSession) -> dict[str, object]:
+    return {tool.spec.name: tool for tool in session.tools()}
+
+
+async def test_no_skills_means_no_skill_tools(tmp_path: Path) -> None:
+    session = SkillSession([])
+    assert session.tools() == [] and session.prompt_sections() == ""
+
+
+async def test_activation_returns_the_wrapped_body_and_file_list_once(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path, "mcp-config", body="Write the document.\n")
+    (skill.directory / "reference.md").write_text("ref")
+    (skill.directory / "templates").mkdir()
+    (skill.directory / "templates" / "stdio.json").write_text("{}")
+    session = SkillSession([skill])
+    activate = tools_of(session)["activate_skill"]
+    assert activate.spec.parameters["properties"]["name"]["enum"] == ["mcp-config"]  # type: ignore[attr-defined]
+
+    first = await activate.run({"name": "mcp-config"})  # type: ignore[attr-defined]
+    again = await activate.run({"name": "mcp-config"})  # type: ignore[attr-defined]
+
+    assert first == ToolResult(
+        f'<skill name="mcp-config" directory="{skill.directory}">\n'
+        "Write the document.\n</skill>\n\n"
+        "Files in this skill (read one with read_skill_resource when the instructions need it):\n"
+        "- reference.md\n- templates/stdio.json"
+    )
+    assert again == ToolResult(
+        "Skill 'mcp-config' is already active; its instructions are in your system prompt."
+    )
+    assert [s.name for s in session.active.snapshots] == ["mcp-config"]
+    assert session.prompt_sections().endswith(
+        f'Active skills (follow their instructions):\n\n<skill name="mcp-config" '
+        f'directory="{skill.directory}">\nWrite the document.\n</skill>'
+    )
+
+
+async def test_a_skill_hidden_from_the_model_is_not_offered_but_the_person_can_activate_it(
+    tmp_path: Path,
+) -> None:
+    hidden = make_skill(tmp_path, "deploy", hidden_from_model=True)
+    shown = make_skill(tmp_path, "notes")
+    session = SkillSession([hidden, shown])
+    assert "deploy" not in session.prompt_sections()
+    enum = tools_of(session)["activate_skill"].spec.parameters["properties"]["name"]["enum"]  # type: ignore[attr-defined]
+    assert enum == ["notes"]
+    snapshot, new = session.activate("deploy", by_person=True)
+    assert (snapshot.name, new) == ("deploy", True)
+    assert "read_skill_resource" in tools_of(session)
+
+
+async def test_every_bad_resource_read_is_a_clear_tool_error(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path / "skills", "guide")
+    (skill.directory / "ok.md").write_text("fine")
+    (skill.directory / "sub").mkdir()
+    (skill.directory / "big.txt").write_bytes(b"x" * (256 * 1024 + 1))
+    (skill.directory / "latin1.txt").write_bytes(b"caf\xe9")
+    (tmp_path / "secret.txt").write_text("outside")
+    os.symlink(tmp_path / "secret.txt", skill.directory / "link.txt")
+    read = tools_of(SkillSession([skill]))["read_skill_resource"]
+
+    async def result(path: str) -> ToolResult:
+        return await read.run({"name": "guide", "path": path})  # type: ignore[attr-defined,no-any-return]
+
+    assert await result("ok.md") == ToolResult("fine")
+    assert await result(str(tmp_path / "secret.txt")) == ToolResult(
+        f"{str(tmp_path / 'secret.txt')!r}: give a path relative to the skill, not an absolute one",
+        is_error=True,
+    )
+    assert await result("../../secret.txt") == ToolResult(
+        "'../../secret.txt' is outside the skill 'guide'", is_error=True
+    )
+    assert await result("link.txt") == ToolResult(
+        "'link.txt' is outside the skill 'guide'", is_error=True
+    )
+    assert await result("sub") == ToolResult(
+        "'sub' is a directory; name a file inside it", is_error=True
+    )
+    assert await result("nope.md") == ToolResult(
+        "'nope.md' does not exist in the skill 'guide'", is_error=True
+    )
+    assert await result("big.txt") == ToolResult(
+        f"'big.txt' is {256 * 1024 + 1} bytes; files over {256 * 1024} bytes are not read",
+        is_error=True,
+    )
+    assert await result("latin1.txt") == ToolResult("'latin1.txt' is not UTF-8 text", is_error=True)
+
+
+def test_snapshots_round_trip_through_json_unchanged(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path, "one", body="Body with ünïcode.\n")
+    active = ActiveSkills()
+    snapshot, _ = active.activate(skill)
+    assert SkillSnapshot.from_json(snapshot.to_json()) == snapshot
+    assert ActiveSkills([snapshot]).prompt_section() == active.prompt_section()

@@ -1,0 +1,65 @@
+"""Project skill trust: decided per project and per exact set of skills."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.skills.trust import SkillTrustStore, usable_skills
+from tests.skills.helpers_skills import make_skill
+
+
+def test_a_project_without_skills_needs_no_decision(tmp_path: Path) -> None:
+    assert SkillTrustStore(tmp_path / "trust.json").status(tmp_path, []) == "none"
+
+
+def test_trust_holds_for_the_same_skills_and_asks_again_with_the_changes(tmp_path: Path) -> None:
+    store = SkillTrustStore(tmp_path / "trust.json")
+    project = tmp_path / "project"
+    one = make_skill(project / ".agents/skills", "one", scope="project")
+    two = make_skill(project / ".agents/skills", "two", scope="project")
+    assert store.status(project, [one, two]) == "ask"
+    first = store.request(project, [one, two])
+    assert (first.added, first.changed, first.removed, first.asked_before) == (
+        ("one", "two"),
+        (),
+        (),
+        False,
+    )
+
+    store.record(project, [one, two], "trusted")
+    assert store.status(project, [one, two]) == "trusted"
+
+    edited = make_skill(
+        project / ".agents/skills", "two", body="Now something else.\n", scope="project"
+    )
+    three = make_skill(project / ".agents/skills", "three", scope="project")
+    assert store.status(project, [edited, three]) == "ask"
+    again = store.request(project, [edited, three])
+    assert (again.added, again.changed, again.removed, again.asked_before) == (
+        ("three",),
+        ("two",),
+        ("one",),
+        True,
+    )
+    lines = again.describe()
+    assert lines[0] == f"The skills of project {project} changed since you last decided."
+    assert "  new: three" in lines and "  changed: two" in lines and "  removed: one" in lines
+    assert (tmp_path / "trust.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_declined_set_stays_off_without_asking_until_it_changes(tmp_path: Path) -> None:
+    store = SkillTrustStore(tmp_path / "trust.json")
+    skill = make_skill(tmp_path / "p/.agents/skills", "only", scope="project")
+    store.record(tmp_path / "p", [skill], "declined")
+    assert store.status(tmp_path / "p", [skill]) == "declined"
+    changed = make_skill(tmp_path / "p/.agents/skills", "only", body="changed\n", scope="project")
+    assert store.status(tmp_path / "p", [changed]) == "ask"
+
+
+def test_an_untrusted_project_skill_does_not_hide_the_user_skill_it_shadows(tmp_path: Path) -> None:
+    user = make_skill(tmp_path / "user", "review", description="mine", scope="user")
+    project = make_skill(tmp_path / "proj", "review", description="theirs", scope="project")
+    bundled = make_skill(tmp_path / "bundled", "other", scope="bundled")
+
+    assert usable_skills([project, bundled], [user], project_trusted=False) == [bundled, user]
+    assert usable_skills([project, bundled], [user], project_trusted=True) == [bundled, project]
