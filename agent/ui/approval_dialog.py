@@ -4,14 +4,13 @@ with a reason for the model. There is no "always" for MCP tools: every call asks
 from __future__ import annotations
 
 import shutil
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
-from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.formatted_text import ANSI, FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Layout
-from prompt_toolkit.layout.containers import Window
+from prompt_toolkit.layout.containers import HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.shortcuts import PromptSession
 
@@ -57,8 +56,12 @@ def _annotation_words(annotations: dict[str, object]) -> list[str]:
     return words
 
 
-async def _single_key(question: str, keys: dict[str, str]) -> str:
-    """Wait for one of `keys`; Esc and Ctrl-C answer "n"."""
+async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] = ()) -> str:
+    """Show `lines` and the question, then wait for one of `keys`; Esc and Ctrl-C answer "n".
+
+    The lines are part of the dialog itself (not printed before it), so they are on screen
+    exactly when the question is, and stay there after the answer.
+    """
     bindings = KeyBindings()
 
     def answer(result: str) -> Callable[[KeyPressEvent], None]:
@@ -73,44 +76,52 @@ async def _single_key(question: str, keys: dict[str, str]) -> str:
     bindings.add("c-c")(answer("n"))
     bindings.add("c-d")(answer("n"))
     bindings.add("enter")(lambda event: None)  # Enter alone decides nothing
-    control = FormattedTextControl(FormattedText([("bold", question)]))
+    windows = []
+    if lines:
+        windows.append(Window(FormattedTextControl(ANSI("\n".join(lines))), height=len(lines)))
+    windows.append(Window(FormattedTextControl(FormattedText([("bold", question)])), height=1))
     app: Application[str] = Application(
-        layout=Layout(Window(control, height=1)), key_bindings=bindings, full_screen=False
+        layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
     )
-    return await app.run_async()
+    # The chat owns SIGINT (it cancels the turn); in raw mode Ctrl-C arrives here as a key.
+    return await app.run_async(handle_sigint=False)
 
 
-async def _page(lines: list[str]) -> None:
-    """Show every line; a screenful at a time when they do not fit, so nothing is cut."""
+async def ask_with_pages(lines: Sequence[str], question: str, keys: dict[str, str]) -> str:
+    """Show every line, a screenful at a time when they do not fit (nothing is ever cut),
+    then the question."""
     rows = shutil.get_terminal_size((80, 24)).lines
-    page = max(rows - 4, 5)
-    for start in range(0, len(lines), page):
-        for line in lines[start : start + page]:
-            print(line)
-        if start + page < len(lines):
-            remaining = len(lines) - start - page
-            await _single_key(
-                f"-- {remaining} more lines: press space to continue --", {" ": "more"}
-            )
-    sys.stdout.flush()
+    page = max(rows - 3, 5)
+    start = 0
+    while len(lines) - start > page:
+        remaining = len(lines) - start - page
+        choice = await single_key(
+            f"-- {remaining} more lines: space shows more, n declines --",
+            {" ": "more", "n": "n"},
+            lines[start : start + page],
+        )
+        if choice == "n":
+            return "n"
+        start += page
+    return await single_key(question, keys, lines[start:])
 
 
 class TerminalApprover:
     """Asks in the terminal, one call at a time."""
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        print()
-        await _page(describe_request(request))
-        choice = await _single_key(
+        choice = await ask_with_pages(
+            ["", *describe_request(request)],
             "Approve? [y] yes once  [n] no  [r] no, with a reason for the model ",
             {"y": "y", "n": "n", "r": "r"},
         )
-        print()
         if choice == "y":
             return Decision(True)
         if choice == "r":
             try:
-                reason = await PromptSession[str]().prompt_async("Reason for the model: ")
+                reason = await PromptSession[str]().prompt_async(
+                    "Reason for the model: ", handle_sigint=False
+                )
             except (KeyboardInterrupt, EOFError):
                 reason = ""
             return Decision(False, reason.strip() or None)
