@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from agent.approval import ApprovalRequest, Approver, Decision, ask, needs_approval
 from agent.errors import AgentError
@@ -94,6 +94,28 @@ Event = (
 )
 
 
+class Recorder(Protocol):
+    """Receives every event worth keeping (the session store implements it)."""
+
+    def record(self, event: dict[str, object]) -> None: ...
+
+
+def message_event(message: Message) -> dict[str, object]:
+    """A history message as a session event."""
+    if message.role == "tool":
+        return {
+            "type": "tool_result",
+            "tool_call_id": message.tool_call_id,
+            "content": message.content,
+        }
+    event: dict[str, object] = {"type": message.role, "content": message.content}
+    if message.tool_calls:
+        event["tool_calls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
+    return event
+
+
 class Conversation:
     """A chat's history and the machinery to take one more turn."""
 
@@ -104,6 +126,7 @@ class Conversation:
         approver: Approver,
         system_prompt: Callable[[], str],
         max_tool_rounds: int = 25,
+        recorder: Recorder | None = None,
     ) -> None:
         self.model = model
         self.toolsets = list(toolsets)
@@ -112,6 +135,27 @@ class Conversation:
         self.max_tool_rounds = max_tool_rounds
         self.history: list[Message] = []
         self.usage = Usage()
+        self.recorder = recorder
+
+    def record(self, event: dict[str, object]) -> None:
+        """Hand an event to the session recorder, if there is one."""
+        if self.recorder is not None:
+            self.recorder.record(event)
+
+    def add(self, message: Message) -> None:
+        """Append to the history and record it, so the session file matches the history."""
+        self.history.append(message)
+        self.record(message_event(message))
+
+    def _record_usage(self, usage: Usage) -> None:
+        self.record(
+            {
+                "type": "usage",
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "cost_usd": usage.cost_usd,
+            }
+        )
 
     def request_messages(self) -> list[dict[str, object]]:
         """What the next request sends: the system prompt, then the history."""
@@ -120,7 +164,7 @@ class Conversation:
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """Take the person's message and run the model and tools until it answers."""
-        self.history.append(user_message(text))
+        self.add(user_message(text))
         partial: list[str] = []
         try:
             rounds = 0
@@ -149,8 +193,9 @@ class Conversation:
                     return
                 assert completion is not None
                 partial.clear()
-                self.history.append(completion.message())
+                self.add(completion.message())
                 self.usage = self.usage + completion.usage
+                self._record_usage(completion.usage)
                 yield UsageReported(completion.usage, self.usage)
                 if not completion.tool_calls:
                     yield TurnEnded("answered")
@@ -162,7 +207,7 @@ class Conversation:
                             "tool rounds",
                             is_error=True,
                         )
-                        self.history.append(tool_message(call, result))
+                        self.add(tool_message(call, result))
                     yield Notice(
                         f"Stopped after {self.max_tool_rounds} tool rounds in one turn "
                         "(loop.max_tool_rounds in settings.yaml). Say how to continue."
@@ -190,6 +235,15 @@ class Conversation:
                 request = ApprovalRequest(call, tool.spec, arguments)
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
+                self.record(
+                    {
+                        "type": "approval",
+                        "tool_call_id": call.id,
+                        "tool": call.name,
+                        "approved": decision.approved,
+                        "reason": decision.reason,
+                    }
+                )
                 yield ApprovalAnswered(call, decision)
                 if not decision.approved:
                     reason = f" Their reason: {decision.reason}" if decision.reason else ""
@@ -198,7 +252,7 @@ class Conversation:
                     )
             if result is None:
                 result = await _run_tool(tool, arguments)
-        self.history.append(tool_message(call, result))
+        self.add(tool_message(call, result))
         yield ToolFinished(call, result)
 
     async def _checked_result(self, call: ToolCall, tool: Tool | None) -> ToolResult | None:
@@ -221,7 +275,7 @@ class Conversation:
 
     def _keep_partial_answer(self, partial: list[str], note: str) -> None:
         if partial:
-            self.history.append(Message("assistant", "".join(partial) + f"\n{note}"))
+            self.add(Message("assistant", "".join(partial) + f"\n{note}"))
             partial.clear()
 
     def answer_dangling_calls(self, text: str) -> None:
@@ -232,7 +286,7 @@ class Conversation:
                 answered = {m.tool_call_id for m in self.history[index + 1 :] if m.role == "tool"}
                 for call in message.tool_calls:
                     if call.id not in answered:
-                        self.history.append(tool_message(call, ToolResult(text, is_error=True)))
+                        self.add(tool_message(call, ToolResult(text, is_error=True)))
                 return
             if message.role == "user":
                 return

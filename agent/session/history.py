@@ -1,0 +1,113 @@
+"""Rebuilding a conversation from its events, repaired so every provider accepts it.
+
+A tool call with no result (the app died mid-tool, or Ctrl-C) gets a synthetic "interrupted"
+result; a tool result whose call is missing is dropped, with a note. Compaction events
+replace the messages they summarised with session memory; the events themselves stay in the
+file, so export still shows everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.messages import Message, ToolCall, Usage
+from agent.skills.activation import SkillSnapshot
+
+INTERRUPTED_RESULT = "Error: interrupted before it finished (the session was resumed)"
+
+
+@dataclass
+class Rebuilt:
+    """What a resumed conversation starts from."""
+
+    messages: list[Message] = field(default_factory=list)
+    snapshots: list[SkillSnapshot] = field(default_factory=list)
+    memory: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    model: str | None = None
+    message_count: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def message_from_event(event: dict[str, Any]) -> Message | None:
+    """The message an event records, if it records one."""
+    kind = event.get("type")
+    if kind == "user":
+        return Message("user", str(event.get("content") or ""))
+    if kind == "assistant":
+        calls = tuple(
+            ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments") or "{}"))
+            for c in event.get("tool_calls") or []
+        )
+        return Message("assistant", event.get("content"), calls)
+    if kind == "tool_result":
+        return Message(
+            "tool", str(event.get("content") or ""), tool_call_id=str(event["tool_call_id"])
+        )
+    return None
+
+
+def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
+    """Messages (after the last compaction), snapshots, memory, usage; repaired."""
+    rebuilt = Rebuilt(model=model)
+    numbered: list[tuple[int, Message]] = []
+    compacted_through = 0
+    for event in events:
+        kind = event.get("type")
+        message = message_from_event(event)
+        if message is not None:
+            number = int(event.get("n") or len(numbered) + 1)
+            numbered.append((number, message))
+            rebuilt.message_count = max(rebuilt.message_count, number)
+        elif kind == "skill_activation":
+            snapshot = SkillSnapshot.from_json(event["snapshot"])
+            if all(s.name != snapshot.name for s in rebuilt.snapshots):
+                rebuilt.snapshots.append(snapshot)
+        elif kind == "compaction":
+            rebuilt.memory = str(event.get("summary") or "")
+            compacted_through = int(event.get("through") or 0)
+        elif kind == "usage":
+            rebuilt.usage = rebuilt.usage + Usage(
+                int(event.get("prompt_tokens") or 0),
+                int(event.get("completion_tokens") or 0),
+                event.get("cost_usd"),
+            )
+        elif kind == "model_change":
+            rebuilt.model = str(event.get("to"))
+    kept = [message for number, message in numbered if number > compacted_through]
+    rebuilt.messages = repair(kept, rebuilt.notes)
+    return rebuilt
+
+
+def repair(messages: list[Message], notes: list[str]) -> list[Message]:
+    """Every tool call answered right after its assistant message; orphan results dropped."""
+    repaired: list[Message] = []
+    pending: list[ToolCall] = []  # calls of the last assistant message still unanswered
+
+    def close_pending() -> None:
+        for call in pending:
+            repaired.append(Message("tool", INTERRUPTED_RESULT, tool_call_id=call.id))
+        if pending:
+            notes.append(
+                f"{len(pending)} tool call(s) had no result (interrupted); marked as interrupted"
+            )
+        pending.clear()
+
+    for message in messages:
+        if message.role == "tool":
+            match = next((c for c in pending if c.id == message.tool_call_id), None)
+            if match is None:
+                notes.append(
+                    f"a tool result for an unknown call ({message.tool_call_id}) was dropped"
+                )
+                continue
+            pending.remove(match)
+            repaired.append(message)
+            continue
+        close_pending()
+        repaired.append(message)
+        if message.role == "assistant":
+            pending = list(message.tool_calls)
+    close_pending()
+    return repaired
