@@ -136,6 +136,7 @@ class Conversation:
         self.history: list[Message] = []
         self.usage = Usage()
         self.recorder = recorder
+        self.memory: str | None = None  # session memory from compaction
 
     def record(self, event: dict[str, object]) -> None:
         """Hand an event to the session recorder, if there is one."""

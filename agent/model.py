@@ -82,12 +82,14 @@ class LiteLLMLoader:
     def _load(self) -> None:
         # Offline, litellm would try to fetch a price list and print warnings later on.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        # Otherwise its import loads a .env file from the working directory (or any parent)
+        # into our environment: a project's secrets must not silently become ours.
+        os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
         gc_was_enabled = gc.isenabled()
         gc.disable()  # the import allocates a great deal; collecting midway halves its speed
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                import litellm
+            # litellm installs its own warning filters at import; keep them (no catch_warnings).
+            import litellm
 
             # litellm builds pydantic schemas lazily, mid-request, and each one warns about
             # ReadOnly TypedDict items: noise no person can act on, printed over the answer.
@@ -188,17 +190,20 @@ class LiteLLMModel:
         chunks: list[Any] = []
         try:
             response = await litellm.acompletion(**request)
-            async for chunk in response:
-                chunks.append(chunk)
-                text = _delta_text(chunk)
-                if text:
-                    yield TextChunk(text)
-                if time.monotonic() > deadline:
-                    raise ModelError(
-                        f"{self.name} did not finish its answer within "
-                        f"{self.settings.request_timeout_seconds:g} s (model_limits."
-                        "request_timeout_seconds in settings.yaml)"
-                    )
+            # `async with` closes the HTTP stream however this ends (Ctrl-C included);
+            # otherwise the connection stays open until garbage collection.
+            async with response:
+                async for chunk in response:
+                    chunks.append(chunk)
+                    text = _delta_text(chunk)
+                    if text:
+                        yield TextChunk(text)
+                    if time.monotonic() > deadline:
+                        raise ModelError(
+                            f"{self.name} did not finish its answer within "
+                            f"{self.settings.request_timeout_seconds:g} s (model_limits."
+                            "request_timeout_seconds in settings.yaml)"
+                        )
         except ModelError:
             raise
         except Exception as error:
@@ -285,6 +290,10 @@ def describe_model_error(
         return ModelError(
             f"{model} sent nothing for {settings.chunk_timeout_seconds:g} s; try again "
             "(model_limits.chunk_timeout_seconds in settings.yaml)"
+        )
+    if kind == "MidStreamFallbackError":
+        return ModelError(
+            f"the connection to {where} broke off in the middle of the answer; try again"
         )
     if kind in ("APIConnectionError", "InternalServerError", "ServiceUnavailableError") and (
         "connection" in detail.lower()

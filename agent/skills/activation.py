@@ -91,11 +91,19 @@ class ActiveSkills:
         key = skill_key(name)
         return next((s for s in self.snapshots if skill_key(s.name) == key), None)
 
-    def activate(self, skill: Skill) -> tuple[SkillSnapshot, bool]:
-        """Snapshot `skill`; (snapshot, False) when it was already active."""
+    def activate(self, skill: Skill, *, refresh: bool = False) -> tuple[SkillSnapshot, bool]:
+        """Snapshot `skill`; (snapshot, False) when it was already active.
+
+        With `refresh` (the person activating it again), a snapshot whose body differs from
+        the file now is replaced in place: a saved snapshot stays in force until then.
+        """
         existing = self.find(skill.name)
         if existing is not None:
-            return existing, False
+            current = snapshot_of(skill)
+            if not refresh or current.body_sha256 == existing.body_sha256:
+                return existing, False
+            self.snapshots[self.snapshots.index(existing)] = current
+            return current, True
         snapshot = snapshot_of(skill)
         self.snapshots.append(snapshot)
         return snapshot, True

@@ -39,6 +39,7 @@ class SkillSession:
         self.active = active or ActiveSkills()
         self.catalog_budget = catalog_budget
         self.last_catalog = Catalog("")
+        self.on_activate: Callable[[SkillSnapshot], None] = lambda snapshot: None
 
     def for_model(self) -> list[Skill]:
         """Skills in the catalog: all but those with disable-model-invocation."""
@@ -54,7 +55,10 @@ class SkillSession:
         if skill is None or (skill.disable_model_invocation and not by_person):
             known = ", ".join(s.name for s in (self.skills if by_person else self.for_model()))
             raise SkillError(f"no skill named {name!r} (available: {known or 'none'})")
-        return self.active.activate(skill)
+        snapshot, new = self.active.activate(skill, refresh=by_person)
+        if new:
+            self.on_activate(snapshot)  # the session records the snapshot as given
+        return snapshot, new
 
     def prompt_sections(self) -> str:
         """The catalog, then the active skills' bodies, for the system prompt."""

@@ -1,0 +1,45 @@
+"""The chat's link to its session file: created at the first event, switched on resume/new."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.session.store import LoadedSession, SessionWriter
+
+
+class SessionRecorder:
+    """Records a conversation's events; no file exists until there is something to keep."""
+
+    def __init__(self, project: Path, model: str, folder: Path | None = None) -> None:
+        self.project = project
+        self.model = model
+        self.folder = folder
+        self.writer: SessionWriter | None = None
+
+    @property
+    def session_id(self) -> str | None:
+        return self.writer.header.id if self.writer else None
+
+    @property
+    def message_count(self) -> int:
+        return self.writer.message_count if self.writer else 0
+
+    def record(self, event: dict[str, Any]) -> None:
+        if self.writer is None:
+            self.writer = SessionWriter.create(self.project, self.model, self.folder)
+        self.writer.record(event)
+
+    def continue_file(self, loaded: LoadedSession, message_count: int) -> None:
+        """Append from now on to a resumed session's own file."""
+        self.close()
+        self.writer = SessionWriter.append_to(loaded.path, loaded.header, message_count)
+
+    def start_new(self) -> None:
+        """The next event starts a new session file."""
+        self.close()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
