@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(handler=_chat)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_mcp_commands(commands)
+    _add_skills_commands(commands)
     return parser
 
 
@@ -237,6 +238,64 @@ def _mcp_call(args: argparse.Namespace) -> int:
     from agent.commands.mcp_console import call_command
 
     return call_command(_store(), args.name, args.tool, args.args_json, args.trace)
+
+
+def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    skills = commands.add_parser(
+        "skills",
+        help="list, show and validate Agent Skills",
+        description="Agent Skills (SKILL.md folders) from the app, ~/.agents/skills and the "
+        "project's .agents/skills.",
+    )
+    sub = skills.add_subparsers(dest="skills_command", metavar="ACTION", required=True)
+    sub.add_parser(
+        "list",
+        help="list every skill found: name, scope, status, path, problems",
+        description="List the skills of every scope (bundled, user, project) with their status "
+        "(ok, warnings, shadowed, skipped) and what is wrong with each.",
+    ).set_defaults(handler=_skills_list)
+    show = sub.add_parser(
+        "show",
+        help="show a skill's fields, location, problems and instructions",
+        description="Show a skill's frontmatter fields, scope, path and problems, then the "
+        "instructions the model reads when the skill is activated.",
+    )
+    show.add_argument("name", metavar="NAME", help="a skill name as shown by agent skills list")
+    show.set_defaults(handler=_skills_show)
+    validate = sub.add_parser(
+        "validate",
+        help="check SKILL.md files against the Agent Skills specification",
+        description="Check SKILL.md files against the Agent Skills specification and print "
+        "every problem. Exits non-zero when a file has an error (it would be skipped); "
+        "warnings alone exit 0.",
+    )
+    validate.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a SKILL.md, a skill folder, or a folder of skill folders",
+    )
+    validate.set_defaults(handler=_skills_validate)
+
+
+def _skills_list(args: argparse.Namespace) -> int:
+    from agent.commands.skills import list_skills
+    from agent.project import find_project_dir
+
+    return list_skills(find_project_dir())
+
+
+def _skills_show(args: argparse.Namespace) -> int:
+    from agent.commands.skills import show_skill
+    from agent.project import find_project_dir
+
+    return show_skill(find_project_dir(), args.name)
+
+
+def _skills_validate(args: argparse.Namespace) -> int:
+    from agent.commands.skills import validate_paths
+
+    return validate_paths(args.paths)
 
 
 NO_MODEL_HELP = """\
