@@ -28,6 +28,7 @@ class ModelLimits(_Section):
     chunk_timeout_seconds: float = Field(gt=0)
     request_timeout_seconds: float = Field(gt=0)
     retries: int = Field(ge=0, le=10)
+    context_window_tokens: int = Field(gt=0)
 
 
 class McpLimits(_Section):
@@ -40,6 +41,15 @@ class LoopLimits(_Section):
     max_tool_rounds: int = Field(gt=0)
 
 
+class SkillsSettings(_Section):
+    catalog_share: float = Field(gt=0, le=1)
+
+
+class SessionsSettings(_Section):
+    compact_at_share: float = Field(gt=0, le=1)
+    keep_recent_turns: int = Field(ge=0)
+
+
 class Settings(_Section):
     model: str | None
     api_base: str | None
@@ -47,6 +57,8 @@ class Settings(_Section):
     model_limits: ModelLimits
     mcp: McpLimits
     loop: LoopLimits
+    skills: SkillsSettings
+    sessions: SessionsSettings
 
 
 def default_settings_path() -> Path:

@@ -11,7 +11,9 @@ from agent.settings import (
     LoopLimits,
     McpLimits,
     ModelLimits,
+    SessionsSettings,
     Settings,
+    SkillsSettings,
     default_settings_path,
     load_settings,
     user_settings_path,
@@ -21,9 +23,16 @@ DEFAULTS = Settings(
     model=None,
     api_base=None,
     api_key_env=None,
-    model_limits=ModelLimits(chunk_timeout_seconds=60, request_timeout_seconds=600, retries=2),
+    model_limits=ModelLimits(
+        chunk_timeout_seconds=60,
+        request_timeout_seconds=600,
+        retries=2,
+        context_window_tokens=128_000,
+    ),
     mcp=McpLimits(startup_timeout_seconds=30, tool_timeout_seconds=120, output_limit_chars=100_000),
     loop=LoopLimits(max_tool_rounds=25),
+    skills=SkillsSettings(catalog_share=0.05),
+    sessions=SessionsSettings(compact_at_share=0.8, keep_recent_turns=2),
 )
 
 
@@ -75,7 +84,7 @@ def test_a_user_file_can_be_given_explicitly(tmp_path: Path) -> None:
         (
             "modle: openai/gpt-4.1\n",
             "modle: unknown key (known keys here: api_base, api_key_env, loop, mcp, model, "
-            "model_limits)",
+            "model_limits, sessions, skills)",
         ),
         (
             "mcp:\n  startup_timeout: 5\n",
