@@ -14,6 +14,7 @@ import anyio
 
 from agent import __version__
 from agent.approval import Approver, DenyAll
+from agent.chat_session import ChatSession, project_skills, usable_from
 from agent.errors import AgentError
 from agent.home import data_home
 from agent.loop import Conversation
@@ -21,15 +22,24 @@ from agent.mcp.host import McpHost
 from agent.model import LOADER, LiteLLMModel, ModelSettings
 from agent.project import find_project_dir
 from agent.prompt import SystemPrompt
+from agent.session.compaction import memory_section
+from agent.session.recorder import SessionRecorder
+from agent.skills.model import Discovery, Skill
+from agent.skills.tools import SkillSession
+from agent.skills.trust import SkillTrustRequest, SkillTrustStore
 from agent.tools.builtin import BuiltinToolset
 
 if TYPE_CHECKING:
     from agent.mcp.runtime import McpRuntime
     from agent.settings import Settings
+    from agent.ui.chat import ChatParts
 
 
-def run_chat(model_name: str, api_base: str | None) -> int:
-    """The chat (interactive on a terminal, one turn from piped stdin); returns the exit code."""
+def run_chat(model_name: str, api_base: str | None, resume: str | None = None) -> int:
+    """The chat (interactive on a terminal, one turn from piped stdin); returns the exit code.
+
+    `resume`: "latest" (--continue), "pick" (--resume with no id), a session id, or None.
+    """
     from agent.ui.chat import ChatParts, ChatSetup, host_toolset, run_interactive, run_once
 
     project = find_project_dir()
@@ -49,15 +59,44 @@ def run_chat(model_name: str, api_base: str | None) -> int:
                 retries=settings.model_limits.retries,
             )
         )
+
+        def context_window() -> int:
+            return model.context_window() or settings.model_limits.context_window_tokens
+
+        skills, trust_store, pending, notes = _skills_for(project, interactive)
+        skill_session = SkillSession(
+            skills,
+            catalog_budget=lambda: int(context_window() * settings.skills.catalog_share * 4),
+        )
         host = McpHost(lambda: _make_runtime(settings, project, interactive), report=_report)
         conversation = Conversation(
             model,
-            [BuiltinToolset(project), host_toolset(host)],
+            [BuiltinToolset(project), skill_session, host_toolset(host)],
             _approver(interactive),
-            SystemPrompt(project).render,
+            lambda: "",
             max_tool_rounds=settings.loop.max_tool_rounds,
+            recorder=SessionRecorder(project, model_name),
         )
-        return ChatParts(conversation, host)
+        conversation.system_prompt = SystemPrompt(
+            project,
+            sections=[skill_session.prompt_sections, lambda: memory_section(conversation.memory)],
+        ).render
+        assert isinstance(conversation.recorder, SessionRecorder)
+        chat = ChatSession(
+            conversation=conversation,
+            skills=skill_session,
+            recorder=conversation.recorder,
+            project=project,
+            model_name=model_name,
+            discovery=skills_discovery(project),
+            trust_store=trust_store,
+            context_window=context_window,
+            compact_at_share=settings.sessions.compact_at_share,
+            keep_recent_turns=settings.sessions.keep_recent_turns,
+            pending_skill_trust=pending,
+            notes=notes,
+        )
+        return ChatParts(conversation, host, chat)
 
     if interactive:
         setup = ChatSetup(
@@ -65,9 +104,11 @@ def run_chat(model_name: str, api_base: str | None) -> int:
             history_path=data_home() / "prompt-history",
             greeting=(
                 f"agent {__version__} · {model_name} · {project}\n"
-                "Enter sends, Alt+Enter adds a line, Ctrl-C stops an answer, /exit quits."
+                "Enter sends, Alt+Enter adds a line, Ctrl-C stops an answer, /help lists "
+                "commands, /exit quits."
             ),
             load_model=LOADER.start,
+            resume=resume,
         )
         code = anyio.run(run_interactive, setup)
     else:
@@ -75,9 +116,65 @@ def run_chat(model_name: str, api_base: str | None) -> int:
         if not text.strip():
             raise AgentError("stdin was empty: nothing to send to the model")
         parts = prepare()
+        for line in parts.chat.notes:
+            _report(line)
+        if resume is not None:
+            _resume_quietly(parts, resume)
         LOADER.start()
         code = anyio.run(run_once, parts.conversation, parts.host, text)
     return _exit_fast(code)
+
+
+_DISCOVERY_CACHE: dict[Path, Discovery] = {}
+
+
+def skills_discovery(project: Path) -> Discovery:
+    """The skills found for this project (discovered once per run)."""
+    if project not in _DISCOVERY_CACHE:
+        from agent.skills.discovery import discover_skills  # yaml: after the prompt is drawn
+
+        _DISCOVERY_CACHE[project] = discover_skills(project)
+    return _DISCOVERY_CACHE[project]
+
+
+def _skills_for(
+    project: Path, interactive: bool
+) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str]]:
+    """Usable skills now, the trust store, a pending trust question, and notes to show."""
+    discovery = skills_discovery(project)
+    notes = [shadowing.note() for shadowing in discovery.shadowed]
+    for skipped in discovery.skipped:
+        reasons = "; ".join(d.message for d in skipped.diagnostics)
+        notes.append(f"skill at {skipped.path} skipped: {reasons}")
+    trust_store = SkillTrustStore()
+    mine = project_skills(discovery)
+    status = trust_store.status(project, mine)
+    pending = None
+    if status == "ask":
+        if interactive:
+            pending = trust_store.request(project, mine)
+        else:
+            notes.append(
+                f"{len(mine)} project skill(s) are not trusted and stay off; "
+                "run `agent skills trust` to decide"
+            )
+    return usable_from(discovery, status == "trusted"), trust_store, pending, notes
+
+
+def _resume_quietly(parts: ChatParts, resume: str) -> None:
+    from agent.session.store import find_session, list_sessions
+
+    chat = parts.chat
+    if resume in ("latest", "pick"):
+        latest = list_sessions(project=chat.project)
+        if not latest:
+            _report("no earlier session in this project to continue")
+            return
+        path = latest[0].path
+    else:
+        path = find_session(resume)
+    for line in chat.resume(path):
+        _report(line)
 
 
 def _approver(interactive: bool) -> Approver:

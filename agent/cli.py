@@ -34,6 +34,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--api-base", metavar="URL", help="the model API's base URL (else api_base in settings)"
     )
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="continue the latest session of this project",
+    )
+    resume.add_argument(
+        "--resume",
+        nargs="?",
+        const="pick",
+        metavar="ID",
+        help="continue a session by id or id prefix (no ID: choose from a list)",
+    )
     parser.set_defaults(handler=_chat)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_mcp_commands(commands)
@@ -276,6 +290,19 @@ def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         help="a SKILL.md, a skill folder, or a folder of skill folders",
     )
     validate.set_defaults(handler=_skills_validate)
+    sub.add_parser(
+        "trust",
+        help="decide whether this project's skills may be used",
+        description="Show this project's skills (name, description, path, and what changed "
+        "since you last decided) and ask whether the model may use them.",
+    ).set_defaults(handler=_skills_trust)
+
+
+def _skills_trust(args: argparse.Namespace) -> int:
+    from agent.commands.skills_trust import trust_command
+    from agent.project import find_project_dir
+
+    return trust_command(find_project_dir())
 
 
 def _skills_list(args: argparse.Namespace) -> int:
@@ -323,7 +350,8 @@ def _chat(args: argparse.Namespace) -> int:
         return 2
     from agent.chat_wiring import run_chat
 
-    return run_chat(model_name, args.api_base or early.api_base)
+    resume = "latest" if args.continue_latest else args.resume
+    return run_chat(model_name, args.api_base or early.api_base, resume)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -153,6 +153,17 @@ class LiteLLMModel:
         self.settings = settings
         self.name = settings.name
         self._loader = loader
+        self._context_window: int | None = None
+
+    def context_window(self) -> int | None:
+        """The model's input token limit when litellm knows it (loads litellm if needed)."""
+        if self._context_window is None:
+            try:
+                info = self._loader.get().get_model_info(self.settings.name)
+                self._context_window = int(info.get("max_input_tokens") or 0)
+            except Exception:  # unknown model: the caller falls back to settings
+                self._context_window = 0
+        return self._context_window or None
 
     def _api_key(self) -> str | None:
         variable = self.settings.api_key_env

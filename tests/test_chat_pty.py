@@ -76,9 +76,11 @@ def trusted_fixture_server(agent_home: Path) -> None:
 
 
 @pytest.fixture
-def chat_env(agent_home: Path) -> Iterator[dict[str, str]]:
+def chat_env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
     env = dict(os.environ)
+    (tmp_path / "home").mkdir(exist_ok=True)
     env.update(
+        HOME=str(tmp_path / "home"),  # no user skills from the real ~/.agents
         AGENT_HOME=str(agent_home),
         OPENAI_API_KEY="sk-test",
         PROMPT_TOOLKIT_NO_CPR="1",
@@ -136,7 +138,13 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
 
     assert len(requests) == 3
     tools_offered = [t["function"]["name"] for t in requests[0]["body"]["tools"]]
-    assert tools_offered == ["read_file", "list_files", echo]
+    assert tools_offered == [
+        "read_file",
+        "list_files",
+        "activate_skill",  # the bundled skills
+        "read_skill_resource",
+        echo,
+    ]
     second, third = requests[1]["body"]["messages"], requests[2]["body"]["messages"]
     assert second[-1] == {"role": "tool", "content": "approved-text", "tool_call_id": "c1"}
     assert third[-1] == {

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 from agent.skills.model import Skill
 from agent.skills.names import skill_key
@@ -50,7 +50,7 @@ class SkillSnapshot:
     def prompt_block(self) -> str:
         """The body wrapped with the skill's name and directory."""
         return (
-            f"<skill name={quoteattr(self.name)} directory={quoteattr(self.directory)}>\n"
+            f'<skill name="{escape(self.name)}" directory="{escape(self.directory)}">\n'
             f"{self.body.strip()}\n</skill>"
         )
 

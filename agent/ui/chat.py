@@ -23,14 +23,14 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import PromptSession
 
+from agent.chat_session import ChatSession
 from agent.errors import AgentError
 from agent.loop import Conversation, TurnEnded
 from agent.text import sanitize
 from agent.tools.base import Tool
 from agent.ui.render import EventRenderer
+from agent.ui.slash import EXIT, run_slash
 from agent.ui.style import styled
-
-EXIT_WORDS = ("/exit", "/quit")
 
 
 class ToolHost(Protocol):
@@ -47,10 +47,11 @@ class ToolHost(Protocol):
 
 @dataclass
 class ChatParts:
-    """The conversation and its MCP side, built once settings are validated."""
+    """The conversation, its session state and its MCP side, built once settings are valid."""
 
     conversation: Conversation
     host: ToolHost
+    chat: ChatSession
 
 
 @dataclass
@@ -61,6 +62,7 @@ class ChatSetup:
     history_path: Path
     greeting: str
     load_model: Callable[[], None]  # starts the background import of litellm
+    resume: str | None = None  # "pick", "latest", a session id, or None
 
 
 class _HostToolset:
@@ -148,16 +150,18 @@ async def run_interactive(setup: ChatSetup) -> int:
             failure.append(error)
             group.cancel_scope.cancel()
             return
-        ready.set()
         group.start_soon(parts[0].host.serve, stop)
         setup.load_model()
+        for line in parts[0].chat.notes:
+            print(styled(sanitize(line), "yellow"))
+        ready.set()
 
     try:
         with patch_stdout(raw=True):
             print(setup.greeting)
             async with anyio.create_task_group() as group:
                 group.start_soon(bring_up, group)
-                await _repl(session, renderer, ready, parts)
+                await _repl(session, renderer, ready, parts, setup.resume)
                 stop.set()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
@@ -173,7 +177,12 @@ async def _repl(
     renderer: EventRenderer,
     ready: anyio.Event,
     parts: list[ChatParts],
+    resume: str | None,
 ) -> None:
+    if resume is not None:  # the person asked to continue: wait for the set-up, then resume
+        await ready.wait()
+        if parts:
+            await _resume_at_start(parts[0].chat, resume)
     interrupted_once = False
     while True:
         try:
@@ -189,10 +198,43 @@ async def _repl(
         interrupted_once = False
         if not text.strip():
             continue
-        if text.strip() in EXIT_WORDS:
-            return
         await ready.wait()
+        if text.lstrip().startswith("/"):
+            if await run_slash(parts[0].chat, text) == EXIT:
+                return
+            continue
+        await _before_turn(parts[0].chat)
         await _run_turn(parts[0].conversation, parts[0].host, text, renderer)
+
+
+async def _before_turn(chat: ChatSession) -> None:
+    """Questions that must come before a request: the project's skills, then compaction."""
+    from agent.ui.skills_dialog import TerminalSkillTrust
+
+    for line in await chat.settle_skill_trust(TerminalSkillTrust()):
+        print(styled(sanitize(line), "yellow"))
+    if chat.needs_compaction():
+        print(styled("The conversation is near the model's context limit; compacting…", "yellow"))
+        try:
+            print(sanitize(await chat.compact()))
+        except AgentError as error:
+            print(styled(f"error: could not compact: {sanitize(str(error))}", "red"))
+
+
+async def _resume_at_start(chat: ChatSession, resume: str) -> None:
+    """--continue / --resume, before the first prompt."""
+    if resume == "pick":
+        await run_slash(chat, "/resume")
+    elif resume == "latest":
+        from agent.session.store import list_sessions
+
+        latest = list_sessions(project=chat.project)
+        if not latest:
+            print(styled("No earlier session in this project to continue.", "yellow"))
+            return
+        await run_slash(chat, f"/resume {latest[0].header.id}")
+    else:
+        await run_slash(chat, f"/resume {resume}")
 
 
 async def run_once(conversation: Conversation, host: ToolHost, text: str) -> int:

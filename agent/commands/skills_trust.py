@@ -1,0 +1,45 @@
+"""`agent skills trust`: decide now whether this project's skills may reach the model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+
+from agent.chat_session import project_skills
+from agent.commands.output import say
+from agent.commands.terminal import NoAnswerError, ask
+from agent.errors import AgentError
+from agent.skills.discovery import discover_skills
+from agent.skills.trust import SkillTrustStore
+from agent.text import sanitize
+
+
+def trust_command(project: Path) -> int:
+    """Show the project's skills (and what changed) and record yes or no."""
+    skills = project_skills(discover_skills(project))
+    if not skills:
+        say(f"The project {project} has no skills (.agents/skills/*/SKILL.md).")
+        return 0
+    store = SkillTrustStore()
+    request = store.request(project, skills)
+    if not sys.stdin.isatty():
+        raise AgentError("there is no terminal to ask; run `agent skills trust` in a terminal")
+    for line in request.describe():
+        print(sanitize(line))
+
+    async def question() -> str:
+        return await ask("Use these skills in this project? [y/N] ")
+
+    try:
+        answer = anyio.run(question)
+    except NoAnswerError:
+        answer = ""
+    trusted = answer.strip().lower() in ("y", "yes")
+    store.record(project, skills, "trusted" if trusted else "declined")
+    if trusted:
+        say(f"Trusted {len(skills)} project skill(s) for {project}.")
+        return 0
+    say("The project's skills stay off; you will be asked again if they change.")
+    return 1

@@ -1,0 +1,175 @@
+"""Slash commands in the chat: /help, /new, /resume, /sessions, /compact, /skills, /skill,
+/export, /usage, /exit. The terminal experience issue adds the rest."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from prompt_toolkit.shortcuts import PromptSession
+
+from agent.chat_session import ChatSession
+from agent.errors import AgentError
+from agent.home import atomic_write, data_home
+from agent.text import sanitize, sanitize_line
+from agent.ui.render import describe_usage
+from agent.ui.style import styled
+
+EXIT = "exit"
+
+
+def say(text: str) -> None:
+    print(sanitize(text))
+
+
+def note(text: str) -> None:
+    print(styled(sanitize(text), "yellow"))
+
+
+@dataclass(frozen=True)
+class Command:
+    summary: str
+    run: Callable[[ChatSession, str], Awaitable[str | None]]
+
+
+async def _help(chat: ChatSession, argument: str) -> None:
+    for name, command in COMMANDS.items():
+        say(f"  /{name:<9} {command.summary}")
+    return None
+
+
+async def _exit(chat: ChatSession, argument: str) -> str:
+    return EXIT
+
+
+async def _new(chat: ChatSession, argument: str) -> None:
+    chat.new()
+    note("New conversation (the previous one is saved; /resume brings it back).")
+    return None
+
+
+async def _sessions(chat: ChatSession, argument: str) -> None:
+    from agent.session.store import list_sessions
+
+    summaries = list_sessions(project=chat.project)[:15]
+    if not summaries:
+        say("No saved sessions for this project yet.")
+    for index, summary in enumerate(summaries, start=1):
+        current = " (current)" if summary.header.id == chat.recorder.session_id else ""
+        title = sanitize_line(summary.title)[:60]
+        say(
+            f"  {index:>2}. {summary.header.id}  {summary.last_activity[:16].replace('T', ' ')}  "
+            f"{summary.message_count:>3} msgs  {title}{current}"
+        )
+    return None
+
+
+async def _resume(chat: ChatSession, argument: str) -> None:
+    from agent.session.store import find_session, list_sessions
+
+    if argument:
+        path = find_session(argument)
+    else:
+        summaries = list_sessions(project=chat.project)[:15]
+        if not summaries:
+            say("No saved sessions for this project yet.")
+            return None
+        await _sessions(chat, "")
+        try:
+            answer = await PromptSession[str]().prompt_async(
+                "Resume which one (number or id, Enter to cancel)? ", handle_sigint=False
+            )
+        except (KeyboardInterrupt, EOFError):
+            return None
+        answer = answer.strip()
+        if not answer:
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(summaries):
+            path = summaries[int(answer) - 1].path
+        else:
+            path = find_session(answer)
+    notes = chat.resume(path)
+    note(f"Resumed {path.stem}: {len(chat.conversation.history)} messages.")
+    for line in notes:
+        note(f"  {line}")
+    return None
+
+
+async def _compact(chat: ChatSession, argument: str) -> None:
+    note("Compacting the conversation…")
+    say(await chat.compact(argument or None))
+    return None
+
+
+async def _skills(chat: ChatSession, argument: str) -> None:
+    if not chat.skills.skills:
+        say("No skills available.")
+    for skill in chat.skills.skills:
+        active = " (active)" if chat.skills.active.find(skill.name) else ""
+        hidden = " [only by /skill]" if skill.disable_model_invocation else ""
+        say(f"  {skill.name} ({skill.scope}){active}{hidden}: {skill.description[:80]}")
+    return None
+
+
+async def _skill(chat: ChatSession, argument: str) -> None:
+    if not argument:
+        raise AgentError("usage: /skill NAME (see /skills)")
+    snapshot, new = chat.activate_skill(argument)
+    note(f"Skill {snapshot.name} {'activated' if new else 'is already active'}.")
+    return None
+
+
+async def _export(chat: ChatSession, argument: str) -> None:
+    from agent.session.export import export_json, export_markdown
+    from agent.session.store import load_session
+
+    if chat.recorder.writer is None:
+        say("Nothing to export yet.")
+        return None
+    fmt = argument or "md"
+    if fmt not in ("md", "json"):
+        raise AgentError("usage: /export [md|json]")
+    loaded = load_session(chat.recorder.writer.path)
+    text = export_markdown(loaded) if fmt == "md" else export_json(loaded)
+    target = data_home() / "exports" / f"{loaded.header.id}.{fmt}"
+    atomic_write(target, text.encode("utf-8"))
+    say(f"Exported to {target}")
+    return None
+
+
+async def _usage(chat: ChatSession, argument: str) -> None:
+    usage = chat.conversation.usage
+    say(describe_usage(usage, usage))
+    return None
+
+
+COMMANDS: dict[str, Command] = {
+    "help": Command("this list", _help),
+    "new": Command("start a new conversation", _new),
+    "resume": Command("[ID] continue a saved session (no id: choose from a list)", _resume),
+    "sessions": Command("recent sessions of this project", _sessions),
+    "compact": Command("[focus] summarise older turns into session memory", _compact),
+    "skills": Command("the skills available here", _skills),
+    "skill": Command("NAME activate a skill now", _skill),
+    "export": Command("[md|json] write this session to a file", _export),
+    "usage": Command("tokens and cost of this session", _usage),
+    "exit": Command("quit (also Ctrl-D)", _exit),
+    "quit": Command("quit", _exit),
+}
+
+
+async def run_slash(chat: ChatSession, text: str) -> str | None:
+    """Run one slash command; returns EXIT to leave the chat."""
+    name, _, argument = text.strip()[1:].partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        hint = f" (did you mean /{close[0]}?)" if close else ""
+        note(f"Unknown command /{name}{hint}; /help lists them.")
+        return None
+    try:
+        return await command.run(chat, argument.strip())
+    except AgentError as error:
+        print(styled(f"error: {sanitize(str(error))}", "red"))
+        return None
