@@ -1,0 +1,98 @@
+"""Compaction through the real model path: older turns become session memory, tool pairs stay
+whole, the latest turns stay verbatim, and the session file keeps everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from agent.approval import Decision
+from agent.loop import Conversation
+from agent.messages import Message, ToolCall
+from agent.model import LiteLLMModel, ModelSettings
+from agent.session.compaction import compact, memory_section, split_point
+from agent.session.recorder import SessionRecorder
+from agent.session.store import load_session
+from tests.fake_openai import FakeOpenAI
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+class Approve:
+    async def decide(self, request: Any) -> Decision:
+        return Decision(True)
+
+
+def test_the_cut_is_at_a_user_turn_so_tool_pairs_stay_whole() -> None:
+    history = [
+        Message("user", "one"),
+        Message("assistant", None, (ToolCall("c1", "read_file", "{}"),)),
+        Message("tool", "result", tool_call_id="c1"),
+        Message("assistant", "answer one"),
+        Message("user", "two"),
+        Message("assistant", "answer two"),
+        Message("user", "three"),
+        Message("assistant", None, (ToolCall("c2", "read_file", "{}"),)),
+        Message("tool", "result", tool_call_id="c2"),
+    ]
+    assert split_point(history, keep_recent_turns=2) == 4
+    assert split_point(history, keep_recent_turns=1) == 6
+    assert split_point(history, keep_recent_turns=3) == 0  # nothing older to summarise
+
+
+@pytest.mark.anyio
+async def test_compaction_replaces_older_turns_with_memory_in_the_next_request(
+    tmp_path: Path,
+) -> None:
+    summary_text = "- The person asked three questions about numbers."
+    script = [
+        {"text": "Answer one."},
+        {"text": "Answer two."},
+        {"text": "Answer three."},
+        {"text": summary_text},
+        {"text": "Answer four."},
+    ]
+    with FakeOpenAI(script) as fake:
+        model = LiteLLMModel(ModelSettings("openai/fake-model", api_base=fake.base_url, retries=0))
+        recorder = SessionRecorder(tmp_path, "openai/fake-model", folder=tmp_path / "sessions")
+        chat = Conversation(model, [], Approve(), lambda: "", 25, recorder=recorder)
+        chat.system_prompt = lambda: "\n\n".join(
+            filter(None, ["Base.", memory_section(chat.memory)])
+        )
+        with anyio.fail_after(30):
+            for question in ("one?", "two?", "three?"):
+                async for _ in chat.turn(question):
+                    pass
+            summary, count = await compact(chat, keep_recent_turns=1, focus="numbers")
+            async for _ in chat.turn("four?"):
+                pass
+        summarising, after = fake.requests[3]["body"], fake.requests[4]["body"]
+
+    assert (summary, count) == (summary_text, 4)
+    assert "tools" not in summarising
+    assert "[user]\none?" in summarising["messages"][1]["content"]
+    assert "focus on: numbers" in summarising["messages"][1]["content"]
+    assert [m["role"] for m in after["messages"]] == ["system", "user", "assistant", "user"]
+    assert after["messages"][0]["content"].endswith(
+        "Session memory (a summary of the earlier part of this conversation, which is no "
+        f"longer shown in full):\n{summary_text}"
+    )
+    assert after["messages"][1] == {"role": "user", "content": "three?"}
+    assert recorder.writer is not None
+    path = recorder.writer.path
+    recorder.close()
+    events = load_session(path).events
+    assert [e["type"] for e in events].count("user") == 4  # nothing is deleted from the file
+    compaction = next(e for e in events if e["type"] == "compaction")
+    assert (compaction["summary"], compaction["through"]) == (summary_text, 4)
