@@ -88,13 +88,16 @@ def test_list_shows_each_skill_with_scope_status_path_and_diagnostics(
 
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.splitlines()[0].split() == ["NAME", "SCOPE", "STATUS", "PATH"]
+    off = "note: off until you trust this project's skills (agent skills trust)"
     assert rows_outside_bundled(result.stdout) == [
-        ["Deploy", "project", "warnings", str(upper)],
+        ["Deploy", "project", "untrusted", str(upper)],
+        [off],
         [
             "warning: name 'Deploy': the name may hold only lowercase letters, digits and "
             "hyphens; loaded anyway"
         ],
-        ["review", "project", "ok", str(project_review)],
+        ["review", "project", "untrusted", str(project_review)],
+        [off],
         ["review", "user", "shadowed", str(user_review)],
         [f"note: hidden by the project skill at {project_review}"],
         ["broken", "user", "skipped", str(broken)],

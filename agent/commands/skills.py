@@ -14,6 +14,7 @@ from agent.skills.discovery import discover_skills, skill_roots
 from agent.skills.model import SCOPE_PRECEDENCE, Diagnostic, Discovery, Skill, SkippedSkill
 from agent.skills.names import skill_key
 from agent.skills.parse import SKILL_FILE, parse_skill_file
+from agent.skills.trust import SkillTrustStore
 from agent.text import sanitize_line
 
 _INDENT = "    "
@@ -22,6 +23,8 @@ _INDENT = "    "
 def list_skills(project_dir: Path) -> int:
     """Every skill found: name, scope, status, path, and each one's diagnostics below it."""
     discovery = discover_skills(project_dir)
+    project_set = [skill for skill in discovery.skills if skill.scope == "project"]
+    trust = SkillTrustStore().status(project_dir, project_set)
     rows: list[tuple[list[str], list[str]]] = []
     hidden_by: dict[int, Skill] = {id(s.hidden): s.winner for s in discovery.shadowed}
     valid = [*discovery.skills, *(s.hidden for s in discovery.shadowed)]
@@ -34,6 +37,9 @@ def list_skills(project_dir: Path) -> int:
             notes.insert(0, f"note: hidden by the {winner.scope} skill at {winner.path}")
         else:
             status = "warnings" if skill.diagnostics else "ok"
+        if skill.scope == "project" and trust != "trusted":
+            status = "untrusted" if trust == "ask" else "declined"
+            notes.insert(0, "note: off until you trust this project's skills (agent skills trust)")
         rows.append(([skill.name, skill.scope, status, str(skill.path)], notes))
     for skipped in discovery.skipped:
         name = _skipped_name(skipped)
