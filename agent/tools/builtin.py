@@ -19,7 +19,13 @@ from agent.tools.base import Tool, ToolSpec
 READ_LIMIT_BYTES = 256 * 1024
 LIST_DEFAULT_LIMIT = 200
 LIST_MAX_LIMIT = 2000
-_SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache"})
+# Version control, dependencies and caches: never what a question about the project is about.
+_SKIPPED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
+        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".cache",
+    }
+)  # fmt: skip
 
 
 def _inside(project: Path, relative: str) -> Path:
