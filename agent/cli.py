@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_mcp_commands(commands)
     _add_skills_commands(commands)
+    _add_sessions_commands(commands)
     return parser
 
 
@@ -323,6 +324,85 @@ def _skills_validate(args: argparse.Namespace) -> int:
     from agent.commands.skills import validate_paths
 
     return validate_paths(args.paths)
+
+
+_SESSION_ID_HELP = "a session id, or enough of its start to be unique (see agent sessions list)"
+
+
+def _add_sessions_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sessions = commands.add_parser(
+        "sessions",
+        help="list, show, export and delete saved chat sessions",
+        description="Saved chat sessions: one file per chat in the data home, kept until you "
+        "delete it.",
+    )
+    sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+    listing = sub.add_parser(
+        "list",
+        help="list this project's sessions, newest first",
+        description="List the sessions of the current project (its git root, else this "
+        "folder), newest first: id, last activity (local time), messages, model and title.",
+    )
+    listing.add_argument(
+        "--all", dest="every_project", action="store_true", help="sessions of every project"
+    )
+    listing.set_defaults(handler=_sessions_list)
+    show = sub.add_parser(
+        "show",
+        help="print a session as Markdown",
+        description="Print a whole session as Markdown: messages, tool calls with their "
+        "arguments and results, approvals, activated skills, compactions and usage.",
+    )
+    show.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
+    show.set_defaults(handler=_sessions_show)
+    export = sub.add_parser(
+        "export",
+        help="write a session as Markdown or JSON",
+        description="Write a whole session as Markdown (readable) or JSON (every event as "
+        "saved), to standard output or to a file only you can read.",
+    )
+    export.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
+    export.add_argument(
+        "--format", dest="fmt", choices=("md", "json"), default="md", help="default: md"
+    )
+    export.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (mode 0600) instead of stdout"
+    )
+    export.set_defaults(handler=_sessions_export)
+    delete = sub.add_parser(
+        "delete",
+        help="delete a saved session",
+        description="Delete a saved session's file. Asks first on a terminal; without one, "
+        "only with --yes.",
+    )
+    delete.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
+    delete.add_argument("--yes", "-y", action="store_true", help="delete without asking")
+    delete.set_defaults(handler=_sessions_delete)
+
+
+def _sessions_list(args: argparse.Namespace) -> int:
+    from agent.commands.sessions import list_command
+    from agent.project import find_project_dir
+
+    return list_command(find_project_dir(), args.every_project)
+
+
+def _sessions_show(args: argparse.Namespace) -> int:
+    from agent.commands.sessions import show_command
+
+    return show_command(args.session_id)
+
+
+def _sessions_export(args: argparse.Namespace) -> int:
+    from agent.commands.sessions import export_command
+
+    return export_command(args.session_id, args.fmt, args.output)
+
+
+def _sessions_delete(args: argparse.Namespace) -> int:
+    from agent.commands.sessions import delete_command
+
+    return delete_command(args.session_id, args.yes)
 
 
 NO_MODEL_HELP = """\

@@ -75,6 +75,7 @@ def test_the_chat_without_a_model_says_how_to_choose_one_and_loads_no_model_code
         ["mcp", "import", "--merge", "-"],
         ["mcp", "remove", "fetch"],
         ["skills", "validate", str(Path(__file__).resolve().parent.parent / "skills")],
+        ["sessions", "list", "--all"],
     ],
 )
 def test_mcp_configuration_commands_never_import_litellm(argv: list[str], tmp_path: Path) -> None:

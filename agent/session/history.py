@@ -13,6 +13,7 @@ from typing import Any
 
 from agent.messages import Message, ToolCall, Usage
 from agent.skills.activation import SkillSnapshot
+from agent.skills.names import skill_key
 
 INTERRUPTED_RESULT = "Error: interrupted before it finished (the session was resumed)"
 
@@ -61,9 +62,7 @@ def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
             numbered.append((number, message))
             rebuilt.message_count = max(rebuilt.message_count, number)
         elif kind == "skill_activation":
-            snapshot = SkillSnapshot.from_json(event["snapshot"])
-            if all(s.name != snapshot.name for s in rebuilt.snapshots):
-                rebuilt.snapshots.append(snapshot)
+            _keep_snapshot(rebuilt.snapshots, SkillSnapshot.from_json(event["snapshot"]))
         elif kind == "compaction":
             rebuilt.memory = str(event.get("summary") or "")
             compacted_through = int(event.get("through") or 0)
@@ -78,6 +77,17 @@ def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
     kept = [message for number, message in numbered if number > compacted_through]
     rebuilt.messages = repair(kept, rebuilt.notes)
     return rebuilt
+
+
+def _keep_snapshot(snapshots: list[SkillSnapshot], snapshot: SkillSnapshot) -> None:
+    """Each skill once, in first-activation order; a later activation (the person refreshing
+    a changed skill) replaces the earlier snapshot in place, as ActiveSkills.activate does."""
+    key = skill_key(snapshot.name)
+    for index, existing in enumerate(snapshots):
+        if skill_key(existing.name) == key:
+            snapshots[index] = snapshot
+            return
+    snapshots.append(snapshot)
 
 
 def repair(messages: list[Message], notes: list[str]) -> list[Message]:

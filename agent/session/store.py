@@ -10,6 +10,7 @@ message count), so a thousand sessions list quickly.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -25,6 +26,7 @@ from agent.home import data_home, ensure_private_dir
 
 SESSION_VERSION = 1
 _HEAD_BYTES = 16 * 1024
+_TITLE_SEARCH_BYTES = 1024 * 1024  # how far into a file its first user message is sought
 _TAIL_BYTES = 16 * 1024
 
 
@@ -81,9 +83,19 @@ class SessionWriter:
         folder = ensure_private_dir(folder or sessions_dir())
         header = SessionHeader(new_session_id(), now(), str(project), model, __version__)
         path = folder / f"{header.id}.jsonl"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        # The header is written under a temporary name and the file appears complete with it:
+        # a crash right after creating it must not leave a header-less session behind.
+        temporary = folder / f".{header.id}.jsonl.new"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         writer = cls(path, os.fdopen(fd, "a", encoding="utf-8"), header)
-        writer._write(header.to_json())
+        try:
+            writer._write(header.to_json())
+            _publish(temporary, path)
+        except BaseException:
+            writer.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+            raise
         return writer
 
     @classmethod
@@ -103,11 +115,30 @@ class SessionWriter:
         self._write({"at": now(), **event})
 
     def _write(self, event: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(event, ensure_ascii=False) + "\n")
+        line = json.dumps(event, ensure_ascii=False)
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (from a tool's output, say) cannot be written as UTF-8; as a
+            # \udxxx escape it can, and it reads back as the same string.
+            line = json.dumps(event, ensure_ascii=True)
+        self._handle.write(line + "\n")
         self._handle.flush()
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _publish(temporary: Path, path: Path) -> None:
+    """Give a new session file its name; unlike a rename, a link never replaces another."""
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: a rename is the next best thing
+        os.rename(temporary, path)
+        return
+    os.unlink(temporary)
 
 
 def _ends_torn(path: Path) -> bool:
@@ -172,6 +203,8 @@ def load_session(path: Path) -> LoadedSession:
             continue
         if isinstance(data, dict):
             events.append(data)
+        else:
+            notes.append(f"line {number} is not an event and was skipped")
     if header is None:
         raise SessionError(f"{path}: empty or unreadable session file")
     return LoadedSession(path, header, events, notes)
@@ -188,41 +221,63 @@ class SessionSummary:
     last_activity: str
 
 
-def _head_and_tail(path: Path) -> tuple[list[bytes], list[bytes]]:
-    with path.open("rb") as handle:
-        head = handle.read(_HEAD_BYTES)
-        size = handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, size - _TAIL_BYTES))
-        tail = handle.read()
-    return head.split(b"\n"), tail.split(b"\n")
-
-
 def summarize(path: Path) -> SessionSummary:
     """Header, title and last activity from the file's head and tail only."""
-    head, tail = _head_and_tail(path)
-    header = _header_from(_json_or_none(head[0]), path)
-    title = ""
-    for line in head[1:]:
+    with path.open("rb") as handle:
+        header = _header_from(_json_or_none(handle.readline(_HEAD_BYTES)), path)
+        title = _title(handle)
+        size = handle.seek(0, os.SEEK_END)
+        last, count = _last_activity_and_count(handle, size)
+    return SessionSummary(path, header, title, count, last or header.started_at)
+
+
+def _title(handle: IO[bytes]) -> str:
+    """The first line of the first user message, read from just after the header.
+
+    Lines are read whole: a first message (or a skill activated before it) longer than a
+    fixed head still gives the title, at the cost of a longer read for this one file.
+    """
+    budget = _TITLE_SEARCH_BYTES
+    while budget > 0:
+        line = handle.readline(budget)
+        budget -= len(line)
+        if not line.endswith(b"\n"):
+            return ""  # the end of the file, or a line longer than the whole budget
         data = _json_or_none(line)
         if isinstance(data, dict) and data.get("type") == "user":
-            title = (
-                str(data.get("content") or "").strip().splitlines()[0]
-                if data.get("content")
-                else ""
-            )
-            break
-    count, last = 0, header.started_at
-    for line in reversed(tail):
-        data = _json_or_none(line)
-        if isinstance(data, dict) and "at" in data:
-            last = str(data["at"])
-            break
-    for line in reversed(tail):
-        data = _json_or_none(line)
-        if isinstance(data, dict) and "n" in data:
-            count = int(data["n"])
-            break
-    return SessionSummary(path, header, title, count, last)
+            text = str(data.get("content") or "").strip()
+            return text.splitlines()[0] if text else ""
+    return ""
+
+
+def _last_activity_and_count(handle: IO[bytes], size: int) -> tuple[str | None, int]:
+    """The last event's time and the last message number, from the smallest tail holding them.
+
+    A small tail usually suffices; when the last lines are longer (a big tool result), it
+    grows until they are whole.
+    """
+    window = _TAIL_BYTES
+    last: str | None = None
+    count: int | None = None
+    while True:
+        start = max(0, size - window)
+        handle.seek(start)
+        lines = handle.read(size - start).split(b"\n")
+        if start > 0:
+            lines = lines[1:]  # it may begin mid-line
+        for line in reversed(lines):
+            data = _json_or_none(line)
+            if not isinstance(data, dict) or data.get("type") == "header":
+                continue
+            if last is None and "at" in data:
+                last = str(data["at"])
+            if count is None and isinstance(data.get("n"), int):
+                count = data["n"]
+            if last is not None and count is not None:
+                return last, count
+        if start == 0:
+            return last, count or 0
+        window *= 4
 
 
 def _json_or_none(line: bytes) -> Any:
@@ -245,7 +300,7 @@ def list_sessions(folder: Path | None = None, project: Path | None = None) -> li
     for path in session_files(folder):
         try:
             summary = summarize(path)
-        except SessionError:
+        except (SessionError, OSError):  # not a session, or deleted meanwhile
             continue
         if project is None or summary.header.project == str(project):
             summaries.append(summary)
@@ -259,7 +314,9 @@ def find_session(prefix: str, folder: Path | None = None) -> Path:
     if exact:
         return exact[0]
     if not matches:
-        raise SessionError(f"no session with id {prefix!r} (list them with: agent sessions list)")
+        raise SessionError(
+            f"no session with id {prefix!r} (list them with: agent sessions list --all)"
+        )
     if len(matches) > 1:
         shown = ", ".join(p.stem for p in matches[:5])
         raise SessionError(

@@ -1,0 +1,169 @@
+"""`agent sessions list|show|export|delete`: saved chats, without starting one.
+
+Nothing here loads the model or MCP code. Everything printed from a session is sanitized:
+it holds what the model, tools and skills wrote.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from agent.commands.output import say, table, warn
+from agent.errors import AgentError
+from agent.home import atomic_write
+from agent.session.export import export_json, export_markdown
+from agent.session.store import (
+    LoadedSession,
+    SessionError,
+    find_session,
+    list_sessions,
+    load_session,
+    summarize,
+)
+from agent.text import sanitize_line
+
+_MIN_TITLE_WIDTH = 20
+
+
+def list_command(project: Path, every_project: bool) -> int:
+    """Sessions newest first: id, last activity, messages, model, (project,) title."""
+    summaries = list_sessions(project=None if every_project else project)
+    if not summaries:
+        if every_project:
+            say("No saved sessions yet.")
+        else:
+            say(f"No saved sessions for {sanitize_line(str(project))}.")
+            say("See every project's with: agent sessions list --all")
+        return 0
+    headers = ["ID", "LAST ACTIVITY", "MESSAGES", "MODEL"]
+    if every_project:
+        headers.append("PROJECT")
+    rows = []
+    for summary in summaries:
+        row = [
+            summary.header.id,
+            local_time(summary.last_activity),
+            str(summary.message_count),
+            summary.header.model,
+        ]
+        if every_project:
+            row.append(_home_relative(summary.header.project))
+        rows.append(row)
+    # The title takes what the terminal has left; it is the column worth cutting.
+    used = max(len(line) for line in table(headers, rows).split("\n")) + len("  ")
+    room = max(_MIN_TITLE_WIDTH, shutil.get_terminal_size().columns - used)
+    titled = [
+        [*row, _cut(_printable(summary.title), room)]
+        for row, summary in zip(rows, summaries, strict=True)
+    ]
+    say(table([*headers, "TITLE"], titled))
+    return 0
+
+
+def show_command(session_id: str) -> int:
+    """The session as Markdown on stdout; anything skipped while loading on stderr."""
+    loaded = _load(session_id)
+    sys.stdout.write(export_markdown(loaded))
+    return 0
+
+
+def export_command(session_id: str, fmt: str, output: str | None) -> int:
+    """The session as Markdown or JSON, to stdout or to a private file."""
+    loaded = _load(session_id)
+    text = export_markdown(loaded) if fmt == "md" else export_json(loaded)
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return 0
+    target = Path(output).expanduser()
+    try:
+        atomic_write(target, text.encode("utf-8"), 0o600)
+    except OSError as error:
+        raise AgentError(
+            f"cannot write {target}: {error.strerror or error}; choose another file with -o"
+        ) from None
+    say(f"Exported session {loaded.header.id} to {target} ({fmt}).")
+    return 0
+
+
+def delete_command(session_id: str, yes: bool) -> int:
+    """Delete one session file, after a y/N question on a terminal (or --yes)."""
+    path = find_session(session_id)
+    name = path.stem
+    if not yes:
+        if not sys.stdin.isatty():
+            raise AgentError(
+                f"not deleting session {name}: there is no terminal to confirm it; add --yes "
+                "to delete without asking"
+            )
+        _describe(path)
+        if not _ask_yes(f"Delete session {name}? [y/N] "):
+            say("Nothing deleted.")
+            return 1
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        raise AgentError(f"session {name} was already deleted") from None
+    except OSError as error:
+        raise AgentError(f"cannot delete {path}: {error.strerror or error}") from None
+    say(f"Deleted session {name}.")
+    return 0
+
+
+def _load(session_id: str) -> LoadedSession:
+    loaded = load_session(find_session(session_id))
+    for note in loaded.notes:
+        warn(f"note: {loaded.header.id}: {note}")
+    return loaded
+
+
+def _describe(path: Path) -> None:
+    try:
+        summary = summarize(path)
+    except (SessionError, OSError) as error:
+        say(f"Session:       {path.stem} (unreadable: {sanitize_line(str(error))})")
+        return
+    say(f"Session:       {summary.header.id}")
+    say(f"Title:         {_printable(summary.title) or '(no messages)'}")
+    say(f"Project:       {sanitize_line(summary.header.project)}")
+    say(f"Messages:      {summary.message_count}")
+    say(f"Last activity: {local_time(summary.last_activity)}")
+
+
+def _ask_yes(question: str) -> bool:
+    try:
+        answer = input(question)
+    except EOFError:
+        say()
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def local_time(stamp: str) -> str:
+    """An ISO time stamp as short local time, e.g. 2026-11-29 15:35 (as saved if unreadable)."""
+    try:
+        moment = datetime.datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _home_relative(path: str) -> str:
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
+
+
+def _printable(text: str) -> str:
+    # A lone surrogate (saved from a tool's or a terminal's bad bytes) cannot be printed.
+    return sanitize_line(text).encode("utf-8", "replace").decode("utf-8")
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,244 @@
+"""A session as a readable Markdown document or as JSON: every event, in order, nothing left out.
+
+Everything in a session was written by someone else (the person, the model, tools, skills),
+so the Markdown keeps it from breaking the document: prose is quoted line by line, code and
+tool output go in fences longer than any backtick run inside them, short values in code
+spans, and control characters are shown as visible escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agent.session.store import LoadedSession
+from agent.text import sanitize, sanitize_line
+
+# Characters that could start Markdown syntax inside a line of ordinary text.
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~#!])")
+# json.dumps(ensure_ascii=False) escapes C0 controls itself, but not DEL, the C1 controls or
+# lone surrogates (which a tool's output may hold and which cannot be written as UTF-8).
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def export_json(loaded: LoadedSession) -> str:
+    """{"header": ..., "events": [...]}, pretty-printed; every string as saved."""
+    document = {"header": loaded.header.to_json(), "events": loaded.events}
+    text = json.dumps(document, ensure_ascii=False, indent=2)
+    # Still valid JSON with the same strings, and safe to print on a terminal.
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n"
+
+
+def export_markdown(loaded: LoadedSession) -> str:
+    """The whole session as Markdown: header facts, then every event, then usage totals."""
+    header = loaded.header
+    title = session_title(loaded)
+    blocks = [
+        f"# {_inline(title) if title else 'Session ' + _code(header.id)}",
+        "\n".join(
+            [
+                f"- Session: {_code(header.id)}",
+                f"- Started: {_code(header.started_at)}",
+                f"- Project: {_code(header.project)}",
+                f"- Model: {_code(header.model)}",
+                f"- App version: {_code(header.app_version)}",
+            ]
+        ),
+    ]
+    renderer = _Renderer()
+    for event in loaded.events:
+        blocks.extend(renderer.render(event))
+    blocks.append(renderer.usage_totals())
+    return "\n\n".join(blocks) + "\n"
+
+
+def session_title(loaded: LoadedSession) -> str:
+    """The first line of the first user message ("" when there is none)."""
+    for event in loaded.events:
+        if event.get("type") == "user":
+            text = str(event.get("content") or "").strip()
+            return text.splitlines()[0] if text else ""
+    return ""
+
+
+class _Renderer:
+    """Turns events into Markdown blocks, remembering tool names and usage as it goes."""
+
+    def __init__(self) -> None:
+        self.tool_names: dict[str, str] = {}
+        self.requests = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost: float | None = None
+
+    def render(self, event: dict[str, Any]) -> list[str]:
+        kind = event.get("type")
+        if kind == "user":
+            return [self._heading(event, "User"), _quote(_text(event.get("content")))]
+        if kind == "assistant":
+            return self._assistant(event)
+        if kind == "tool_result":
+            call_id = str(event.get("tool_call_id") or "")
+            name = self.tool_names.get(call_id)
+            about = f"{_code(name)} " if name else ""
+            return [
+                self._heading(event, "Tool result"),
+                f"For {about}(call {_code(call_id)}):",
+                _fence(_text(event.get("content")), "text"),
+            ]
+        if kind == "approval":
+            return [self._approval(event)]
+        if kind == "usage":
+            self._add_usage(event)
+            return []
+        if kind == "skill_activation":
+            return self._skill(event)
+        if kind == "compaction":
+            return self._compaction(event)
+        if kind == "model_change":
+            return [
+                f"**Model changed** from {_code(str(event.get('from')))} to "
+                f"{_code(str(event.get('to')))}."
+            ]
+        # An event this version does not know: shown as saved rather than dropped.
+        shown = {k: v for k, v in event.items() if k != "at"}
+        return [
+            f"**Event {_code(str(kind))}**",
+            _fence(json.dumps(shown, ensure_ascii=False, indent=2), "json"),
+        ]
+
+    def _heading(self, event: dict[str, Any], role: str) -> str:
+        number = event.get("n")
+        prefix = f"{number} · " if isinstance(number, int) else ""
+        return f"## {prefix}{role}"
+
+    def _assistant(self, event: dict[str, Any]) -> list[str]:
+        blocks = [self._heading(event, "Assistant")]
+        content = _text(event.get("content"))
+        if content.strip():
+            blocks.append(_quote(content))
+        for call in event.get("tool_calls") or []:
+            call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
+            self.tool_names[call_id] = name
+            blocks.append(f"**Tool call** {_code(name)} (call {_code(call_id)}) with arguments:")
+            blocks.append(_arguments(call.get("arguments")))
+        if len(blocks) == 1:
+            blocks.append("*(no text)*")
+        return blocks
+
+    def _approval(self, event: dict[str, Any]) -> str:
+        tool = _code(str(event.get("tool") or ""))
+        call = _code(str(event.get("tool_call_id") or ""))
+        if event.get("approved"):
+            line = f"**Approved** by the person: {tool} (call {call})."
+        else:
+            line = f"**Declined** by the person: {tool} (call {call})."
+        reason = event.get("reason")
+        if reason:
+            line += f" Reason: {_inline(str(reason))}"
+        return line
+
+    def _skill(self, event: dict[str, Any]) -> list[str]:
+        snapshot = event.get("snapshot") or {}
+        return [
+            f"## Skill activated: {_inline(str(snapshot.get('name') or ''))}",
+            "\n".join(
+                [
+                    f"- Scope: {_code(str(snapshot.get('scope') or ''))}",
+                    f"- Path: {_code(str(snapshot.get('path') or ''))}",
+                    f"- Body sha256: {_code(str(snapshot.get('body_sha256') or ''))}",
+                ]
+            ),
+            _fence(_text(snapshot.get("body")), "markdown"),
+        ]
+
+    def _compaction(self, event: dict[str, Any]) -> list[str]:
+        through = event.get("through")
+        scope = f"messages 1 to {through}" if isinstance(through, int) else "earlier messages"
+        return [
+            "## Compaction: session memory",
+            f"{scope[0].upper()}{scope[1:]} (still shown above) were summarised into this "
+            "session memory; from here on the model saw this summary instead of them.",
+            _quote(_text(event.get("summary"))),
+        ]
+
+    def _add_usage(self, event: dict[str, Any]) -> None:
+        self.requests += 1
+        self.prompt_tokens += _int(event.get("prompt_tokens"))
+        self.completion_tokens += _int(event.get("completion_tokens"))
+        cost = event.get("cost_usd")
+        if isinstance(cost, int | float):
+            self.cost = (self.cost or 0.0) + float(cost)
+
+    def usage_totals(self) -> str:
+        cost = f"${self.cost:.4f}" if self.cost is not None else "unknown"
+        return "\n".join(
+            [
+                "## Usage",
+                "",
+                f"- Model requests: {self.requests}",
+                f"- Prompt tokens: {self.prompt_tokens}",
+                f"- Completion tokens: {self.completion_tokens}",
+                f"- Cost (USD): {cost}",
+            ]
+        )
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _text(value: object) -> str:
+    """Untrusted text with control characters escaped (newlines and tabs kept)."""
+    return _SURROGATE.sub("\ufffd", sanitize("" if value is None else str(value)))
+
+
+def _line(text: str) -> str:
+    """Untrusted text as one line: newlines and control characters escaped."""
+    return _SURROGATE.sub("\ufffd", sanitize_line(text))
+
+
+def _inline(text: str) -> str:
+    """One line of untrusted text, safe inside a Markdown paragraph or heading."""
+    return _INLINE_SPECIAL.sub(r"\\\1", _line(text))
+
+
+def _code(text: str) -> str:
+    """A code span that no backtick run inside `text` can close early."""
+    text = _line(text)
+    ticks = "`" * (_longest_run(text, "`") + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _fence(text: str, info: str) -> str:
+    """A fenced block longer than any backtick run inside, so the text cannot close it."""
+    ticks = "`" * max(3, _longest_run(text, "`") + 1)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{ticks}{info}\n{body}{ticks}"
+
+
+def _quote(text: str) -> str:
+    """Prose as a block quote: whatever Markdown it holds stays inside the quote."""
+    if not text.strip():
+        return "> *(empty)*"
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def _arguments(raw: object) -> str:
+    """Tool call arguments as pretty JSON, or as sent when they are not valid JSON."""
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            return "(not valid JSON, shown as sent)\n" + _fence(_text(raw), "text")
+    else:
+        value = raw if raw is not None else {}
+    return _fence(_text(json.dumps(value, ensure_ascii=False, indent=2)), "json")
+
+
+def _longest_run(text: str, char: str) -> int:
+    runs = re.findall(f"{re.escape(char)}+", text)
+    return max((len(run) for run in runs), default=0)
