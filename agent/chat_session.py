@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.loop import Conversation
+from agent.loop import Conversation, message_event
 from agent.messages import Usage
 from agent.session.compaction import compact, estimate_tokens
 from agent.session.history import rebuild
@@ -77,6 +77,7 @@ class ChatSession:
         """Start over: an empty history, no active skills, a new session file at the next turn."""
         self.recorder.start_new()
         self.conversation.history = []
+        self.conversation.numbers = []
         self.conversation.usage = Usage()
         self.conversation.memory = None
         self.skills.active = ActiveSkills()
@@ -88,6 +89,13 @@ class ChatSession:
         notes = list(loaded.notes) + rebuilt.notes
         self.recorder.continue_file(loaded, rebuilt.message_count)
         self.conversation.history = rebuilt.messages
+        self.conversation.numbers = rebuilt.numbers
+        # Results that repair added exist only in memory; write them, so the file and the
+        # history agree again (compaction and the next resume depend on it).
+        for index, number in enumerate(rebuilt.numbers):
+            if number is None:
+                event = message_event(rebuilt.messages[index])
+                self.conversation.numbers[index] = self.recorder.record(event)
         self.conversation.usage = rebuilt.usage
         self.conversation.memory = rebuilt.memory
         self.skills.active = ActiveSkills(rebuilt.snapshots)

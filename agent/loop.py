@@ -97,7 +97,7 @@ Event = (
 class Recorder(Protocol):
     """Receives every event worth keeping (the session store implements it)."""
 
-    def record(self, event: dict[str, object]) -> None: ...
+    def record(self, event: dict[str, object]) -> int | None: ...
 
 
 def message_event(message: Message) -> dict[str, object]:
@@ -137,16 +137,22 @@ class Conversation:
         self.usage = Usage()
         self.recorder = recorder
         self.memory: str | None = None  # session memory from compaction
+        self.numbers: list[int | None] = []  # aligned with history: each message's n in the file
 
-    def record(self, event: dict[str, object]) -> None:
-        """Hand an event to the session recorder, if there is one."""
+    def record(self, event: dict[str, object]) -> int | None:
+        """Hand an event to the session recorder, if there is one; a message's number back."""
         if self.recorder is not None:
-            self.recorder.record(event)
+            return self.recorder.record(event)
+        return None
 
     def add(self, message: Message) -> None:
-        """Append to the history and record it, so the session file matches the history."""
+        """Append to the history and record it, so the session file matches the history.
+
+        `numbers` keeps each message's number in the file: compaction records which file
+        messages it summarised, whatever repair did to the history in memory.
+        """
         self.history.append(message)
-        self.record(message_event(message))
+        self.numbers.append(self.record(message_event(message)))
 
     def _record_usage(self, usage: Usage) -> None:
         self.record(
@@ -194,6 +200,15 @@ class Conversation:
                     return
                 assert completion is not None
                 partial.clear()
+                if not completion.text.strip() and not completion.tool_calls:
+                    # An empty assistant message is rejected by providers in the next
+                    # request; keep it out of the history and say what happened.
+                    self.usage = self.usage + completion.usage
+                    self._record_usage(completion.usage)
+                    yield UsageReported(completion.usage, self.usage)
+                    yield Notice("The model returned an empty answer; ask again or rephrase.")
+                    yield TurnEnded("answered")
+                    return
                 self.add(completion.message())
                 self.usage = self.usage + completion.usage
                 self._record_usage(completion.usage)

@@ -12,6 +12,7 @@ import gc
 import os
 import threading
 import time
+import uuid
 import warnings
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -230,11 +231,13 @@ class LiteLLMModel:
         message = built.choices[0].message
         calls = tuple(
             ToolCall(
-                id=call.id or f"call_{index}",
+                # Some servers send no id; the fallback must be unique across rounds (Anthropic
+                # rejects a repeated tool_use id).
+                id=call.id or f"call_{uuid.uuid4().hex[:12]}",
                 name=call.function.name or "",
                 arguments=call.function.arguments or "{}",
             )
-            for index, call in enumerate(message.tool_calls or [])
+            for call in message.tool_calls or []
         )
         usage = getattr(built, "usage", None)
         return Completion(

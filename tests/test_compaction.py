@@ -96,3 +96,59 @@ async def test_compaction_replaces_older_turns_with_memory_in_the_next_request(
     assert [e["type"] for e in events].count("user") == 4  # nothing is deleted from the file
     compaction = next(e for e in events if e["type"] == "compaction")
     assert (compaction["summary"], compaction["through"]) == (summary_text, 4)
+
+
+@pytest.mark.anyio
+async def test_compacting_a_resumed_session_that_needed_repair_keeps_file_and_memory_in_step(
+    tmp_path: Path,
+) -> None:
+    from agent.chat_session import ChatSession
+    from agent.session.history import rebuild
+    from agent.session.store import SessionWriter
+    from agent.skills.model import Discovery
+    from agent.skills.tools import SkillSession
+    from agent.skills.trust import SkillTrustStore
+
+    folder = tmp_path / "sessions"
+    writer = SessionWriter.create(tmp_path, "openai/fake-model", folder)
+    writer.record({"type": "user", "content": "u1"})
+    writer.record(
+        {
+            "type": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}],
+        }
+    )  # the app died here: c1 never got a result
+    writer.record({"type": "tool_result", "tool_call_id": "ghost", "content": "orphan"})
+    writer.record({"type": "user", "content": "u2"})
+    writer.record({"type": "assistant", "content": "a2"})
+    path = writer.path
+    writer.close()
+
+    with FakeOpenAI([{"text": "a3"}, {"text": "- summary"}]) as fake:
+        model = LiteLLMModel(ModelSettings("openai/fake-model", api_base=fake.base_url, retries=0))
+        recorder = SessionRecorder(tmp_path, "openai/fake-model", folder=folder)
+        conversation = Conversation(model, [], Approve(), lambda: "", 25, recorder=recorder)
+        chat = ChatSession(
+            conversation=conversation,
+            skills=SkillSession([]),
+            recorder=recorder,
+            project=tmp_path,
+            model_name="openai/fake-model",
+            discovery=Discovery(),
+            trust_store=SkillTrustStore(tmp_path / "trust.json"),
+            context_window=lambda: 100_000,
+        )
+        notes = chat.resume(path)
+        with anyio.fail_after(30):
+            async for _ in conversation.turn("u3"):
+                pass
+            await compact(conversation, keep_recent_turns=1)
+        in_memory = [m.to_openai() for m in conversation.history]
+        recorder.close()
+
+    assert any("marked as interrupted" in note for note in notes)
+    again = rebuild(load_session(path).events)
+    assert [m.to_openai() for m in again.messages] == in_memory
+    assert in_memory[0] == {"role": "user", "content": "u3"}
+    assert again.memory == "- summary"

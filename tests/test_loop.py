@@ -383,3 +383,12 @@ async def test_interrupting_a_running_tool_answers_its_call_and_the_next_turn_is
         "role": "user",
         "content": "what happened?",
     }
+
+
+async def test_an_empty_answer_stays_out_of_the_history_with_a_notice() -> None:
+    with FakeOpenAI([{"text": ""}, {"text": "Now I answer."}]) as fake:
+        chat = conversation(fake)
+        events = await turn(chat, "hello?")
+        await turn(chat, "again")
+    assert Notice("The model returned an empty answer; ask again or rephrase.") in events
+    assert [m["role"] for m in sent_messages(fake)] == ["system", "user", "user"]

@@ -11,7 +11,7 @@ import json
 
 from agent.errors import AgentError
 from agent.loop import Conversation
-from agent.messages import Completion, Message
+from agent.messages import Completion, Message, Usage
 from agent.model import ChatModel
 
 SUMMARY_INSTRUCTIONS = """\
@@ -57,7 +57,7 @@ def _transcript(messages: list[Message]) -> str:
 
 async def summarize(
     model: ChatModel, previous_memory: str | None, messages: list[Message], focus: str | None
-) -> str:
+) -> tuple[str, Usage]:
     """Ask the model for the new session memory."""
     request = _transcript(messages)
     if previous_memory:
@@ -73,7 +73,7 @@ async def summarize(
             completion = item
     if completion is None or not completion.text.strip():
         raise AgentError("the model returned an empty summary; nothing was compacted")
-    return completion.text.strip()
+    return completion.text.strip(), completion.usage
 
 
 async def compact(
@@ -86,11 +86,24 @@ async def compact(
             f"nothing to compact yet: the conversation has at most {keep_recent_turns} turns"
         )
     older, recent = conversation.history[:cut], conversation.history[cut:]
-    summary = await summarize(conversation.model, conversation.memory, older, focus)
-    recorded = getattr(conversation.recorder, "message_count", None)
-    through = (recorded - len(recent)) if isinstance(recorded, int) else cut
+    summary, usage = await summarize(conversation.model, conversation.memory, older, focus)
+    numbers = (
+        conversation.numbers[:cut] if len(conversation.numbers) == len(conversation.history) else []
+    )
+    known = [n for n in numbers if n is not None]
+    through = max(known) if known else cut
     conversation.history = list(recent)
+    conversation.numbers = conversation.numbers[cut:] if numbers else []
     conversation.memory = summary
+    conversation.usage = conversation.usage + usage
+    conversation.record(
+        {
+            "type": "usage",
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cost_usd": usage.cost_usd,
+        }
+    )
     conversation.record({"type": "compaction", "summary": summary, "through": through})
     return summary, len(older)
 

@@ -23,6 +23,7 @@ class Rebuilt:
     """What a resumed conversation starts from."""
 
     messages: list[Message] = field(default_factory=list)
+    numbers: list[int | None] = field(default_factory=list)  # each message's n in the file
     snapshots: list[SkillSnapshot] = field(default_factory=list)
     memory: str | None = None
     usage: Usage = field(default_factory=Usage)
@@ -50,33 +51,52 @@ def message_from_event(event: dict[str, Any]) -> Message | None:
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
-    """Messages (after the last compaction), snapshots, memory, usage; repaired."""
+    """Messages (after the last compaction), snapshots, memory, usage; repaired.
+
+    An event that cannot be understood is skipped with a note rather than ending the resume.
+    """
     rebuilt = Rebuilt(model=model)
     numbered: list[tuple[int, Message]] = []
     compacted_through = 0
     for event in events:
-        kind = event.get("type")
-        message = message_from_event(event)
-        if message is not None:
-            number = int(event.get("n") or len(numbered) + 1)
-            numbered.append((number, message))
-            rebuilt.message_count = max(rebuilt.message_count, number)
-        elif kind == "skill_activation":
-            _keep_snapshot(rebuilt.snapshots, SkillSnapshot.from_json(event["snapshot"]))
-        elif kind == "compaction":
-            rebuilt.memory = str(event.get("summary") or "")
-            compacted_through = int(event.get("through") or 0)
-        elif kind == "usage":
-            rebuilt.usage = rebuilt.usage + Usage(
-                int(event.get("prompt_tokens") or 0),
-                int(event.get("completion_tokens") or 0),
-                event.get("cost_usd"),
-            )
-        elif kind == "model_change":
-            rebuilt.model = str(event.get("to"))
-    kept = [message for number, message in numbered if number > compacted_through]
-    rebuilt.messages = repair(kept, rebuilt.notes)
+        try:
+            through = _absorb(event, rebuilt, numbered)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            rebuilt.notes.append(f"an unreadable {event.get('type')!r} event was skipped")
+            continue
+        if through is not None:
+            compacted_through = through
+    kept: list[Numbered] = [(n, m) for n, m in numbered if n > compacted_through]
+    repaired = repair_numbered(kept, rebuilt.notes)
+    rebuilt.messages = [message for _, message in repaired]
+    rebuilt.numbers = [number for number, _ in repaired]
     return rebuilt
+
+
+def _absorb(
+    event: dict[str, Any], rebuilt: Rebuilt, numbered: list[tuple[int, Message]]
+) -> int | None:
+    """Fold one event into `rebuilt`; returns a compaction's `through`, else None."""
+    kind = event.get("type")
+    message = message_from_event(event)
+    if message is not None:
+        number = int(event.get("n") or len(numbered) + 1)
+        numbered.append((number, message))
+        rebuilt.message_count = max(rebuilt.message_count, number)
+    elif kind == "skill_activation":
+        _keep_snapshot(rebuilt.snapshots, SkillSnapshot.from_json(event["snapshot"]))
+    elif kind == "compaction":
+        rebuilt.memory = str(event.get("summary") or "")
+        return int(event.get("through") or 0)
+    elif kind == "usage":
+        rebuilt.usage = rebuilt.usage + Usage(
+            int(event.get("prompt_tokens") or 0),
+            int(event.get("completion_tokens") or 0),
+            event.get("cost_usd"),
+        )
+    elif kind == "model_change":
+        rebuilt.model = str(event.get("to"))
+    return None
 
 
 def _keep_snapshot(snapshots: list[SkillSnapshot], snapshot: SkillSnapshot) -> None:
@@ -92,19 +112,27 @@ def _keep_snapshot(snapshots: list[SkillSnapshot], snapshot: SkillSnapshot) -> N
 
 def repair(messages: list[Message], notes: list[str]) -> list[Message]:
     """Every tool call answered right after its assistant message; orphan results dropped."""
-    repaired: list[Message] = []
+    return [message for _, message in repair_numbered([(None, m) for m in messages], notes)]
+
+
+Numbered = tuple[int | None, Message]
+
+
+def repair_numbered(messages: list[Numbered], notes: list[str]) -> list[Numbered]:
+    """`repair`, keeping each message's number in the file (None for the results it adds)."""
+    repaired: list[Numbered] = []
     pending: list[ToolCall] = []  # calls of the last assistant message still unanswered
 
     def close_pending() -> None:
         for call in pending:
-            repaired.append(Message("tool", INTERRUPTED_RESULT, tool_call_id=call.id))
+            repaired.append((None, Message("tool", INTERRUPTED_RESULT, tool_call_id=call.id)))
         if pending:
             notes.append(
                 f"{len(pending)} tool call(s) had no result (interrupted); marked as interrupted"
             )
         pending.clear()
 
-    for message in messages:
+    for number, message in messages:
         if message.role == "tool":
             match = next((c for c in pending if c.id == message.tool_call_id), None)
             if match is None:
@@ -113,10 +141,10 @@ def repair(messages: list[Message], notes: list[str]) -> list[Message]:
                 )
                 continue
             pending.remove(match)
-            repaired.append(message)
+            repaired.append((number, message))
             continue
         close_pending()
-        repaired.append(message)
+        repaired.append((number, message))
         if message.role == "assistant":
             pending = list(message.tool_calls)
     close_pending()

@@ -16,6 +16,7 @@ class SessionRecorder:
         self.model = model
         self.folder = folder
         self.writer: SessionWriter | None = None
+        self.problems: list[str] = []
 
     @property
     def session_id(self) -> str | None:
@@ -25,10 +26,23 @@ class SessionRecorder:
     def message_count(self) -> int:
         return self.writer.message_count if self.writer else 0
 
-    def record(self, event: dict[str, Any]) -> None:
-        if self.writer is None:
-            self.writer = SessionWriter.create(self.project, self.model, self.folder)
-        self.writer.record(event)
+    def record(self, event: dict[str, Any]) -> int | None:
+        """Write the event (creating the file first); returns a message event's number.
+
+        A failed write (disk full, say) must not end the chat: it is kept in `problems`
+        for the terminal to show once, and the conversation goes on unsaved.
+        """
+        try:
+            if self.writer is None:
+                self.writer = SessionWriter.create(self.project, self.model, self.folder)
+            return self.writer.record(event)
+        except OSError as error:
+            if not self.problems:
+                self.problems.append(
+                    f"the session could not be saved ({error.strerror or error}); "
+                    "the chat goes on but this part may be lost"
+                )
+            return None
 
     def continue_file(self, loaded: LoadedSession, message_count: int) -> None:
         """Append from now on to a resumed session's own file."""

@@ -107,12 +107,15 @@ class SessionWriter:
             handle.write("\n")  # a torn last line stays its own (ignored) line
         return cls(path, handle, header, count)
 
-    def record(self, event: dict[str, Any]) -> None:
-        """Write one event now. Message events carry the running message count."""
+    def record(self, event: dict[str, Any]) -> int | None:
+        """Write one event now; a message event gets (and returns) its number, `n`."""
+        number = None
         if event.get("type") in ("user", "assistant", "tool_result"):
             self.message_count += 1
-            event = {**event, "n": self.message_count}
+            number = self.message_count
+            event = {**event, "n": number}
         self._write({"at": now(), **event})
+        return number
 
     def _write(self, event: dict[str, Any]) -> None:
         line = json.dumps(event, ensure_ascii=False)
