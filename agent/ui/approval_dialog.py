@@ -3,7 +3,10 @@ with a reason for the model. There is no "always" for MCP tools: every call asks
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import sys
+import termios
 from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
@@ -13,6 +16,7 @@ from prompt_toolkit.layout import Layout
 from prompt_toolkit.layout.containers import HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.shortcuts import PromptSession
+from prompt_toolkit.utils import get_cwidth
 
 from agent.approval import ApprovalRequest, Decision
 from agent.text import sanitize
@@ -83,15 +87,46 @@ async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] =
     app: Application[str] = Application(
         layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
     )
+    _discard_typeahead()
     # The chat owns SIGINT (it cancels the turn); in raw mode Ctrl-C arrives here as a key.
     return await app.run_async(handle_sigint=False)
+
+
+def _discard_typeahead() -> None:
+    """Drop keys typed before the question was on screen (say, a `y` typed while the answer
+    streamed): only a key pressed after reading the question may decide."""
+    if sys.stdin.isatty():
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+
+
+def wrap_for_screen(lines: Sequence[str], width: int) -> list[str]:
+    """Each line cut into rows that fit `width` columns (wide characters count double), so a
+    long argument is shown whole instead of running off the screen."""
+    rows: list[str] = []
+    limit = max(width - 1, 10)
+    for line in lines:
+        if "\x1b" in line or get_cwidth(line) <= limit:
+            rows.append(line)
+            continue
+        row, used = "", 0
+        for char in line:
+            size = get_cwidth(char)
+            if used + size > limit:
+                rows.append(row)
+                row, used = "    ", 4  # continuation rows are indented
+            row += char
+            used += size
+        rows.append(row)
+    return rows
 
 
 async def ask_with_pages(lines: Sequence[str], question: str, keys: dict[str, str]) -> str:
     """Show every line, a screenful at a time when they do not fit (nothing is ever cut),
     then the question."""
-    rows = shutil.get_terminal_size((80, 24)).lines
-    page = max(rows - 3, 5)
+    size = shutil.get_terminal_size((80, 24))
+    lines = wrap_for_screen(lines, size.columns)
+    page = max(size.lines - 3, 5)
     start = 0
     while len(lines) - start > page:
         remaining = len(lines) - start - page
