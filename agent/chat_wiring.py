@@ -192,9 +192,9 @@ def _make_runtime(settings: Settings, project: Path, interactive: bool) -> McpRu
 
     elicitation: ElicitationHandler = DeclineElicitation()
     if interactive:
-        from agent.commands.terminal import TerminalElicitation
+        from agent.ui.elicitation_dialog import ChatElicitation
 
-        elicitation = TerminalElicitation()
+        elicitation = ChatElicitation()
     return McpRuntime(
         McpStore(),
         settings.mcp,

@@ -63,14 +63,19 @@ def build_catalog(skills: Sequence[Skill], budget_chars: int) -> Catalog:
                 )
             )
             return Catalog(text, note)
-    # Keep the skills of the nearest scopes (project, then user, then bundled).
+    # Keep the skills of the nearest scopes (project, then user, then bundled). Entries are
+    # rendered once; dropping one only subtracts its length.
     ranked = sorted(skills, key=lambda s: -SCOPE_PRECEDENCE.index(s.scope))
-    kept = list(ranked)
+    entries = [_entry(s, _DESCRIPTION_LIMITS[-1]) for s in ranked]
+    kept_length = sum(len(entry) + 1 for entry in entries)
+    frame = len(_render([], []))
     omitted: list[str] = []
-    while kept:
-        omitted.insert(0, kept.pop().name)
-        text = _render([_entry(s, _DESCRIPTION_LIMITS[-1]) for s in kept], omitted)
-        if len(text) <= budget_chars:
+    while entries:
+        kept_length -= len(entries.pop()) + 1
+        omitted.insert(0, ranked[len(entries)].name)
+        note_length = len(_render([], omitted)) - frame
+        if frame + kept_length + note_length <= budget_chars:
             break
+    text = _render(entries, omitted)
     dropped = f"{len(omitted)} skills left out of the catalog to fit it: {', '.join(omitted)}"
     return Catalog(text, (dropped,))

@@ -39,6 +39,7 @@ class SkillSession:
         self.active = active or ActiveSkills()
         self.catalog_budget = catalog_budget
         self.last_catalog = Catalog("")
+        self._catalog_key: object = None
         self.on_activate: Callable[[SkillSnapshot], None] = lambda snapshot: None
 
     def for_model(self) -> list[Skill]:
@@ -61,8 +62,17 @@ class SkillSession:
         return snapshot, new
 
     def prompt_sections(self) -> str:
-        """The catalog, then the active skills' bodies, for the system prompt."""
-        self.last_catalog = build_catalog(self.for_model(), self.catalog_budget())
+        """The catalog, then the active skills' bodies, for the system prompt.
+
+        The catalog is rebuilt only when the skills or the budget change: every request
+        composes the prompt, and shortening a long catalog is not free.
+        """
+        skills = self.for_model()
+        budget = self.catalog_budget()
+        key = (tuple((s.name, s.content_sha256, s.scope) for s in skills), budget)
+        if key != self._catalog_key:
+            self.last_catalog = build_catalog(skills, budget)
+            self._catalog_key = key
         parts = [self.last_catalog.text, self.active.prompt_section()]
         return "\n\n".join(part for part in parts if part)
 
