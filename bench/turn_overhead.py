@@ -1,18 +1,21 @@
-"""The engine's own time per turn (everything but model and tool time) with 1 000 MCP tools.
+"""The engine's own time per turn (everything but model and tool time) with 1 000 MCP tools
+and 200 skills in the request.
 
 The model is an instant scripted ChatModel (our seam), so what is measured is composing the
-request: loading the MCP configuration, building 1 000 tool specs, combining toolsets, the
-system prompt, the history. Baseline in the same run: the same turn with no tools at all.
-Goal: under 5 ms per turn. (Skills join the request with the skills issue; 200 will be added.)
+request: loading the MCP configuration, building 1 000 tool specs, the skills catalog (over
+its budget, so it is shortened), combining toolsets, the system prompt, the history.
+Baseline in the same run: the same turn with no tools and no skills. Goal: under 5 ms.
 
     .venv/bin/python bench/turn_overhead.py [turns]
 """
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import anyio
 from _common import LIMITS, REPO, median_ms, trusted_store
@@ -25,6 +28,8 @@ from agent.mcp.store import CachedTool
 from agent.mcp.toolset import McpToolset
 from agent.messages import Completion, Usage
 from agent.prompt import SystemPrompt
+from agent.skills.model import Skill
+from agent.skills.tools import SkillSession
 from agent.tools.builtin import BuiltinToolset
 
 TURNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
@@ -39,6 +44,27 @@ class InstantModel:
     async def stream(self, messages, tools):  # type: ignore[no-untyped-def]
         self.tool_count = len(tools)
         yield Completion("ok", (), Usage(10, 1))
+
+
+def make_skills(root: Path) -> list[Skill]:
+    """200 skills on disk, as discovery would find them."""
+    skills = []
+    for i in range(200):
+        folder = root / f"skill-{i:03d}"
+        folder.mkdir(parents=True)
+        text = f"---\nname: skill-{i:03d}\ndescription: {'Does a useful thing. ' * 6}\n---\nBody.\n"
+        (folder / "SKILL.md").write_text(text)
+        skills.append(
+            Skill(
+                name=f"skill-{i:03d}",
+                description="Does a useful thing. " * 6,
+                scope="user",
+                path=folder / "SKILL.md",
+                body="Body.\n",
+                content_sha256=hashlib.sha256(text.encode()).hexdigest(),
+            )
+        )
+    return skills
 
 
 def schema(index: int) -> dict[str, object]:
@@ -80,16 +106,19 @@ async def main() -> None:
             ),
         )
     runtime = McpRuntime(store, LIMITS, logs_dir=home, project_dir=REPO)
-    prompt = SystemPrompt(REPO).render
+    skills = SkillSession(make_skills(home / "skills"), catalog_budget=lambda: 20_000)
+    prompt = SystemPrompt(REPO, sections=[skills.prompt_sections]).render
     model = InstantModel()
-    with_tools = Conversation(model, [BuiltinToolset(REPO), McpToolset(runtime)], DenyAll(), prompt)
+    with_tools = Conversation(
+        model, [BuiltinToolset(REPO), skills, McpToolset(runtime)], DenyAll(), prompt
+    )
     without = Conversation(InstantModel(), [], DenyAll(), prompt)
     await per_turn_ms(with_tools)  # warm-up: first store load, imports
     bare = median_ms(await per_turn_ms(without))
     full = median_ms(await per_turn_ms(with_tools))
     print(f"engine time per turn, median of {TURNS} turns")
     print(f"  no tools:                  {bare:.3f} ms")
-    print(f"  {model.tool_count} tools (1 000 MCP): {full:.3f} ms (goal < 5 ms)")
+    print(f"  {model.tool_count} tools (1 000 MCP), 200 skills: {full:.3f} ms (goal < 5 ms)")
     print(f"  ratio: {full / bare:.1f}")
 
 
