@@ -157,8 +157,11 @@ class LiteLLMModel:
         self._context_window: int | None = None
 
     def context_window(self) -> int | None:
-        """The model's input token limit when litellm knows it (loads litellm if needed)."""
+        """The model's input token limit when litellm knows it; None while litellm is still
+        loading (the caller uses its fallback rather than wait)."""
         if self._context_window is None:
+            if not self._loader.loaded:
+                return None
             try:
                 info = self._loader.get().get_model_info(self.settings.name)
                 self._context_window = int(info.get("max_input_tokens") or 0)
@@ -182,7 +185,12 @@ class LiteLLMModel:
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> AsyncIterator[TextChunk | Completion]:
         """Stream one completion; raises ModelError (never a litellm exception)."""
-        litellm = self._loader.get()
+        if self._loader.loaded:
+            litellm = self._loader.get()
+        else:  # still importing in the background: wait without stopping the event loop
+            import anyio.to_thread
+
+            litellm = await anyio.to_thread.run_sync(self._loader.get)
         api_key = self._api_key()
         deadline = time.monotonic() + self.settings.request_timeout_seconds
         request: dict[str, Any] = {

@@ -19,6 +19,7 @@ from agent.tools.base import Tool, ToolSpec
 READ_LIMIT_BYTES = 256 * 1024
 LIST_DEFAULT_LIMIT = 200
 LIST_MAX_LIMIT = 2000
+LIST_MAX_VISITED = 200_000  # files looked at before giving up (a home directory, say)
 # Version control, dependencies and caches: never what a question about the project is about.
 _SKIPPED_DIRS = frozenset(
     {
@@ -120,12 +121,23 @@ class ListFiles:
         )
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        import anyio.to_thread
+
+        # A walk of a big tree must not stop the event loop (Ctrl-C, MCP servers).
+        return await anyio.to_thread.run_sync(self._list, arguments, abandon_on_cancel=True)
+
+    def _list(self, arguments: dict[str, Any]) -> ToolResult:
         pattern = str(arguments.get("glob") or "**/*")
         limit = int(arguments.get("limit") or LIST_DEFAULT_LIMIT)
+        visited = 0
         found: list[str] = []
         more = False
         for root, dirs, files in os.walk(self.project):
             dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
+            visited += len(files)
+            if visited > LIST_MAX_VISITED:
+                more = True
+                break
             for name in sorted(files):
                 relative = os.path.relpath(os.path.join(root, name), self.project)
                 if _matches(relative, pattern):
