@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.loop import Conversation, message_event
+from agent.mcp.host import McpHost
 from agent.messages import Usage
 from agent.session.compaction import compact, estimate_tokens
 from agent.session.history import rebuild
@@ -46,6 +47,7 @@ class ChatSession:
     keep_recent_turns: int = 2
     pending_skill_trust: SkillTrustRequest | None = None
     notes: list[str] = field(default_factory=list)
+    host: McpHost | None = None  # the chat's MCP side, for /mcp
 
     def __post_init__(self) -> None:
         self.skills.on_activate = self._record_activation

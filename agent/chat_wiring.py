@@ -95,6 +95,7 @@ def run_chat(model_name: str, api_base: str | None, resume: str | None = None) -
             keep_recent_turns=settings.sessions.keep_recent_turns,
             pending_skill_trust=pending,
             notes=notes,
+            host=host,
         )
         return ChatParts(conversation, host, chat)
 
@@ -189,17 +190,24 @@ def _make_runtime(settings: Settings, project: Path, interactive: bool) -> McpRu
     from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
     from agent.mcp.runtime import McpRuntime
     from agent.mcp.store import McpStore
+    from agent.mcp.trust import DenyTrust, TrustPrompt
 
     elicitation: ElicitationHandler = DeclineElicitation()
     if interactive:
         from agent.ui.elicitation_dialog import ChatElicitation
 
         elicitation = ChatElicitation()
+    trust: TrustPrompt = DenyTrust()
+    if interactive:
+        from agent.ui.trust_dialog import ChatTrustPrompt
+
+        trust = ChatTrustPrompt()  # asked only by the person's own /mcp trust or enable
     return McpRuntime(
         McpStore(),
         settings.mcp,
         logs_dir=data_home(),
         project_dir=project,
+        trust=trust,
         elicitation=elicitation,
     )
 

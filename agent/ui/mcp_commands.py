@@ -1,0 +1,177 @@
+"""`/mcp` in the chat: server status, enable, disable, trust, restart, tools, edit.
+
+The chat's own runtime does the work, so a server started here is the one the conversation
+uses, and a disabled or edited-away server stops at once.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+
+from agent.chat_session import ChatSession
+from agent.errors import AgentError
+from agent.mcp.definitions import StdioDefinition, display_url, fingerprint
+from agent.text import sanitize, sanitize_line
+from agent.ui.style import styled
+
+if TYPE_CHECKING:
+    from agent.mcp.runtime import McpRuntime
+
+USAGE = (
+    "usage: /mcp [status | enable NAME | disable NAME | trust NAME | restart NAME | "
+    "tools NAME | edit]"
+)
+
+
+def _runtime(chat: ChatSession) -> McpRuntime:
+    host = chat.host
+    if host is None or host.runtime is None:
+        raise AgentError("MCP is still starting; try again in a moment")
+    return host.runtime
+
+
+def _say(text: str) -> None:
+    print(sanitize(text))
+
+
+async def run_mcp(chat: ChatSession, argument: str) -> None:
+    """Dispatch one /mcp subcommand."""
+    words = shlex.split(argument) if argument else []
+    action, names = (words[0], words[1:]) if words else ("status", [])
+    if action == "status":
+        _status(chat)
+    elif action == "edit":
+        await _edit(chat)
+    elif action in ("enable", "disable", "trust", "restart", "tools") and len(names) == 1:
+        await _ACTIONS[action](chat, names[0])
+    else:
+        raise AgentError(USAGE)
+
+
+def _status(chat: ChatSession) -> None:
+    runtime = _runtime(chat)
+    config = runtime.store.load()
+    if not config.definitions:
+        _say("No MCP servers configured (agent mcp import FILE).")
+        return
+    for definition in config.definitions:
+        state = config.state(definition.name)
+        status = runtime.status(definition.name)
+        if not state.enabled:
+            shown = "disabled"
+        elif isinstance(definition, StdioDefinition) and not config.is_trusted(definition):
+            shown = "untrusted"
+        elif not isinstance(definition, StdioDefinition) and status.state == "stopped":
+            shown = "on demand"
+        else:
+            shown = status.state
+        started = ""
+        if status.started_at is not None:
+            local = status.started_at.astimezone().strftime("%H:%M:%S")
+            started = f" since {local}"
+        tools = f"{len(state.enabled_tools)}/{len(state.cached_tools or ())} tools"
+        target = (
+            shlex.join([definition.command, *definition.args])
+            if isinstance(definition, StdioDefinition)
+            else display_url(definition.url)
+        )
+        name = sanitize_line(definition.name)
+        _say(f"  {name}: {shown}{started}, {tools}  {sanitize_line(target)}")
+        if status.last_error:
+            print(styled(f"      {sanitize(status.last_error.splitlines()[0])}", "red"))
+
+
+async def _enable(chat: ChatSession, name: str) -> None:
+    runtime = _runtime(chat)
+    definition = runtime.store.load().find(name)
+    state = runtime.store.load().state(definition.name)
+    if state.cached_tools is None:
+        state = await runtime.discover(definition.name, ask_trust=True)
+    runtime.store.update_state(
+        definition.name, fingerprint(definition), lambda s: replace(s, enabled=True)
+    )
+    if isinstance(definition, StdioDefinition):
+        await runtime.connection(definition.name, ask_trust=True)
+    _say(f"Enabled {definition.name}: {len(state.enabled_tools)} tools join the next request.")
+
+
+async def _disable(chat: ChatSession, name: str) -> None:
+    runtime = _runtime(chat)
+    definition = runtime.store.load().find(name)
+    runtime.store.update_state(
+        definition.name, fingerprint(definition), lambda s: replace(s, enabled=False)
+    )
+    await runtime.stop_removed()
+    _say(f"Disabled {definition.name}; its tools leave the next request.")
+
+
+async def _trust(chat: ChatSession, name: str) -> None:
+    runtime = _runtime(chat)
+    config = runtime.store.load()
+    definition = config.find(name)
+    if not isinstance(definition, StdioDefinition):
+        _say(f"{definition.name} runs nothing on this computer; there is nothing to trust.")
+        return
+    if config.is_trusted(definition):
+        _say(f"{definition.name} is already trusted.")
+        return
+    await runtime.start(definition.name, ask_trust=True)
+    tools = runtime.store.load().state(definition.name).cached_tools or ()
+    _say(
+        f"Trusted {definition.name}; {len(tools)} tools. /mcp enable {definition.name} offers them."
+    )
+
+
+async def _restart(chat: ChatSession, name: str) -> None:
+    runtime = _runtime(chat)
+    definition = runtime.store.load().find(name)
+    await runtime.restart(definition.name)
+    state = await runtime.discover(definition.name)
+    _say(f"{definition.name} restarted; {len(state.cached_tools or ())} tools.")
+
+
+async def _tools(chat: ChatSession, name: str) -> None:
+    runtime = _runtime(chat)
+    definition = runtime.store.load().find(name)
+    state = runtime.store.load().state(definition.name)
+    if state.cached_tools is None:
+        state = await runtime.discover(definition.name, ask_trust=True)
+    selected = set(state.enabled_tools)
+    for tool in state.cached_tools or ():
+        mark = "✓" if tool.name in selected else " "
+        summary = (tool.description or "").strip().split("\n")[0][:70]
+        _say(f"  {mark} {sanitize_line(tool.name)}  {sanitize_line(summary)}")
+    _say(f"Select with: agent mcp tools {definition.name} --enable/--disable TOOL")
+
+
+async def _edit(chat: ChatSession) -> None:
+    from agent.commands.mcp_config import edit_document
+
+    runtime = _runtime(chat)
+    # The editor owns the terminal meanwhile; the servers keep being served by the loop.
+    await anyio.to_thread.run_sync(edit_document, runtime.store)
+    stopped = await runtime.stop_removed()
+    if stopped:
+        _say(f"Stopped servers no longer enabled as they were: {', '.join(stopped)}")
+
+
+_ACTIONS = {
+    "enable": _enable,
+    "disable": _disable,
+    "trust": _trust,
+    "restart": _restart,
+    "tools": _tools,
+}
+
+
+def mcp_completions(chat: ChatSession) -> Sequence[str]:
+    """Server names, for completing `/mcp ACTION NAME`."""
+    host = chat.host
+    if host is None or host.runtime is None:
+        return []
+    return [d.name for d in host.runtime.store.load().definitions]
