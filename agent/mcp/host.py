@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
@@ -21,6 +22,15 @@ if TYPE_CHECKING:
     from agent.mcp.toolset import McpToolset
 
 Report = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ServerCounts:
+    """Enabled servers by how usable they are right now (for the chat's status bar)."""
+
+    ready: int = 0
+    starting: int = 0
+    offline: int = 0  # failed, lost, or not trusted
 
 
 def _import_runtime() -> None:
@@ -81,6 +91,30 @@ class McpHost:
                 self._report(f"MCP server {name} ready ({count} tools)")
             else:
                 self._report(f"MCP server {name} failed to start: {error}")
+
+    def server_counts(self) -> ServerCounts | None:
+        """Enabled servers that are ready, starting and offline; None until the runtime is up."""
+        runtime = self.runtime
+        if runtime is None:
+            return None
+        from agent.mcp.definitions import StdioDefinition
+
+        config = runtime.store.load()
+        ready = starting = offline = 0
+        for definition in config.definitions:
+            if not config.state(definition.name).enabled:
+                continue
+            state = runtime.status(definition.name).state
+            local = isinstance(definition, StdioDefinition)
+            if not config.is_trusted(definition) or state in ("offline", "failed"):
+                offline += 1
+            elif state == "ready" or (state == "stopped" and not local):
+                ready += 1  # a remote server connects for each request
+            elif state == "starting" or not self.started.is_set():
+                starting += 1
+            else:
+                offline += 1
+        return ServerCounts(ready, starting, offline)
 
     def tools(self) -> Sequence[Tool]:
         """The MCP tools for the next request (none before the runtime is up)."""

@@ -7,10 +7,12 @@ Schema before anyone is asked, and a failure of any kind is a result the model s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from agent.errors import AgentError
+from agent.mcp.connection import ProgressCallback
 from agent.mcp.definitions import ServerDefinition, StdioDefinition
 from agent.mcp.names import model_tool_names
 from agent.mcp.results import tool_result_from_mcp
@@ -19,6 +21,9 @@ from agent.mcp.store import CachedTool, McpConfig
 from agent.messages import ToolResult
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.validation import argument_problems
+
+# Where the progress notifications of a running tool go: the chat sets it around a turn.
+progress_sink: ContextVar[ProgressCallback | None] = ContextVar("progress_sink", default=None)
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,9 @@ class McpTool:
                 f"Invalid arguments for {self.spec.name}: " + "; ".join(problems), is_error=True
             )
         try:
-            result = await self.runtime.call_tool(self.server, self.tool.name, arguments)
+            result = await self.runtime.call_tool(
+                self.server, self.tool.name, arguments, on_progress=progress_sink.get()
+            )
         except AgentError as error:  # every failure is a result the model sees
             return ToolResult(str(error), is_error=True)
         return tool_result_from_mcp(result, self.runtime.limits.output_limit_chars)

@@ -14,11 +14,12 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.abc
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.completion import ThreadedCompleter
+from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import PromptSession
@@ -28,9 +29,15 @@ from agent.errors import AgentError
 from agent.loop import Conversation, TurnEnded
 from agent.text import sanitize
 from agent.tools.base import Tool
-from agent.ui.render import EventRenderer
+from agent.ui.completion import chat_completer
+from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash import EXIT, run_slash
+from agent.ui.spinner import mcp_progress
 from agent.ui.style import styled
+from agent.ui.toolbar import StatusToolbar
+
+if TYPE_CHECKING:
+    from agent.mcp.host import ServerCounts
 
 
 class ToolHost(Protocol):
@@ -43,6 +50,8 @@ class ToolHost(Protocol):
     def tools(self) -> Sequence[Tool]: ...
 
     def request_scope(self) -> AbstractAsyncContextManager[None]: ...
+
+    def server_counts(self) -> ServerCounts | None: ...
 
 
 @dataclass
@@ -84,8 +93,9 @@ async def _run_turn(
     """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error."""
     failed = False
     loop = asyncio.get_running_loop()
-    with anyio.CancelScope() as scope:
+    with anyio.CancelScope() as scope, mcp_progress(renderer.progress):
         loop.add_signal_handler(signal.SIGINT, scope.cancel)
+        renderer.begin()
         try:
             async with host.request_scope():
                 async for event in conversation.turn(text):
@@ -93,6 +103,7 @@ async def _run_turn(
                     if isinstance(event, TurnEnded) and event.reason == "error":
                         failed = True
         finally:
+            renderer.end()
             loop.remove_signal_handler(signal.SIGINT)
             loop.add_signal_handler(signal.SIGINT, lambda: None)  # between turns Ctrl-C is a key
     if scope.cancelled_caught:
@@ -119,6 +130,19 @@ def _bindings() -> KeyBindings:
     return bindings
 
 
+def prompt_session(history: History, parts: Sequence[ChatParts]) -> PromptSession[str]:
+    """The chat's prompt: Enter sends, Esc Enter adds a line, a paste stays one message,
+    Ctrl-R searches the history, Tab completes slash commands, a toolbar shows the status."""
+    return PromptSession(
+        history=history,
+        key_bindings=_bindings(),
+        completer=ThreadedCompleter(chat_completer(parts)),  # listing sessions reads files
+        complete_while_typing=True,
+        bottom_toolbar=StatusToolbar(parts),
+        refresh_interval=1.0,  # the toolbar follows MCP servers coming up
+    )
+
+
 def _history(path: Path) -> FileHistory:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.exists():
@@ -136,9 +160,7 @@ async def run_interactive(setup: ChatSetup) -> int:
     ready = anyio.Event()
     parts: list[ChatParts] = []
     failure: list[AgentError] = []
-    session: PromptSession[str] = PromptSession(
-        history=_history(setup.history_path), key_bindings=_bindings()
-    )
+    session = prompt_session(_history(setup.history_path), parts)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, lambda: None)
 
@@ -152,6 +174,7 @@ async def run_interactive(setup: ChatSetup) -> int:
             return
         group.start_soon(parts[0].host.serve, stop)
         setup.load_model()
+        preload_markdown()
         for line in parts[0].chat.notes:
             print(styled(sanitize(line), "yellow"))
         ready.set()

@@ -1,13 +1,23 @@
-"""Rendering the loop's events as they happen: streamed text, tool calls, results, usage."""
+"""Rendering the loop's events as they happen: Markdown answers, tool calls, results, usage.
+
+On a terminal the answer is Markdown rendered block by block (agent/ui/markdown.py, which
+loads rich on first use) and a spinner fills the waits; anywhere else the text is written
+as it arrives, sanitized, with no escape sequence at all.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import TextIO
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
 from agent.loop import (
     ApprovalAnswered,
+    ApprovalAsked,
     Event,
     Notice,
     TextDelta,
@@ -18,10 +28,46 @@ from agent.loop import (
     UsageReported,
 )
 from agent.messages import Usage
-from agent.text import sanitize
+from agent.text import sanitize, sanitize_line
+from agent.ui.spinner import Spinner
 from agent.ui.style import styled
 
+if TYPE_CHECKING:
+    from agent.ui.markdown import MarkdownStream
+
 RESULT_PREVIEW_LINES = 4
+KEPT_RESULTS = 20
+WAITING = "Waiting for the model"
+
+
+@dataclass(frozen=True)
+class KeptResult:
+    """A tool result in full, for /show."""
+
+    title: str  # sanitized
+    text: str  # as the tool returned it
+    is_error: bool
+
+
+class RecentResults:
+    """The full text of the last few tool results; 1 is the most recent."""
+
+    def __init__(self, limit: int = KEPT_RESULTS) -> None:
+        self._results: deque[KeptResult] = deque(maxlen=limit)
+
+    def add(self, result: KeptResult) -> None:
+        self._results.appendleft(result)
+
+    def get(self, number: int) -> KeptResult | None:
+        if 1 <= number <= len(self._results):
+            return self._results[number - 1]
+        return None
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+
+RECENT_RESULTS = RecentResults()  # the chat's; /show reads it
 
 
 def describe_usage(request: Usage, session: Usage) -> str:
@@ -36,31 +82,69 @@ def describe_usage(request: Usage, session: Usage) -> str:
     return text
 
 
-class EventRenderer:
-    """Writes events to a stream; streamed text goes out as it arrives."""
+def preload_markdown() -> None:
+    """Import rich in the background, once the prompt is on screen (it takes ~80 ms)."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def load() -> None:
+        import agent.ui.markdown  # noqa: F401
+
+    threading.Thread(target=load, name="load-rich", daemon=True).start()
+
+
+class EventRenderer:
+    """Writes events to a stream as they happen.
+
+    `markdown` and `spinner` default to on exactly when `out` is a terminal.
+    """
+
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        *,
+        markdown: bool | None = None,
+        spinner: bool | None = None,
+        results: RecentResults | None = None,
+    ) -> None:
         self.out = out or sys.stdout
+        terminal = self.out.isatty()
+        self._markdown_on = terminal if markdown is None else markdown
+        self._markdown: MarkdownStream | None = None
+        self.spinner = Spinner(self.out) if (terminal if spinner is None else spinner) else None
+        self.results = RECENT_RESULTS if results is None else results
         self._mid_line = False
         self._last_usage: tuple[Usage, Usage] | None = None
 
+    def begin(self) -> None:
+        """A turn starts: wait for the model's first words."""
+        self._status(WAITING)
+
+    def end(self) -> None:
+        """A turn is over (or was stopped): print what is pending, stop the spinner."""
+        self._status(None)
+        self._flush_text()
+
     def render(self, event: Event) -> None:
         if isinstance(event, TextDelta):
-            text = sanitize(event.text)
-            self.out.write(text)
-            self.out.flush()
-            self._mid_line = not text.endswith("\n")
+            self._text(event.text)
             return
+        self._status(None)
+        self._flush_text()
         if isinstance(event, ToolCallStarted):
             self._line(styled("⏺ ", "cyan") + self._call_title(event))
+            if event.spec is not None and not event.spec.requires_approval:
+                self._status(f"Running {sanitize_line(event.call.name)}")
+        elif isinstance(event, ApprovalAsked):
+            pass  # the dialog takes the screen
         elif isinstance(event, ApprovalAnswered):
             if event.decision.approved:
                 self._line(styled("  ✓ approved", "green"))
+                self._status(f"Running {sanitize_line(event.call.name)}")
             else:
                 reason = f": {sanitize(event.decision.reason)}" if event.decision.reason else ""
                 self._line(styled(f"  ✗ declined{reason}", "red"))
         elif isinstance(event, ToolFinished):
             self._result(event)
+            self._status(WAITING)
         elif isinstance(event, UsageReported):
             self._last_usage = (event.request, event.session)
         elif isinstance(event, Notice):
@@ -72,17 +156,69 @@ class EventRenderer:
             self._last_usage = None
         self.out.flush()
 
+    def progress(self, done: float, total: float | None, message: str | None) -> None:
+        """An MCP server's progress on the running tool, shown in the spinner line."""
+        if self.spinner is not None:
+            amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+            self.spinner.detail(f"({amount}{' ' + message if message else ''})")
+
     def finish(self) -> None:
         """End the last line of streamed text."""
+        self.end()
         if self._mid_line:
             self.out.write("\n")
             self._mid_line = False
         self.out.flush()
 
     def interrupted(self) -> None:
+        self.end()
         self._line(styled("(interrupted)", "yellow"))
 
+    def _text(self, text: str) -> None:
+        if not self._markdown_on:
+            text = sanitize(text)
+            self._status(None)
+            self.out.write(text)
+            self.out.flush()
+            if text:
+                self._mid_line = not text.endswith("\n")
+            return
+        if self._markdown is None:
+            from agent.ui.markdown import MarkdownStream, make_console
+
+            color = "NO_COLOR" not in os.environ and self.out.isatty()
+            self._markdown = MarkdownStream(make_console(color=color))
+        self._write_rendered(self._markdown.feed(text))
+        if self._markdown.pending and self.spinner is not None:
+            self.spinner.show("Writing")  # with a glimpse of the block until it is printed
+            self.spinner.detail(self._markdown.preview)
+        else:
+            self._status(None)
+
+    def _flush_text(self) -> None:
+        if self._markdown is not None:
+            self._write_rendered(self._markdown.flush())
+
+    def _write_rendered(self, rendered: str) -> None:
+        if not rendered:
+            return
+        self._status(None)
+        if self._mid_line:
+            self.out.write("\n")
+        self.out.write(rendered)
+        self.out.flush()
+        self._mid_line = not rendered.endswith("\n")
+
+    def _status(self, label: str | None) -> None:
+        if self.spinner is None:
+            return
+        if label is None:
+            self.spinner.hide()
+        else:
+            self.spinner.show(label)
+
     def _line(self, text: str) -> None:
+        self._status(None)
         if self._mid_line:
             self.out.write("\n")
             self._mid_line = False
@@ -96,21 +232,34 @@ class EventRenderer:
         if spec.server is not None:
             title = f"{sanitize(spec.server)} › {sanitize(spec.original_name or '')}"
             return f"{title} " + styled(f"({name})", "dim")
-        arguments = sanitize(event.call.arguments.replace("\n", " "))
-        if len(arguments) > 120:
-            arguments = arguments[:117] + "..."
-        return f"{name} {styled(arguments, 'dim')}"
+        return f"{name} {styled(_short_arguments(event.call.arguments), 'dim')}"
 
     def _result(self, event: ToolFinished) -> None:
+        self.results.add(KeptResult(_plain_title(event), event.result.text, event.result.is_error))
         lines = sanitize(event.result.text).splitlines() or ["(empty)"]
         shown = lines[:RESULT_PREVIEW_LINES]
         prefix = "  ⎿ " if not event.result.is_error else "  ⎿ error: "
+        long_line = False
         for index, line in enumerate(shown):
             lead = prefix if index == 0 else "    "
+            long_line = long_line or len(line) > 200
             text = line if len(line) <= 200 else line[:197] + "..."
             self._line(styled(lead + text, "red" if event.result.is_error else "dim"))
         if len(lines) > len(shown):
-            self._line(styled(f"    … {len(lines) - len(shown)} more lines", "dim"))
+            more = f"    … {len(lines) - len(shown)} more lines (/show for all)"
+            self._line(styled(more, "dim"))
+        elif long_line:
+            self._line(styled("    (/show for all)", "dim"))
+
+
+def _short_arguments(arguments: str) -> str:
+    text = sanitize(arguments.replace("\n", " "))
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _plain_title(event: ToolFinished) -> str:
+    call = event.call
+    return f"{sanitize_line(call.name)} {_short_arguments(call.arguments)}"
 
 
 def pretty_arguments(arguments: dict[str, object]) -> str:

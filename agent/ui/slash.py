@@ -1,5 +1,5 @@
 """Slash commands in the chat: /help, /new, /resume, /sessions, /compact, /skills, /skill,
-/export, /usage, /exit. The terminal experience issue adds the rest."""
+/export, /usage, /show, /exit. The terminal experience issue adds the rest."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from agent.chat_session import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
 from agent.text import sanitize, sanitize_line
-from agent.ui.render import describe_usage
+from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
 EXIT = "exit"
@@ -144,6 +144,20 @@ async def _usage(chat: ChatSession, argument: str) -> None:
     return None
 
 
+async def _show(chat: ChatSession, argument: str) -> None:
+    number = int(argument) if argument.isdigit() else None
+    if argument and number is None:
+        raise AgentError("usage: /show [N] (1 is the most recent tool result)")
+    kept = RECENT_RESULTS.get(1 if number is None else number)
+    if kept is None:
+        say(f"No such tool result; {len(RECENT_RESULTS)} kept (1 is the most recent).")
+        return None
+    heading = f"⏺ {kept.title}" + (" (error)" if kept.is_error else "")
+    print(styled(heading, "red" if kept.is_error else "cyan"))
+    say(kept.text or "(empty)")
+    return None
+
+
 COMMANDS: dict[str, Command] = {
     "help": Command("this list", _help),
     "new": Command("start a new conversation", _new),
@@ -154,6 +168,7 @@ COMMANDS: dict[str, Command] = {
     "skill": Command("NAME activate a skill now", _skill),
     "export": Command("[md|json] write this session to a file", _export),
     "usage": Command("tokens and cost of this session", _usage),
+    "show": Command("[N] the N-th most recent tool result in full (default 1)", _show),
     "exit": Command("quit (also Ctrl-D)", _exit),
     "quit": Command("quit", _exit),
 }

@@ -1,0 +1,162 @@
+"""A one-line status spinner: drawn in place with \\r, wiped before anything else is written.
+
+Only on a terminal. It is animated by event-loop timers, not a task, so showing and hiding
+are plain calls the renderer makes between two writes: the spinner can never land in the
+middle of streamed text. While any prompt_toolkit application (a dialog) is on screen it
+stays out of the way, and `quiet()` lets other code that reads the terminal silence it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from prompt_toolkit.utils import get_cwidth
+
+from agent.text import sanitize_line
+from agent.ui.style import styled
+
+FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_ACTIVE: list[Spinner] = []  # spinners currently shown, for quiet()
+_QUIET: list[bool] = []
+
+
+class Spinner:
+    """`show(label)` animates `⠋ label… 3s`; `hide()` wipes it; `detail(text)` adds progress."""
+
+    def __init__(self, out: TextIO, *, interval: float = 0.1, delay: float = 0.2) -> None:
+        self.out = out
+        self.interval = interval
+        self.delay = delay  # short waits show nothing at all
+        self.label = ""
+        self._detail = ""
+        self._since = 0.0
+        self._frame = 0
+        self._drawn = 0  # width of what is on screen now
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def shown(self) -> bool:
+        return self._timer is not None
+
+    def show(self, label: str) -> None:
+        """Start (or relabel) the spinner; the first frame comes after `delay`."""
+        if self.label != label or self._timer is None:
+            self._detail = ""
+            self._since = time.monotonic()
+        self.label = label
+        if self._timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no event loop, nothing to animate with
+        self._timer = loop.call_later(self.delay, self._tick)
+        if self not in _ACTIVE:
+            _ACTIVE.append(self)
+
+    def detail(self, text: str) -> None:
+        """Extra words after the label, such as an MCP server's progress."""
+        self._detail = sanitize_line(text)
+
+    def hide(self) -> None:
+        """Stop and wipe the line, synchronously, so the next write starts on a clean line."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
+        self._wipe()
+
+    def _wipe(self) -> None:
+        if self._drawn:
+            self.out.write("\r" + " " * self._drawn + "\r")
+            self.out.flush()
+            self._drawn = 0
+
+    def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self.interval, self._tick)
+        if _QUIET or _dialog_on_screen():
+            self._wipe()
+            return
+        self._draw()
+
+    def _draw(self) -> None:
+        elapsed = int(time.monotonic() - self._since)
+        head = f"{FRAMES[self._frame % len(FRAMES)]} {self.label}…"
+        tail = f" {elapsed}s" if elapsed >= 1 else ""
+        self._frame += 1
+        width = max(shutil.get_terminal_size().columns - 1, 10)  # never wrap: \r must reach it
+        detail = _newest(self._detail, width - get_cwidth(head + tail) - 1)
+        text = _oldest(head + (f" {detail}" if detail else "") + tail, width)
+        drawn = get_cwidth(text)
+        pad = " " * max(self._drawn - drawn, 0)  # leftovers of a longer frame
+        self.out.write("\r" + styled(text, "dim") + pad)
+        self.out.flush()
+        self._drawn = drawn + len(pad)
+
+
+def _newest(text: str, columns: int) -> str:
+    """The end of `text` that fits in `columns` cells, marked with … when cut."""
+    if get_cwidth(text) <= columns:
+        return text
+    kept, used = [], 1
+    for char in reversed(text):
+        used += get_cwidth(char)
+        if used > columns:
+            break
+        kept.append(char)
+    return "…" + "".join(reversed(kept)) if columns > 1 else ""
+
+
+def _oldest(text: str, columns: int) -> str:
+    """The start of `text` that fits in `columns` cells."""
+    kept, used = [], 0
+    for char in text:
+        used += get_cwidth(char)
+        if used > columns:
+            break
+        kept.append(char)
+    return "".join(kept)
+
+
+def _dialog_on_screen() -> bool:
+    from prompt_toolkit.application.current import get_app_or_none
+
+    return get_app_or_none() is not None
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """No spinner while the body runs (say, a question read from the terminal)."""
+    _QUIET.append(True)
+    for spinner in list(_ACTIVE):
+        spinner._wipe()
+    try:
+        yield
+    finally:
+        _QUIET.pop()
+
+
+@contextmanager
+def mcp_progress(sink: Callable[[float, float | None, str | None], None]) -> Iterator[None]:
+    """Progress notifications of MCP tools run in the body go to `sink`.
+
+    The MCP side is loaded in the background after the prompt; until it is, no MCP tool can
+    be in a request, and importing it here would stall the chat for most of a second.
+    """
+    toolset = sys.modules.get("agent.mcp.toolset")
+    if toolset is None:
+        yield
+        return
+    token = toolset.progress_sink.set(sink)
+    try:
+        yield
+    finally:
+        toolset.progress_sink.reset(token)

@@ -1,0 +1,54 @@
+"""The bottom toolbar under the prompt: model, tokens and cost so far, MCP servers by state."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agent.messages import Usage
+from agent.text import sanitize_line
+
+if TYPE_CHECKING:
+    from agent.mcp.host import ServerCounts
+    from agent.ui.chat import ChatParts
+
+
+def status_text(model: str, usage: Usage, servers: str) -> str:
+    """` openai/gpt-4.1 · 1,234 tokens · $0.0123 · MCP 2 ready, 1 starting `."""
+    tokens = usage.prompt_tokens + usage.completion_tokens
+    parts = [sanitize_line(model), f"{tokens:,} tokens"]
+    if usage.cost_usd is not None:
+        parts.append(f"${usage.cost_usd:.4f}")
+    parts.append(servers)
+    return " " + " · ".join(parts) + " "
+
+
+def describe_servers(servers: ServerCounts | None) -> str:
+    """`MCP 2 ready, 1 offline`; `MCP starting` before the MCP side is up; `no MCP servers`."""
+    if servers is None:
+        return "MCP starting"
+    counts = [
+        (servers.ready, "ready"),
+        (servers.starting, "starting"),
+        (servers.offline, "offline"),
+    ]
+    shown = [f"{count} {word}" for count, word in counts if count]
+    return "MCP " + ", ".join(shown) if shown else "no MCP servers"
+
+
+class StatusToolbar:
+    """prompt_toolkit's `bottom_toolbar`: computed afresh each time the prompt is drawn."""
+
+    def __init__(self, parts: Sequence[ChatParts]) -> None:
+        self._parts = parts  # filled in once the chat is set up
+
+    def __call__(self) -> str:
+        if not self._parts:
+            return " starting… "
+        parts = self._parts[0]
+        try:
+            servers = describe_servers(parts.host.server_counts())
+        except Exception:  # a toolbar must never break the prompt (say, a broken config file)
+            servers = "MCP status unknown"
+        chat = parts.chat
+        return status_text(chat.model_name, chat.conversation.usage, servers)

@@ -1,0 +1,77 @@
+"""The toolbar under the prompt: model, tokens and cost of the session, MCP servers by state."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agent.mcp.definitions import fingerprint
+from agent.mcp.host import McpHost, ServerCounts
+from agent.mcp.store import McpStore
+from agent.messages import Usage
+from agent.ui.toolbar import StatusToolbar
+from tests.mcp.runtime_helpers import runtime, save, script_server, stdio_server
+from tests.ui.ui_helpers import chat_parts
+
+
+def test_before_the_chat_is_set_up_the_toolbar_says_it_is_starting() -> None:
+    assert StatusToolbar([])() == " starting… "
+
+
+def test_it_shows_the_model_the_sessions_tokens_and_cost_and_that_mcp_is_starting(
+    tmp_path: Path,
+) -> None:
+    parts = chat_parts(tmp_path)
+    toolbar = StatusToolbar([parts])
+    assert toolbar() == " openai/fake-model · 0 tokens · MCP starting "
+
+    parts.chat.conversation.usage = Usage(prompt_tokens=1200, completion_tokens=34, cost_usd=0.0123)
+    assert toolbar() == " openai/fake-model · 1,234 tokens · $0.0123 · MCP starting "
+
+
+@pytest.mark.anyio
+async def test_servers_are_counted_as_ready_starting_or_offline(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    store = McpStore(agent_home / "mcp-servers.json")
+    save(
+        store,
+        {
+            "fx": stdio_server(),
+            "dies": script_server("exit_on_start_server.py"),
+            "stranger": stdio_server("--name", "stranger"),
+            "off": stdio_server("--name", "off"),
+            "web": {"url": "http://127.0.0.1:9/mcp"},
+        },
+    )
+    for name in ("fx", "dies", "stranger", "web"):
+        trusted = name != "stranger"
+        fp = fingerprint(store.load().find(name))
+        store.update_state(
+            name,
+            fp,
+            lambda s, trusted=trusted, fp=fp: replace(
+                s, enabled=True, trusted_fingerprint=fp if trusted else None
+            ),
+        )
+    host = McpHost(lambda: runtime(store, agent_home, tmp_path), report=lambda line: None)
+    parts = replace(chat_parts(tmp_path), host=host)
+    toolbar = StatusToolbar([parts])
+    assert host.server_counts() is None
+
+    stop = anyio.Event()
+    async with anyio.create_task_group() as group:
+        group.start_soon(host.serve, stop)
+        with anyio.fail_after(30):
+            await host.ready.wait()
+            starting = host.server_counts()
+            await host.started.wait()
+        counts, shown = host.server_counts(), toolbar()
+        stop.set()
+
+    assert starting == ServerCounts(ready=1, starting=2, offline=1)  # web is ready at once
+    assert counts == ServerCounts(ready=2, starting=0, offline=2)
+    assert shown.endswith(" · MCP 2 ready, 2 offline ")
