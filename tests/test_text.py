@@ -15,4 +15,9 @@ def test_escape_sequences_and_invisible_reordering_characters_become_visible() -
 
 def test_long_lines_wrap_to_the_screen_instead_of_running_off_it() -> None:
     assert wrap_for_screen(["x" * 25, "short"], 20) == ["x" * 19, "    " + "x" * 6, "short"]
-    assert wrap_for_screen(["日本語" * 4], 12) == ["日本語日本", "    語日本", "    語日本", "    語"]
+    assert wrap_for_screen(["日本語" * 4], 12) == [
+        "日本語日本",
+        "    語日本",
+        "    語日本",
+        "    語",
+    ]
