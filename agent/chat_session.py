@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.errors import AgentError
 from agent.loop import Conversation, message_event
 from agent.mcp.host import McpHost
 from agent.messages import Usage
@@ -124,6 +125,24 @@ class ChatSession:
                     f"version stays in force until you activate it again (/skill {snapshot.name})"
                 )
         return notes
+
+    # -- model ------------------------------------------------------------------------------
+
+    def switch_model(self, name: str) -> str:
+        """/model NAME: the rest of the session uses `name`; returns the previous model."""
+        from dataclasses import replace
+
+        from agent.model import LiteLLMModel
+
+        current = self.conversation.model
+        if not isinstance(current, LiteLLMModel):
+            raise AgentError("this chat's model cannot be switched")
+        previous = self.model_name
+        self.conversation.model = LiteLLMModel(replace(current.settings, name=name))
+        self.model_name = name
+        self.recorder.model = name
+        self.recorder.record({"type": "model_change", "from": previous, "to": name})
+        return previous
 
     # -- compaction -------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,15 +36,25 @@ if TYPE_CHECKING:
     from agent.ui.chat import ChatParts
 
 
-def run_chat(model_name: str, api_base: str | None, resume: str | None = None) -> int:
-    """The chat (interactive on a terminal, one turn from piped stdin); returns the exit code.
+def run_chat(
+    model_name: str,
+    api_base: str | None,
+    resume: str | None = None,
+    *,
+    prompt: str | None = None,
+    output_format: str = "text",
+) -> int:
+    """The chat (interactive on a terminal; one turn with -p or piped stdin); the exit code.
 
     `resume`: "latest" (--continue), "pick" (--resume with no id), a session id, or None.
+    `prompt` (-p) and `output_format` select and shape one-shot mode (agent/ui/oneshot.py).
     """
-    from agent.ui.chat import ChatParts, ChatSetup, host_toolset, run_interactive, run_once
-
     project = find_project_dir()
-    interactive = sys.stdin.isatty()
+    interactive = prompt is None and sys.stdin.isatty()
+    if interactive:
+        from agent.ui.chat import ChatParts, ChatSetup, host_toolset, run_interactive
+    else:  # the same two shapes without loading prompt_toolkit
+        from agent.ui.oneshot import ChatParts, host_toolset
 
     def prepare() -> ChatParts:
         from agent.settings import load_settings
@@ -113,17 +124,45 @@ def run_chat(model_name: str, api_base: str | None, resume: str | None = None) -
         )
         code = anyio.run(run_interactive, setup)
     else:
-        text = sys.stdin.read()
-        if not text.strip():
-            raise AgentError("stdin was empty: nothing to send to the model")
+        code = _run_one_shot(prepare, model_name, prompt, output_format, resume)
+    return _exit_fast(code)
+
+
+def _run_one_shot(
+    prepare: Callable[[], ChatParts],
+    model_name: str,
+    prompt: str | None,
+    output_format: str,
+    resume: str | None,
+) -> int:
+    """-p, or stdin piped: one turn, approval asked on the controlling terminal if any."""
+    from agent.ui.oneshot import (
+        EXIT_USAGE,
+        ControllingTerminalApprover,
+        make_output,
+        one_shot_text,
+        run_one_shot,
+    )
+
+    text = one_shot_text(prompt, sys.stdin)
+    if not text.strip():
+        print(
+            "agent: nothing to send: give a prompt with -p or pipe text to stdin", file=sys.stderr
+        )
+        return EXIT_USAGE
+    LOADER.start()  # litellm imports in the background while the parts are built
+    output = make_output(output_format, model_name)
+    try:
         parts = prepare()
         for line in parts.chat.notes:
-            _report(line)
+            output.note(line)
         if resume is not None:
-            _resume_quietly(parts, resume)
-        LOADER.start()
-        code = anyio.run(run_once, parts.conversation, parts.host, text)
-    return _exit_fast(code)
+            _resume_quietly(parts, resume, output.note)
+    except AgentError as error:
+        return output.fail(str(error))
+    with ControllingTerminalApprover() as approver:
+        parts.conversation.approver = approver
+        return anyio.run(run_one_shot, parts, text, output)
 
 
 _DISCOVERY_CACHE: dict[Path, Discovery] = {}
@@ -162,20 +201,20 @@ def _skills_for(
     return usable_from(discovery, status == "trusted"), trust_store, pending, notes
 
 
-def _resume_quietly(parts: ChatParts, resume: str) -> None:
+def _resume_quietly(parts: ChatParts, resume: str, note: Callable[[str], None]) -> None:
     from agent.session.store import find_session, list_sessions
 
     chat = parts.chat
     if resume in ("latest", "pick"):
         latest = list_sessions(project=chat.project)
         if not latest:
-            _report("no earlier session in this project to continue")
+            note("no earlier session in this project to continue")
             return
         path = latest[0].path
     else:
         path = find_session(resume)
     for line in chat.resume(path):
-        _report(line)
+        note(line)
 
 
 def _approver(interactive: bool) -> Approver:

@@ -24,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent",
         description="An MCP-native terminal chat agent: every MCP tool call asks you first.",
+        epilog=ONE_SHOT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"agent {__version__}")
     parser.add_argument(
@@ -48,6 +50,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="continue a session by id or id prefix (no ID: choose from a list)",
     )
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        nargs="?",
+        const="",
+        metavar="PROMPT",
+        help="one-shot: run one turn and print the answer; text piped to stdin is added "
+        "after the prompt (a blank line between)",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        help="one-shot output: text (the answer only; default), json (one object at the end) "
+        "or stream-json (one object per line as things happen)",
+    )
     parser.set_defaults(handler=_chat)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_mcp_commands(commands)
@@ -55,6 +73,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sessions_commands(commands)
     return parser
 
+
+ONE_SHOT_EPILOG = """\
+one-shot mode (-p PROMPT, or text piped to stdin): one turn, then exit.
+  MCP tool calls are asked about on the controlling terminal (/dev/tty), even when stdin
+  and stdout are pipes; with no terminal at all they are denied and the output says so.
+
+exit codes:
+  0    the model answered
+  1    the turn failed: a model error (or settings, session or set-up error)
+  2    usage error (bad flags, nothing to send, no model configured)
+  3    the model answered, but at least one tool call was denied
+  130  interrupted (Ctrl-C)"""
 
 _NAME_HELP = "a server name as shown by agent mcp list"
 
@@ -418,6 +448,12 @@ def _chat(args: argparse.Namespace) -> int:
 
     from agent.settings_peek import peek_settings
 
+    if args.output_format and args.prompt is None and sys.stdin.isatty():
+        print(
+            "agent: --output-format is for one-shot mode: add -p PROMPT or pipe text to stdin",
+            file=sys.stderr,
+        )
+        return 2
     # Only `model` and `api_base` are read before the prompt; the whole file is validated
     # right after it is drawn (pydantic's set-up alone would cost over 100 ms here).
     early = peek_settings()
@@ -431,7 +467,13 @@ def _chat(args: argparse.Namespace) -> int:
     from agent.chat_wiring import run_chat
 
     resume = "latest" if args.continue_latest else args.resume
-    return run_chat(model_name, args.api_base or early.api_base, resume)
+    return run_chat(
+        model_name,
+        args.api_base or early.api_base,
+        resume,
+        prompt=args.prompt,
+        output_format=args.output_format or "text",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -154,9 +154,11 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
     }
 
 
-def test_piped_stdin_runs_one_turn_and_denies_mcp_calls_for_lack_of_a_person(
+def test_piped_stdin_without_a_terminal_runs_one_turn_and_denies_mcp_calls(
     tmp_path: Path, trusted_fixture_server: None, chat_env: dict[str, str]
 ) -> None:
+    from agent.ui.oneshot import NO_TERMINAL_REASON
+
     turns = [
         {"tool_calls": [{"id": "c1", "name": "mcp__fx__echo", "arguments": {"text": "x"}}]},
         {"text": "Could not run it."},
@@ -171,13 +173,45 @@ def test_piped_stdin_runs_one_turn_and_denies_mcp_calls_for_lack_of_a_person(
             env=chat_env,
             cwd=tmp_path,
             timeout=TIMEOUT,
+            start_new_session=True,  # no controlling terminal: nobody can approve
         )
         requests = fake.requests()
     finally:
         fake.stop()
-    assert completed.returncode == 0, completed.stderr
+    assert completed.returncode == 3, completed.stderr  # a tool call was denied
     assert "Could not run it." in completed.stdout
     assert requests[1]["body"]["messages"][-1]["content"] == (
-        "Error: The person declined this tool call. Their reason: nobody is at a terminal to "
-        "approve it (stdin is not a terminal)"
+        f"Error: The person declined this tool call. Their reason: {NO_TERMINAL_REASON}"
+    )
+
+
+def test_a_key_typed_before_the_approval_question_appears_decides_nothing(
+    tmp_path: Path, trusted_fixture_server: None, chat_env: dict[str, str]
+) -> None:
+    turns = [
+        {
+            "text": "Thinking about it slowly before calling the tool.",
+            "chunk_delay": 0.4,
+            "tool_calls": [{"id": "c1", "name": "mcp__fx__echo", "arguments": {"text": "x"}}],
+        },
+        {"text": "Fine, not run."},
+    ]
+    fake = FakeModelProcess(tmp_path, turns)
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+        chat.expect("MCP server fx ready")
+        chat.expect("›")
+        chat.send("go\r")
+        chat.expect("Thinking")
+        chat.send("y")  # typed ahead, while the answer streams
+        chat.expect("Approve\\?")
+        chat.send("n")
+        chat.expect("Fine, not run.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert requests[1]["body"]["messages"][-1]["content"] == (
+        "Error: The person declined this tool call."
     )

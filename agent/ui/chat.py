@@ -7,14 +7,15 @@ background, and their progress is printed above the prompt.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import anyio
 import anyio.abc
@@ -38,6 +39,9 @@ from agent.ui.toolbar import StatusToolbar
 
 if TYPE_CHECKING:
     from agent.mcp.host import ServerCounts
+
+
+T = TypeVar("T")
 
 
 class ToolHost(Protocol):
@@ -85,6 +89,20 @@ class _HostToolset:
 def host_toolset(host: ToolHost) -> _HostToolset:
     """The host's tools as a Toolset that is asked afresh for each request."""
     return _HostToolset(host)
+
+
+async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
+    """Run `action` so that Ctrl-C (SIGINT) cancels it: /compact, /mcp restart, a resume..."""
+    loop = asyncio.get_running_loop()
+    with anyio.CancelScope() as scope:
+        loop.add_signal_handler(signal.SIGINT, scope.cancel)
+        try:
+            return await action()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            loop.add_signal_handler(signal.SIGINT, lambda: None)
+    print(styled("(interrupted)", "yellow"))
+    return None
 
 
 async def _run_turn(
@@ -207,6 +225,7 @@ async def _repl(
         if parts:
             await _resume_at_start(parts[0].chat, resume)
     interrupted_once = False
+    saving_failure_shown = False
     while True:
         try:
             text = await session.prompt_async("› ", handle_sigint=False)
@@ -223,11 +242,16 @@ async def _repl(
             continue
         await ready.wait()
         if text.lstrip().startswith("/"):
-            if await run_slash(parts[0].chat, text) == EXIT:
+            command = functools.partial(run_slash, parts[0].chat, text)
+            if await _interruptible(command) == EXIT:
                 return
             continue
-        await _before_turn(parts[0].chat)
+        await _interruptible(lambda: _before_turn(parts[0].chat))
         await _run_turn(parts[0].conversation, parts[0].host, text, renderer)
+        problems = parts[0].chat.recorder.problems
+        if problems and not saving_failure_shown:
+            print(styled(f"warning: {sanitize(problems[0])}", "red"))
+            saving_failure_shown = True
 
 
 async def _before_turn(chat: ChatSession) -> None:
@@ -258,17 +282,3 @@ async def _resume_at_start(chat: ChatSession, resume: str) -> None:
         await run_slash(chat, f"/resume {latest[0].header.id}")
     else:
         await run_slash(chat, f"/resume {resume}")
-
-
-async def run_once(conversation: Conversation, host: ToolHost, text: str) -> int:
-    """Stdin is not a terminal: one turn from the piped text; nobody can approve tools."""
-    renderer = EventRenderer()
-    stop = anyio.Event()
-    async with anyio.create_task_group() as group:
-        group.start_soon(host.serve, stop)
-        with anyio.fail_after(120):
-            await host.started.wait()  # the servers' tools belong in this one request
-        failed = await _run_turn(conversation, host, text, renderer)
-        stop.set()
-    renderer.finish()
-    return 1 if failed else 0

@@ -158,6 +158,46 @@ async def _show(chat: ChatSession, argument: str) -> None:
     return None
 
 
+async def _mcp(chat: ChatSession, argument: str) -> None:
+    from agent.ui.mcp_commands import run_mcp
+
+    await run_mcp(chat, argument)
+    return None
+
+
+async def _model(chat: ChatSession, argument: str) -> None:
+    if argument:
+        previous = chat.switch_model(argument)
+        note(f"Model changed from {previous} to {argument} for the rest of this session.")
+    else:
+        say(f"Model: {chat.model_name} (/model NAME switches, e.g. /model openai/gpt-4.1)")
+    return None
+
+
+async def _tools(chat: ChatSession, argument: str) -> None:
+    from agent.approval import needs_approval
+    from agent.tools.combined import combine
+
+    by_source: dict[str, list[str]] = {}
+    for tool in combine(chat.conversation.toolsets).values():
+        asks = "asks every time" if needs_approval(tool.spec) else "no approval"
+        by_source.setdefault(tool.spec.source, []).append(f"{tool.spec.name} ({asks})")
+    if not by_source:
+        say("No tools in the next request.")
+    for source, names in by_source.items():
+        say(f"{source}:")
+        for name in names:
+            say(f"  {name}")
+    return None
+
+
+async def _clear(chat: ChatSession, argument: str) -> None:
+    from prompt_toolkit.shortcuts import clear
+
+    clear()
+    return None
+
+
 COMMANDS: dict[str, Command] = {
     "help": Command("this list", _help),
     "new": Command("start a new conversation", _new),
@@ -168,6 +208,10 @@ COMMANDS: dict[str, Command] = {
     "skill": Command("NAME activate a skill now", _skill),
     "export": Command("[md|json] write this session to a file", _export),
     "usage": Command("tokens and cost of this session", _usage),
+    "model": Command("[NAME] show or switch the model", _model),
+    "tools": Command("the tools of the next request, by source, with approval", _tools),
+    "mcp": Command("[status|enable|disable|trust|restart|tools NAME|edit] MCP servers", _mcp),
+    "clear": Command("clear the screen", _clear),
     "show": Command("[N] the N-th most recent tool result in full (default 1)", _show),
     "exit": Command("quit (also Ctrl-D)", _exit),
     "quit": Command("quit", _exit),

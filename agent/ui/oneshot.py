@@ -1,0 +1,500 @@
+"""One-shot mode: one turn from `agent -p PROMPT` (or piped stdin), printed as plain text, one
+JSON object, or one JSON object per event, with exit codes a script can act on.
+
+Approval asks on the controlling terminal (/dev/tty), so `cat f | agent -p ... > out` still
+asks the person at the keyboard; with no terminal at all every call that needs approval is
+denied, and the output says nobody was there. Nothing here imports prompt_toolkit or rich:
+the approval dialog loads only when a call needs a person and /dev/tty could be opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import termios
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TextIO
+
+import anyio
+
+from agent.approval import ApprovalRequest, Decision
+from agent.loop import (
+    ApprovalAnswered,
+    Event,
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolFinished,
+    TurnFailed,
+    UsageReported,
+)
+from agent.messages import ToolCall, Usage
+from agent.text import sanitize
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    from agent.ui.chat import ChatParts as ChatParts
+    from agent.ui.chat import host_toolset as host_toolset
+else:
+    # agent.ui.chat imports prompt_toolkit (about 75 ms); building the parts needs only these
+    # two plain shapes, so the one-shot path uses twins of them. tests/test_oneshot.py checks
+    # that the twins stay alike; the type checker sees the originals.
+    @dataclass
+    class ChatParts:
+        conversation: Any
+        host: Any
+        chat: Any
+
+    class _HostToolset:
+        def __init__(self, host: Any) -> None:
+            self.host = host
+
+        def tools(self) -> Any:
+            return self.host.tools()
+
+    def host_toolset(host: Any) -> _HostToolset:
+        return _HostToolset(host)
+
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+EXIT_OK = 0
+EXIT_TURN_FAILED = 1  # the model (or the set-up before it) failed
+EXIT_USAGE = 2
+EXIT_DENIED = 3  # answered, but at least one tool call was denied
+EXIT_BROKEN_PIPE = 141
+EXIT_INTERRUPTED = 130
+
+NO_TERMINAL_REASON = (
+    "no person is present to approve it: agent ran without a terminal (/dev/tty could not be "
+    "opened), so every MCP tool call is denied"
+)
+MCP_START_SECONDS = 120
+RESULT_PREVIEW_LINES = 3
+
+
+def one_shot_text(prompt: str | None, stdin: TextIO | None) -> str:
+    """What the turn sends: the -p prompt, then a blank line and whatever was piped in."""
+    piped = "" if stdin is None or stdin.isatty() else stdin.read()
+    return "\n\n".join(part for part in (prompt or "", piped) if part.strip())
+
+
+class ControllingTerminalApprover:
+    """Asks on /dev/tty with the chat's approval dialog, whatever stdin and stdout are.
+
+    The terminal is opened at the first call that needs approval; when it cannot be (no
+    controlling terminal: setsid, CI, cron), every such call is denied, saying why.
+    """
+
+    def __init__(self, device: str = "/dev/tty") -> None:
+        self.device = device
+        self._files: list[TextIO] = []
+        self._io: tuple[Input, Output] | None = None
+        self._absent = False
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        terminal = self._open()
+        if terminal is None:
+            return Decision(False, NO_TERMINAL_REASON)
+        from prompt_toolkit.application import create_app_session
+
+        from agent.ui.approval_dialog import TerminalApprover
+
+        # Keys typed before the question was on screen must not answer it.
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcflush(self._files[0].fileno(), termios.TCIFLUSH)
+        with create_app_session(input=terminal[0], output=terminal[1]):
+            return await TerminalApprover().decide(request)
+
+    def _open(self) -> tuple[Input, Output] | None:
+        if self._io is not None or self._absent:
+            return self._io
+        try:
+            reader = open(self.device, encoding="utf-8")  # noqa: SIM115 (closed in close())
+            self._files.append(reader)
+            self._files.append(open(self.device, "w", encoding="utf-8"))  # noqa: SIM115
+        except OSError:
+            self.close()
+            self._absent = True
+            return None
+        from prompt_toolkit.input import create_input
+        from prompt_toolkit.output import create_output
+
+        self._io = (create_input(self._files[0]), create_output(self._files[1]))
+        return self._io
+
+    def close(self) -> None:
+        """Close the terminal, if it was opened."""
+        for file in self._files:
+            file.close()
+        self._files.clear()
+        self._io = None
+
+    def __enter__(self) -> ControllingTerminalApprover:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@dataclass
+class CallRecord:
+    """One tool call of the turn and what became of it."""
+
+    id: str
+    name: str
+    arguments: object  # the parsed object, or the raw text when it is not a JSON object
+    approved: bool | None = None  # None: the call needed no approval (or never got that far)
+    reason: str | None = None
+    result: str | None = None
+    is_error: bool | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return dict(vars(self))
+
+
+def _arguments(call: ToolCall) -> object:
+    try:
+        parsed = json.loads(call.arguments)
+    except ValueError:
+        return call.arguments
+    return parsed if isinstance(parsed, dict) else call.arguments
+
+
+class TurnSummary:
+    """Everything the JSON result reports, gathered from the turn's events.
+
+    `text` is the model's words: each round's text, rounds separated by a blank line. The
+    text format prints exactly this, so `agent -p` and `jq -r .text` agree.
+    """
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.calls: list[CallRecord] = []
+        self.usage = Usage()
+        self.notices: list[str] = []
+        self.error: str | None = None
+        self._new_round = False
+
+    def add(self, event: Event) -> str:
+        """Take one event; return the text it added to `text` (a separator and the delta)."""
+        if isinstance(event, TextDelta):
+            piece = event.text
+            if self._new_round and self.text and piece:
+                trailing = len(self.text) - len(self.text.rstrip("\n"))
+                piece = "\n" * max(0, 2 - trailing) + piece
+            self._new_round = self._new_round and not piece
+            self.text += piece
+            return piece
+        if isinstance(event, ToolCallStarted):
+            self._new_round = True
+            self.calls.append(CallRecord(event.call.id, event.call.name, _arguments(event.call)))
+        elif isinstance(event, ApprovalAnswered):
+            record = self._record(event.call)
+            record.approved, record.reason = event.decision.approved, event.decision.reason
+        elif isinstance(event, ToolFinished):
+            record = self._record(event.call)
+            record.result, record.is_error = event.result.text, event.result.is_error
+        elif isinstance(event, UsageReported):
+            self.usage = self.usage + event.request
+        elif isinstance(event, Notice):
+            self.notices.append(event.text)
+        elif isinstance(event, TurnFailed):
+            self.error = event.message
+        return ""
+
+    def _record(self, call: ToolCall) -> CallRecord:
+        for record in reversed(self.calls):
+            if record.id == call.id:
+                return record
+        record = CallRecord(call.id, call.name, _arguments(call))
+        self.calls.append(record)
+        return record
+
+    def denied(self) -> int:
+        return sum(1 for record in self.calls if record.approved is False)
+
+    def exit_code(self, interrupted: bool) -> int:
+        if interrupted:
+            return EXIT_INTERRUPTED
+        if self.error is not None:
+            return EXIT_TURN_FAILED
+        return EXIT_DENIED if self.denied() else EXIT_OK
+
+    def result(self, model: str, session_id: str | None, exit_code: int) -> dict[str, object]:
+        """The JSON result: final text, tool calls with decisions, usage, and how it ended."""
+        return {
+            "text": self.text,
+            "tool_calls": [record.to_json() for record in self.calls],
+            "usage": {
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "cost_usd": self.usage.cost_usd,
+            },
+            "notices": self.notices,
+            "session_id": session_id,
+            "model": model,
+            "exit_code": exit_code,
+            "error": self.error,
+        }
+
+
+class OneShotOutput:
+    """Shows a one-shot turn as it happens and its result at the end; subclasses choose how.
+
+    stdout carries only the format's own output; everything else goes to stderr.
+    """
+
+    def __init__(self, model: str, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.model = model
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.summary = TurnSummary()
+        self.closed = False  # stdout's reader went away (`agent -p ... | head -1`)
+
+    def note(self, text: str) -> None:
+        """A note of ours (skills, resume, MCP start-up), not an event of the turn."""
+        self.summary.notices.append(text)
+        self.show_note(text)
+
+    def event(self, event: Event) -> None:
+        self.show(event, self.summary.add(event))
+
+    def fail(self, message: str) -> int:
+        """The turn could not start (settings, resume): report it like a failed turn."""
+        self.summary.error = message
+        return self.finish(None)
+
+    def finish(self, session_id: str | None, interrupted: bool = False) -> int:
+        """Show the result; return the exit code."""
+        if interrupted:
+            self.summary.error = "interrupted"
+        code = self.summary.exit_code(interrupted)
+        self.show_result(self.summary.result(self.model, session_id, code))
+        return EXIT_BROKEN_PIPE if self.closed else code
+
+    def show_note(self, text: str) -> None:
+        pass
+
+    def show(self, event: Event, text: str) -> None:
+        pass
+
+    def show_result(self, result: dict[str, object]) -> None:
+        pass
+
+    def write(self, text: str) -> None:
+        """Write to stdout; if its reader has gone, stop writing (and let the turn stop)."""
+        if self.closed:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:
+            self.closed = True
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())
+
+    def tell(self, line: str) -> None:
+        """One line on stderr."""
+        with contextlib.suppress(OSError):
+            self.err.write(line + "\n")
+            self.err.flush()
+
+
+class TextOutput(OneShotOutput):
+    """The model's words on stdout, sanitized; tool activity and notes on stderr."""
+
+    def __init__(self, model: str, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        super().__init__(model, out, err)
+        self._mid_line = False
+        self._owed = 0  # newlines written early (before stderr lines) that the text still has
+
+    def show_note(self, text: str) -> None:
+        self.tell(sanitize(text))
+
+    def show(self, event: Event, text: str) -> None:
+        if text:
+            skip = min(self._owed, len(text) - len(text.lstrip("\n")))
+            self._owed = 0
+            self._text(text[skip:])
+            return
+        if isinstance(event, ToolCallStarted):
+            if self._mid_line:  # stderr may be the same screen: end the line first
+                self._text("\n")
+                self._owed = 1
+            self.tell(f"⏺ {_title(event)}")
+        elif isinstance(event, ApprovalAnswered):
+            if event.decision.approved:
+                self.tell("  ✓ approved")
+            else:
+                reason = f": {sanitize(event.decision.reason)}" if event.decision.reason else ""
+                self.tell(f"  ✗ declined{reason}")
+        elif isinstance(event, ToolFinished):
+            self._result(event)
+        elif isinstance(event, Notice):
+            self.tell(sanitize(event.text))
+        elif isinstance(event, TurnFailed):
+            self.tell(f"error: {sanitize(event.message)}")
+
+    def fail(self, message: str) -> int:
+        for line in message.splitlines() or ["unknown error"]:
+            self.tell(f"agent: {sanitize(line)}")
+        return super().fail(message)
+
+    def show_result(self, result: dict[str, object]) -> None:
+        if self._mid_line:
+            self._text("\n")
+        if result["exit_code"] == EXIT_INTERRUPTED:
+            self.tell("(interrupted)")
+        elif result["exit_code"] == EXIT_DENIED:
+            self.tell(f"{self.summary.denied()} tool call(s) denied (exit code {EXIT_DENIED})")
+
+    def _text(self, text: str) -> None:
+        text = sanitize(text)
+        if text:
+            self.write(text)
+            self._mid_line = not text.endswith("\n")
+
+    def _result(self, event: ToolFinished) -> None:
+        lines = sanitize(event.result.text).splitlines() or ["(empty)"]
+        lead = "  ⎿ error: " if event.result.is_error else "  ⎿ "
+        for index, line in enumerate(lines[:RESULT_PREVIEW_LINES]):
+            text = line if len(line) <= 200 else line[:197] + "..."
+            self.tell((lead if index == 0 else "    ") + text)
+        if len(lines) > RESULT_PREVIEW_LINES:
+            self.tell(f"    … {len(lines) - RESULT_PREVIEW_LINES} more lines")
+
+
+def _title(event: ToolCallStarted) -> str:
+    spec, name = event.spec, sanitize(event.call.name)
+    arguments = sanitize(event.call.arguments.replace("\n", " "))
+    if len(arguments) > 120:
+        arguments = arguments[:117] + "..."
+    if spec is None:
+        return f"{name} (no such tool)"
+    if spec.server is not None:
+        name = f"{sanitize(spec.server)} › {sanitize(spec.original_name or '')} ({name})"
+    return f"{name} {arguments}"
+
+
+class JsonOutput(OneShotOutput):
+    """One JSON object on stdout at the end; nothing else on stdout."""
+
+    def show_result(self, result: dict[str, object]) -> None:
+        self.write(json.dumps(result) + "\n")
+
+
+class StreamJsonOutput(OneShotOutput):
+    """One JSON object per line as things happen, then a `result` line like JsonOutput's."""
+
+    def show_note(self, text: str) -> None:
+        self._emit({"type": "notice", "text": text})
+
+    def show(self, event: Event, text: str) -> None:
+        if isinstance(event, TextDelta):
+            self._emit({"type": "text", "text": event.text})
+        elif isinstance(event, ToolCallStarted):
+            call, spec = event.call, event.spec
+            self._emit(
+                {
+                    "type": "tool_call",
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": _arguments(call),
+                    "server": spec.server if spec else None,
+                }
+            )
+        elif isinstance(event, ApprovalAnswered):
+            self._emit(
+                {
+                    "type": "approval",
+                    "id": event.call.id,
+                    "name": event.call.name,
+                    "approved": event.decision.approved,
+                    "reason": event.decision.reason,
+                }
+            )
+        elif isinstance(event, ToolFinished):
+            self._emit(
+                {
+                    "type": "tool_result",
+                    "id": event.call.id,
+                    "name": event.call.name,
+                    "result": event.result.text,
+                    "is_error": event.result.is_error,
+                }
+            )
+        elif isinstance(event, UsageReported):
+            usage = event.request
+            self._emit(
+                {
+                    "type": "usage",
+                    "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens,
+                    "cost_usd": usage.cost_usd,
+                }
+            )
+        elif isinstance(event, Notice):
+            self._emit({"type": "notice", "text": event.text})
+        elif isinstance(event, TurnFailed):
+            self._emit({"type": "error", "message": event.message})
+
+    def show_result(self, result: dict[str, object]) -> None:
+        self._emit({"type": "result", **result})
+
+    def _emit(self, item: dict[str, object]) -> None:
+        self.write(json.dumps(item) + "\n")
+
+
+def make_output(output_format: str, model: str) -> OneShotOutput:
+    """The output for --output-format."""
+    kinds: dict[str, type[OneShotOutput]] = {
+        "text": TextOutput,
+        "json": JsonOutput,
+        "stream-json": StreamJsonOutput,
+    }
+    return kinds[output_format](model)
+
+
+async def run_one_shot(parts: ChatParts, text: str, output: OneShotOutput) -> int:
+    """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
+    conversation, host = parts.conversation, parts.host
+    stop = anyio.Event()
+    loop = asyncio.get_running_loop()
+    async with anyio.create_task_group() as group:
+        group.start_soon(host.serve, stop)
+        try:
+            with anyio.CancelScope() as scope:
+                loop.add_signal_handler(signal.SIGINT, scope.cancel)
+                with anyio.move_on_after(MCP_START_SECONDS) as waiting:
+                    await host.started.wait()  # the servers' tools belong in this one request
+                if waiting.cancelled_caught:
+                    output.note(
+                        f"MCP servers still starting after {MCP_START_SECONDS} s: "
+                        "going on without them"
+                    )
+                async with host.request_scope():
+                    async for event in conversation.turn(text):
+                        output.event(event)
+                        if output.closed:
+                            scope.cancel()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            stop.set()
+    recorder = parts.chat.recorder
+    for problem in recorder.problems:
+        output.note(problem)
+    interrupted = scope.cancelled_caught and not output.closed
+    return output.finish(recorder.session_id, interrupted)
