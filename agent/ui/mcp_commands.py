@@ -28,10 +28,15 @@ USAGE = (
 )
 
 
-def _runtime(chat: ChatSession) -> McpRuntime:
+async def _runtime(chat: ChatSession) -> McpRuntime:
+    """The chat's runtime, waiting for it when the chat has just started (Ctrl-C stops)."""
     host = chat.host
-    if host is None or host.runtime is None:
-        raise AgentError("MCP is still starting; try again in a moment")
+    if host is None:
+        raise AgentError("this chat has no MCP runtime")
+    if host.runtime is None:
+        await host.ready.wait()
+    if host.runtime is None:
+        raise AgentError("the MCP runtime could not start; see the messages above")
     return host.runtime
 
 
@@ -44,7 +49,7 @@ async def run_mcp(chat: ChatSession, argument: str) -> None:
     words = shlex.split(argument) if argument else []
     action, names = (words[0], words[1:]) if words else ("status", [])
     if action == "status":
-        _status(chat)
+        await _status(chat)
     elif action == "edit":
         await _edit(chat)
     elif action in ("enable", "disable", "trust", "restart", "tools") and len(names) == 1:
@@ -53,8 +58,8 @@ async def run_mcp(chat: ChatSession, argument: str) -> None:
         raise AgentError(USAGE)
 
 
-def _status(chat: ChatSession) -> None:
-    runtime = _runtime(chat)
+async def _status(chat: ChatSession) -> None:
+    runtime = await _runtime(chat)
     config = runtime.store.load()
     if not config.definitions:
         _say("No MCP servers configured (agent mcp import FILE).")
@@ -87,7 +92,7 @@ def _status(chat: ChatSession) -> None:
 
 
 async def _enable(chat: ChatSession, name: str) -> None:
-    runtime = _runtime(chat)
+    runtime = await _runtime(chat)
     definition = runtime.store.load().find(name)
     state = runtime.store.load().state(definition.name)
     if state.cached_tools is None:
@@ -101,7 +106,7 @@ async def _enable(chat: ChatSession, name: str) -> None:
 
 
 async def _disable(chat: ChatSession, name: str) -> None:
-    runtime = _runtime(chat)
+    runtime = await _runtime(chat)
     definition = runtime.store.load().find(name)
     runtime.store.update_state(
         definition.name, fingerprint(definition), lambda s: replace(s, enabled=False)
@@ -111,7 +116,7 @@ async def _disable(chat: ChatSession, name: str) -> None:
 
 
 async def _trust(chat: ChatSession, name: str) -> None:
-    runtime = _runtime(chat)
+    runtime = await _runtime(chat)
     config = runtime.store.load()
     definition = config.find(name)
     if not isinstance(definition, StdioDefinition):
@@ -128,7 +133,7 @@ async def _trust(chat: ChatSession, name: str) -> None:
 
 
 async def _restart(chat: ChatSession, name: str) -> None:
-    runtime = _runtime(chat)
+    runtime = await _runtime(chat)
     definition = runtime.store.load().find(name)
     await runtime.restart(definition.name)
     state = await runtime.discover(definition.name)
@@ -136,7 +141,7 @@ async def _restart(chat: ChatSession, name: str) -> None:
 
 
 async def _tools(chat: ChatSession, name: str) -> None:
-    runtime = _runtime(chat)
+    runtime = await _runtime(chat)
     definition = runtime.store.load().find(name)
     state = runtime.store.load().state(definition.name)
     if state.cached_tools is None:
@@ -152,7 +157,7 @@ async def _tools(chat: ChatSession, name: str) -> None:
 async def _edit(chat: ChatSession) -> None:
     from agent.commands.mcp_config import edit_document
 
-    runtime = _runtime(chat)
+    runtime = await _runtime(chat)
     # The editor owns the terminal meanwhile; the servers keep being served by the loop.
     await anyio.to_thread.run_sync(edit_document, runtime.store)
     stopped = await runtime.stop_removed()
