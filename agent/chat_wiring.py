@@ -80,23 +80,25 @@ def run_chat(
             catalog_budget=lambda: int(context_window() * settings.skills.catalog_share * 4),
         )
         host = McpHost(lambda: _make_runtime(settings, project, interactive), report=_report)
+        recorder = SessionRecorder(project, model_name)
         conversation = Conversation(
             model,
             [BuiltinToolset(project), skill_session, host_toolset(host)],
             _approver(interactive),
-            lambda: "",
+            lambda: system_prompt.render(),
             max_tool_rounds=settings.loop.max_tool_rounds,
-            recorder=SessionRecorder(project, model_name),
+            recorder=recorder,
         )
-        conversation.system_prompt = SystemPrompt(
+        # The system prompt is composed for each request: skills catalog and active skills,
+        # then the session memory of this conversation.
+        system_prompt = SystemPrompt(
             project,
             sections=[skill_session.prompt_sections, lambda: memory_section(conversation.memory)],
-        ).render
-        assert isinstance(conversation.recorder, SessionRecorder)
+        )
         chat = ChatSession(
             conversation=conversation,
             skills=skill_session,
-            recorder=conversation.recorder,
+            recorder=recorder,
             project=project,
             model_name=model_name,
             discovery=skills_discovery(project),
