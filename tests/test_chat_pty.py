@@ -122,6 +122,8 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         assert '"text": "approved-text"' in chat.before
         chat.send("y")
         chat.expect("approved")
+        # The second dialog, by its own arguments: a redraw of the first one must not count.
+        chat.expect('"text": "denied-text"')
         chat.expect("Approve\\?")
         chat.send("r")
         chat.expect("Reason for the model:")
