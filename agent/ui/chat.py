@@ -261,9 +261,20 @@ async def _before_turn(chat: ChatSession) -> None:
     for line in await chat.settle_skill_trust(TerminalSkillTrust()):
         print(styled(sanitize(line), "yellow"))
     if chat.needs_compaction():
+        from agent.session.compaction import NothingToCompactError
+
         print(styled("The conversation is near the model's context limit; compacting…", "yellow"))
         try:
             print(sanitize(await chat.compact()))
+        except NothingToCompactError:
+            print(
+                styled(
+                    "Too few turns to compact: /new starts over, or set "
+                    "model_limits.context_window_tokens in settings.yaml if the model's window "
+                    "is larger than assumed.",
+                    "yellow",
+                )
+            )
         except AgentError as error:
             print(styled(f"error: could not compact: {sanitize(str(error))}", "red"))
 
