@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from agent.approval import ApprovalRequest, Approver, Decision, ask, needs_approval
 from agent.errors import AgentError
@@ -243,10 +243,11 @@ class Conversation:
     async def _run_call(self, call: ToolCall, tools: dict[str, Tool]) -> AsyncIterator[Event]:
         tool = tools.get(call.name)
         yield ToolCallStarted(call, tool.spec if tool else None)
-        result = await self._checked_result(call, tool)
-        if result is None:
+        checked = self._checked(call, tool)
+        result: ToolResult | None = checked if isinstance(checked, ToolResult) else None
+        if not isinstance(checked, ToolResult):
             assert tool is not None
-            arguments = parse_arguments(call)
+            arguments = checked
             if needs_approval(tool.spec):
                 request = ApprovalRequest(call, tool.spec, arguments)
                 yield ApprovalAsked(request)
@@ -268,11 +269,13 @@ class Conversation:
                     )
             if result is None:
                 result = await _run_tool(tool, arguments)
+        assert result is not None  # every path above decided one
         self.add(tool_message(call, result))
         yield ToolFinished(call, result)
 
-    async def _checked_result(self, call: ToolCall, tool: Tool | None) -> ToolResult | None:
-        """An error result when the call cannot run as proposed; None when it may be asked."""
+    def _checked(self, call: ToolCall, tool: Tool | None) -> dict[str, Any] | ToolResult:
+        """The call's arguments when it may be asked about; an error result when it cannot run
+        as proposed (no such tool, broken JSON, arguments that break the schema)."""
         if tool is None:
             return ToolResult(
                 f"there is no tool named {call.name!r}; use one of the tools of this request",
@@ -287,7 +290,7 @@ class Conversation:
             return ToolResult(
                 f"invalid arguments for {call.name}: " + "; ".join(problems), is_error=True
             )
-        return None
+        return arguments
 
     def _keep_partial_answer(self, partial: list[str], note: str) -> None:
         if partial:
