@@ -8,17 +8,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
 
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
-from agent.mcp.store import McpStore
-from tests.fixtures.mcp_fixtures import server_command
+from tests.fixtures.mcp_fixtures import save_trusted_echo_server
 
 AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30
@@ -57,22 +53,7 @@ class FakeModelProcess:
 @pytest.fixture
 def trusted_fixture_server(agent_home: Path) -> None:
     """A trusted, enabled tools_server named fx with only `echo` selected."""
-    store = McpStore(agent_home / "mcp-servers.json")
-    command = server_command("tools_server.py")
-    document = {"mcpServers": {"fx": {"command": command[0], "args": command[1:]}}}
-    store.replace_definitions(parse_document_data(document, "test").definitions)
-    fp = fingerprint(store.load().find("fx"))
-    echo = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-    from agent.mcp.store import CachedTool
-
-    tools = (CachedTool("echo", "Echo the text.", echo),)
-    store.update_state(
-        "fx",
-        fp,
-        lambda s: replace(
-            s, enabled=True, enabled_tools=("echo",), cached_tools=tools, trusted_fingerprint=fp
-        ),
-    )
+    save_trusted_echo_server(agent_home)
 
 
 @pytest.fixture

@@ -11,19 +11,15 @@ import shlex
 import signal
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
 
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
-from agent.mcp.store import CachedTool, McpStore
 from agent.ui.oneshot import NO_TERMINAL_REASON
 from tests.fake_openai import FakeOpenAI
-from tests.fixtures.mcp_fixtures import server_command
+from tests.fixtures.mcp_fixtures import save_trusted_echo_server
 
 AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30
@@ -34,20 +30,7 @@ DECLINED = "Error: The person declined this tool call."
 @pytest.fixture
 def oneshot_fx_server(agent_home: Path) -> None:
     """A trusted, enabled tools_server named fx with only `echo` selected."""
-    store = McpStore(agent_home / "mcp-servers.json")
-    command = server_command("tools_server.py")
-    document = {"mcpServers": {"fx": {"command": command[0], "args": command[1:]}}}
-    store.replace_definitions(parse_document_data(document, "test").definitions)
-    fp = fingerprint(store.load().find("fx"))
-    echo = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-    tools = (CachedTool("echo", "Echo the text.", echo),)
-    store.update_state(
-        "fx",
-        fp,
-        lambda s: replace(
-            s, enabled=True, enabled_tools=("echo",), cached_tools=tools, trusted_fingerprint=fp
-        ),
-    )
+    save_trusted_echo_server(agent_home)
 
 
 @pytest.fixture
