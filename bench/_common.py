@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -11,8 +12,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from agent.mcp.definitions import fingerprint  # noqa: E402
+from agent.mcp.definitions import StdioDefinition, fingerprint  # noqa: E402
 from agent.mcp.document import parse_document_data  # noqa: E402
+from agent.mcp.launch_trust import launch_trust_for, remember  # noqa: E402
 from agent.mcp.runtime import McpRuntime  # noqa: E402
 from agent.mcp.store import McpStore  # noqa: E402
 from agent.settings import McpLimits  # noqa: E402
@@ -27,9 +29,18 @@ def trusted_store(names: list[str]) -> tuple[McpStore, Path]:
     store = McpStore(home / "mcp-servers.json")
     servers = {name: {"command": TOOLS_SERVER[0], "args": TOOLS_SERVER[1:]} for name in names}
     store.replace_definitions(parse_document_data({"mcpServers": servers}, "bench").definitions)
+    # The trust key lives in the data home: keep it in the temporary one, not the person's.
+    os.environ["AGENT_HOME"] = str(home)
+    trust = launch_trust_for(REPO)
     for name in names:
-        fp = fingerprint(store.load().find(name))
-        store.update_state(name, fp, lambda s, fp=fp: replace(s, trusted_fingerprint=fp))
+        definition = store.load().find(name)
+        assert isinstance(definition, StdioDefinition)
+        record = trust.verdict(definition, ()).record
+        store.update_state(
+            name,
+            fingerprint(definition),
+            lambda s, record=record: replace(s, trusted_launches=remember((), record)),
+        )
     return store, home
 
 

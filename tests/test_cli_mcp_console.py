@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import re
 import shlex
 import subprocess
@@ -125,22 +126,24 @@ def summary(message: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def trusted_store(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """mcp-servers.json with server fx (FX) trusted and discovered, made once for this module
-    by answering yes to `agent mcp trust fx` on a pseudo-terminal."""
+def trusted_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An AGENT_HOME whose mcp-servers.json has server fx (FX) trusted and discovered (with
+    the trust key its records were made with), made once for this module by answering yes to
+    `agent mcp trust fx` on a pseudo-terminal."""
     home = tmp_path_factory.mktemp("trusted-home")
     env = {**os.environ, "AGENT_HOME": str(home)}
     import_servers({"fx": FX}, env=env)
     status, shown = at_terminal("mcp", "trust", "fx", answers=[("[y/N] ", "y")], env=env)
     assert status == 0, shown
-    return (home / "mcp-servers.json").read_bytes()
+    return home
 
 
 @pytest.fixture
-def fx(trusted_store: bytes, agent_home: Path) -> str:
+def fx(trusted_store: Path, agent_home: Path) -> str:
     """This test's AGENT_HOME holds the trusted, discovered (not enabled) server fx."""
     agent_home.mkdir()
-    (agent_home / "mcp-servers.json").write_bytes(trusted_store)
+    for name in ("mcp-servers.json", "trust.key"):
+        shutil.copy2(trusted_store / name, agent_home / name)
     return "fx"
 
 
@@ -231,7 +234,7 @@ def test_trust_without_a_terminal_refuses_and_starts_nothing(agent_home: Path) -
 def test_a_changed_definition_is_untrusted_again_and_call_refuses_to_start_it(
     fx: str, agent_home: Path
 ) -> None:
-    assert agent("mcp", "trust", fx).stdout == "fx is already trusted (this exact definition).\n"
+    assert agent("mcp", "trust", fx).stdout == "fx is already trusted (exactly what it runs, here).\n"
     import_servers({"fx": {**FX, "args": [*FX["args"], "--tools", "1"]}})
 
     result = agent("mcp", "call", fx, "echo", "--args", '{"text": "hi"}')

@@ -15,6 +15,7 @@ from agent.commands.output import confirm, say, table, warn
 from agent.errors import AgentError, ConcurrentEditError, DocumentError, UnknownServerError
 from agent.mcp.definitions import ServerDefinition, StdioDefinition, display_url
 from agent.mcp.document import ServersDocument, parse_document, serialize_document
+from agent.mcp.launch_trust import LaunchTrust
 from agent.mcp.store import McpConfig, McpStore, SaveReport
 
 
@@ -115,20 +116,28 @@ def list_servers(store: McpStore) -> int:
     if not config.definitions:
         say("No MCP servers configured. Import a document with: agent mcp import FILE")
         return 0
-    rows = [_server_row(config, name) for name in (d.name for d in config.definitions)]
+    from agent.mcp.launch_trust import launch_trust_for
+    from agent.project import find_project_dir
+
+    trust = launch_trust_for(find_project_dir())
+    rows = [_server_row(config, name, trust) for name in (d.name for d in config.definitions)]
     # TARGET is last and widest: a narrow terminal then wraps only that column.
     say(table(("NAME", "TRANSPORT", "ENABLED", "TRUSTED", "TOOLS", "TARGET"), rows))
     return 0
 
 
-def _server_row(config: McpConfig, name: str) -> list[str]:
+def _server_row(config: McpConfig, name: str, trust: LaunchTrust) -> list[str]:
     definition = config.find(name)
     state = config.state(name)
     if isinstance(definition, StdioDefinition):
         target = shlex.join([definition.command, *definition.args])
         if definition.env:
             target += f"  (env: {', '.join(definition.env)})"
-        trusted = "yes" if config.is_trusted(definition) else "no"
+        # Trust is of the launch as it would run here (project, environment, PATH).
+        if trust.is_trusted(definition, state.trusted_launches):
+            trusted = "yes"
+        else:
+            trusted = "not here" if state.trusted_launches else "no"
     else:
         target = display_url(definition.url)
         if definition.headers:

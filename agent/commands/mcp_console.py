@@ -181,8 +181,11 @@ def trust_command(store: McpStore, name: str) -> int:
             "so there is nothing to trust."
         )
         return 0
-    if config.is_trusted(definition):
-        say(f"{definition.name} is already trusted (this exact definition).")
+    from agent.mcp.launch_trust import launch_trust_for
+
+    trust = launch_trust_for(find_project_dir())
+    if trust.is_trusted(definition, config.state(definition.name).trusted_launches):
+        say(f"{definition.name} is already trusted (exactly what it runs, here).")
         return 0
 
     async def body(runtime: McpRuntime) -> int:

@@ -80,7 +80,7 @@ class McpHost:
             for d in config.definitions
             if isinstance(d, StdioDefinition)
             and config.state(d.name).enabled
-            and config.is_trusted(d)
+            and runtime.is_trusted(d)
         ]
         if not names:
             return
@@ -106,7 +106,7 @@ class McpHost:
                 continue
             state = runtime.status(definition.name).state
             local = isinstance(definition, StdioDefinition)
-            if not config.is_trusted(definition) or state in ("offline", "failed"):
+            if not runtime.is_trusted(definition) or state in ("offline", "failed"):
                 offline += 1
             elif state == "ready" or (state == "stopped" and not local):
                 ready += 1  # a remote server connects for each request

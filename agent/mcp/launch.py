@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -15,35 +15,64 @@ from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinitio
 from agent.mcp.document import url_problems
 from agent.mcp.variables import Expander
 
+# What a stdio child inherits from us (the mcp SDK's list on POSIX); the rest comes from the
+# definition's env. Trust covers both, so both are decided once, when the launch is expanded.
+INHERITED_ENV_NAMES = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+
 
 @dataclass(frozen=True)
 class StdioLaunch:
-    """A process to spawn directly (argument list, never a shell)."""
+    """A process to spawn directly (argument list, never a shell), decided once at expansion.
+
+    Trust is judged on this object and the process is spawned from this same object, so what
+    the person trusted and what runs cannot drift apart between the question and the start.
+    """
 
     server: str
     command: str  # as written in the definition
     args: tuple[str, ...]
     cwd: str
-    env: dict[str, str]
+    env: dict[str, str]  # the definition's env, expanded
+    inherited_env: dict[str, str] = field(default_factory=dict)
+    resolved: str | None = None  # the executable PATH resolved the command to at expansion
 
     def secrets(self) -> list[str]:
         """Values that must never appear in output: the env values."""
         return _secret_values(self.env.values())
 
     def resolved_command(self) -> str | None:
-        """The executable the child's PATH resolves the command to; None when there is none.
-
-        The child's PATH is the definition's env PATH when it sets one, so that is where we
-        look: the trust dialog must show what will really run.
-        """
-        search_path = self.env.get("PATH", os.environ.get("PATH", os.defpath))
-        relative_to = self.cwd if "/" in self.command and not os.path.isabs(self.command) else None
-        command = os.path.join(relative_to, self.command) if relative_to else self.command
-        return shutil.which(command, path=search_path)
+        """The executable the command resolved to when the launch was expanded."""
+        return self.resolved
 
     def executable(self) -> str:
         """What we spawn: the resolved path when there is one, so trust and run agree."""
-        return self.resolved_command() or self.command
+        return self.resolved or self.command
+
+    def child_environment(self) -> dict[str, str]:
+        """The whole environment the child gets: what it inherits, then the definition's env."""
+        return {**self.inherited_env, **self.env}
+
+
+def resolve_command(command: str, cwd: str, env: Mapping[str, str]) -> str | None:
+    """The executable `command` names for a child with this PATH and working directory.
+
+    The child's PATH is the one we pass it, so that is where we look; a relative path with a
+    slash is relative to the child's working directory, not ours.
+    """
+    search_path = env.get("PATH", os.defpath)
+    relative_to = cwd if "/" in command and not os.path.isabs(command) else None
+    candidate = os.path.join(relative_to, command) if relative_to else command
+    found = shutil.which(candidate, path=search_path)
+    return os.path.abspath(found) if found else None
+
+
+def inherited_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables a stdio child inherits from `environ` (shell functions left out)."""
+    return {
+        name: environ[name]
+        for name in INHERITED_ENV_NAMES
+        if name in environ and not environ[name].startswith("()")
+    }
 
 
 @dataclass(frozen=True)
@@ -88,6 +117,11 @@ def expand_definition(definition: ServerDefinition, expander: Expander) -> Launc
         cwd = os.path.expanduser(cwd)
         if not Path(cwd).is_dir():
             raise ServerStartError(f"{where}: working directory {cwd} does not exist")
+        env = {
+            key: expander.expand(value, f"{where} env.{key}")
+            for key, value in definition.env.items()
+        }
+        inherited = inherited_environment(expander.environ)
         return StdioLaunch(
             server=definition.name,
             command=definition.command,
@@ -96,10 +130,9 @@ def expand_definition(definition: ServerDefinition, expander: Expander) -> Launc
                 for index, arg in enumerate(definition.args)
             ),
             cwd=cwd,
-            env={
-                key: expander.expand(value, f"{where} env.{key}")
-                for key, value in definition.env.items()
-            },
+            env=env,
+            inherited_env=inherited,
+            resolved=resolve_command(definition.command, cwd, {**inherited, **env}),
         )
     return _expand_http(definition, expander, where)
 

@@ -33,12 +33,12 @@ from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback
 from agent.mcp.definitions import ServerDefinition, StdioDefinition, fingerprint
 from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
-from agent.mcp.launch import StdioLaunch, expand_definition
+from agent.mcp.launch import Launch, expand_definition
+from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember
 from agent.mcp.names import normalize_server_name
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.streams import Direction
 from agent.mcp.trust import DenyTrust, TrustPrompt, TrustRequest
-from agent.mcp.variables import Expander
 from agent.settings import McpLimits
 
 T = TypeVar("T")
@@ -95,14 +95,12 @@ class McpRuntime:
         self._project_dir = project_dir
         self._trust = trust or DenyTrust()
         self._elicitation = elicitation or DeclineElicitation()
-        self._expander = Expander(
-            environ=dict(os.environ if environ is None else environ),
-            user_home=str(Path.home()),
-            workspace_folder=str(project_dir),
-        )
+        self.launch_trust = launch_trust_for(project_dir, environ)
+        self._expander = self.launch_trust.expander
         self._observe = observe
         self._on_tools_changed = on_tools_changed
         self._slots: dict[str, _Slot] = {}
+        self._trusted_cache: dict[str, tuple[object, bool]] = {}
         self._scope: list[Connection] | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
 
@@ -148,6 +146,23 @@ class McpRuntime:
             for name, slot in self._slots.items()
             if slot.connection is not None and slot.connection.alive
         ]
+
+    # -- trust ----------------------------------------------------------------------------
+
+    def is_trusted(self, definition: ServerDefinition) -> bool:
+        """True when the server may start here without asking: its launch as it would run now
+        (program, arguments, working directory, environment) was trusted. Remote servers run
+        nothing on this computer."""
+        if not isinstance(definition, StdioDefinition):
+            return True
+        state = self.store.load().state(definition.name)
+        key = (definition, state.trusted_launches)
+        cached = self._trusted_cache.get(definition.name)
+        if cached is None or cached[0] != key:
+            # Expanding resolves the program on PATH: once per definition and trust, not per call.
+            cached = (key, self.launch_trust.is_trusted(definition, state.trusted_launches))
+            self._trusted_cache[definition.name] = cached
+        return cached[1]
 
     # -- starting and stopping ------------------------------------------------------------
 
@@ -308,24 +323,19 @@ class McpRuntime:
     async def _open(
         self, slot: _Slot, definition: ServerDefinition, *, ask_trust: bool
     ) -> Connection:
-        config = self.store.load()
-        newly_trusted = False
-        if isinstance(definition, StdioDefinition) and not config.is_trusted(definition):
-            if not ask_trust:
-                raise NotTrustedError(
-                    f"MCP server {definition.name!r} is not trusted (its definition is new or "
-                    f"changed); trust it with: agent mcp trust {definition.name}"
-                )
+        # The launch is expanded once: trust is judged on it and the process spawned from it.
+        launch: Launch
+        trust_verdict: LaunchVerdict | None = None
+        if isinstance(definition, StdioDefinition):
+            state = self.store.load().state(definition.name)
+            verdict = self.launch_trust.verdict(definition, state.trusted_launches)
+            launch = verdict.launch
+            if not verdict.trusted:
+                await self._ask_trust(definition, verdict, ask_trust)
+                trust_verdict = verdict
+        else:
             launch = expand_definition(definition, self._expander)
-            assert isinstance(launch, StdioLaunch)
-            request = self._trust_request(definition, launch, config.state(definition.name))
-            if not await self._trust.confirm(request):
-                raise NotTrustedError(
-                    f"MCP server {definition.name!r} was not started: you did not trust it"
-                )
-            newly_trusted = True
         await self._close_slot(slot)
-        launch = expand_definition(definition, self._expander)
         log = self._open_log(slot)
         slot.state = "starting"
         connection = Connection(launch, self._hooks(slot, log), self.limits.startup_timeout_seconds)
@@ -348,10 +358,10 @@ class McpRuntime:
         if self._scope is not None and not isinstance(definition, StdioDefinition):
             self._scope.append(connection)
         slot.discovered_at_start = False
-        if newly_trusted:
+        if trust_verdict is not None:
             # Trust is recorded only once the handshake and discovery have both succeeded.
             try:
-                await self._discover(definition, connection, trust=True)
+                await self._discover(definition, connection, trust=trust_verdict)
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await self._close_slot(slot)
@@ -360,32 +370,53 @@ class McpRuntime:
         return connection
 
     async def _discover(
-        self, definition: ServerDefinition, connection: Connection, *, trust: bool = False
+        self,
+        definition: ServerDefinition,
+        connection: Connection,
+        *,
+        trust: LaunchVerdict | None = None,
     ) -> ServerState:
         tools = await self._guard(connection, connection.list_tools())
         cached = cached_tools(definition.name, tools)
 
         def update(state: ServerState) -> ServerState:
             updated = with_discovered_tools(state, cached)
-            if trust:
-                updated = replace(updated, trusted_fingerprint=fingerprint(definition))
+            if trust is not None:
+                launches = remember(state.trusted_launches, trust.record)
+                updated = replace(updated, trusted_launches=launches)
             return updated
 
         config = self.store.update_state(definition.name, fingerprint(definition), update)
         return config.state(definition.name)
 
-    def _trust_request(
-        self, definition: StdioDefinition, launch: StdioLaunch, state: ServerState
-    ) -> TrustRequest:
-        return TrustRequest(
+    async def _ask_trust(
+        self, definition: StdioDefinition, verdict: LaunchVerdict, ask_trust: bool
+    ) -> None:
+        """Ask the person about this launch; raise NotTrustedError unless they say yes."""
+        if not ask_trust:
+            why = "its launch is new" if not verdict.previously_trusted else "what it runs changed"
+            if verdict.changes:
+                why += " (" + "; ".join(verdict.changes) + ")"
+            raise NotTrustedError(
+                f"MCP server {definition.name!r} is not trusted here: {why}; "
+                f"trust it with: agent mcp trust {definition.name}"
+            )
+        launch = verdict.launch
+        request = TrustRequest(
             server=definition.name,
             executable=launch.command,
             resolved_executable=launch.resolved_command(),
             args=launch.args,
             cwd=launch.cwd,
             env_names=tuple(launch.env),
-            previously_trusted=state.trusted_fingerprint is not None,
+            previously_trusted=verdict.previously_trusted,
+            changes=verdict.changes,
+            project=verdict.record.project,
         )
+        if not await self._trust.confirm(request):
+            raise NotTrustedError(
+                f"MCP server {definition.name!r} was not started: you did not trust it"
+            )
 
     def _hooks(self, slot: _Slot, log: TextIO) -> ConnectionHooks:
         def tools_changed() -> None:

@@ -2,7 +2,11 @@
 
     {"version": 2,
      "definitions": [{"name": ..., "type": ..., ...}, ...],        # normalized, document order
-     "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"}}}
+     "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_launches"}}}
+
+Trust is of effective launches (agent/mcp/launch_trust.py), recorded per project where the
+launch depends on it. Version 2 files, whose trust covered only the stored definition, are read
+with that trust dropped: each local server asks once more.
 
 Every change is a locked read-modify-write with an atomic replace, so two `agent` processes
 saving at once lose nothing and a crash leaves the old file or the new one. A file we cannot
@@ -28,11 +32,14 @@ from agent.errors import (
 from agent.home import atomic_write, config_home, file_lock
 from agent.mcp.definitions import ServerDefinition, fingerprint
 from agent.mcp.document import name_collisions, parse_server
+from agent.mcp.launch_trust import TrustedLaunch, decode_trusted_launches
 from agent.mcp.names import normalize_server_name
 
-STORE_VERSION = 2
+STORE_VERSION = 3
+_READABLE_VERSIONS = (2, 3)
 STORE_FILE_NAME = "mcp-servers.json"
-_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"})
+_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_launches"})
+_V2_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"})
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "annotations"})
 
 
@@ -61,7 +68,7 @@ class ServerState:
     enabled: bool = False
     enabled_tools: tuple[str, ...] = ()
     cached_tools: tuple[CachedTool, ...] | None = None  # None: never discovered
-    trusted_fingerprint: str | None = None
+    trusted_launches: tuple[TrustedLaunch, ...] = ()  # newest first
 
     def to_json(self) -> dict[str, Any]:
         tools = None if self.cached_tools is None else [t.to_json() for t in self.cached_tools]
@@ -69,7 +76,7 @@ class ServerState:
             "enabled": self.enabled,
             "enabled_tools": list(self.enabled_tools),
             "cached_tools": tools,
-            "trusted_fingerprint": self.trusted_fingerprint,
+            "trusted_launches": [launch.to_json() for launch in self.trusted_launches],
         }
 
 
@@ -95,12 +102,6 @@ class McpConfig:
     def state(self, name: str) -> ServerState:
         """The runtime state of the server named exactly `name`."""
         return self.runtime.get(name, ServerState())
-
-    def is_trusted(self, definition: ServerDefinition) -> bool:
-        """True when this exact definition was trusted (HTTP servers run nothing locally)."""
-        if definition.transport != "stdio":
-            return True
-        return self.state(definition.name).trusted_fingerprint == fingerprint(definition)
 
 
 @dataclass(frozen=True)
@@ -272,16 +273,18 @@ def _decode_store(raw: bytes, path: Path) -> McpConfig:
     if not isinstance(data, dict):
         raise StoreError(f"{path}: expected a JSON object; {advice}")
     version = data.get("version")
-    if type(version) is not int or version != STORE_VERSION:
+    if type(version) is not int or version not in _READABLE_VERSIONS:
         raise StoreError(
-            f"{path}: version {json.dumps(version)} is not supported (this agent reads version "
-            f"{STORE_VERSION}); {advice}"
+            f"{path}: version {json.dumps(version)} is not supported (this agent reads versions "
+            f"{' and '.join(map(str, _READABLE_VERSIONS))}); {advice}"
         )
     problems: list[Problem] = []
     unknown = sorted(set(data) - {"version", "definitions", "runtime"})
     problems.extend(Problem(key, "unknown key") for key in unknown)
     definitions = _decode_definitions(data.get("definitions"), problems)
-    runtime = _decode_runtime(data.get("runtime"), {d.name for d in definitions}, problems)
+    runtime = _decode_runtime(
+        data.get("runtime"), {d.name for d in definitions}, problems, version
+    )
     if problems:
         details = "; ".join(str(p) for p in problems)
         raise StoreError(f"{path}: malformed: {details}; {advice}")
@@ -310,7 +313,7 @@ def _decode_definitions(value: object, problems: list[Problem]) -> list[ServerDe
 
 
 def _decode_runtime(
-    value: object, names: set[str], problems: list[Problem]
+    value: object, names: set[str], problems: list[Problem], version: int
 ) -> dict[str, ServerState]:
     if not isinstance(value, dict):
         problems.append(Problem("runtime", "expected an object"))
@@ -321,29 +324,35 @@ def _decode_runtime(
         if name not in names:
             problems.append(Problem(path, "state for a server that has no definition"))
             continue
-        state = _decode_state(raw, path, problems)
+        state = _decode_state(raw, path, problems, version)
         if state is not None:
             runtime[name] = state
     return runtime
 
 
-def _decode_state(raw: object, path: str, problems: list[Problem]) -> ServerState | None:
-    if not isinstance(raw, dict) or set(raw) != _STATE_KEYS:
-        problems.append(Problem(path, f"expected exactly the keys {sorted(_STATE_KEYS)}"))
+def _decode_state(
+    raw: object, path: str, problems: list[Problem], version: int
+) -> ServerState | None:
+    keys = _STATE_KEYS if version == STORE_VERSION else _V2_STATE_KEYS
+    if not isinstance(raw, dict) or set(raw) != keys:
+        problems.append(Problem(path, f"expected exactly the keys {sorted(keys)}"))
         return None
     before = len(problems)
-    enabled, tools, cached, trusted = (
-        raw["enabled"],
-        raw["enabled_tools"],
-        raw["cached_tools"],
-        raw["trusted_fingerprint"],
-    )
+    enabled, tools, cached = raw["enabled"], raw["enabled_tools"], raw["cached_tools"]
     if not isinstance(enabled, bool):
         problems.append(Problem(f"{path}.enabled", "expected true or false"))
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         problems.append(Problem(f"{path}.enabled_tools", "expected a list of tool names"))
-    if trusted is not None and not (isinstance(trusted, str) and len(trusted) == 64):
-        problems.append(Problem(f"{path}.trusted_fingerprint", "expected a sha256 hex digest"))
+    trusted: tuple[TrustedLaunch, ...] = ()
+    if version == STORE_VERSION:
+        trusted = decode_trusted_launches(
+            raw["trusted_launches"], f"{path}.trusted_launches", problems
+        )
+    else:
+        # Version 2 trust vouched for the definition, not for what it runs: checked, then dropped.
+        legacy = raw["trusted_fingerprint"]
+        if legacy is not None and not (isinstance(legacy, str) and len(legacy) == 64):
+            problems.append(Problem(f"{path}.trusted_fingerprint", "expected a sha256 hex digest"))
     cached_tools = None if cached is None else _decode_tools(cached, path, problems)
     if len(problems) != before:
         return None

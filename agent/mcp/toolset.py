@@ -84,7 +84,7 @@ class McpToolset:
         state = config.state(definition.name)
         if not state.enabled or state.cached_tools is None:
             return False
-        if not config.is_trusted(definition):
+        if not self.runtime.is_trusted(definition):
             return False
         return not (
             self.started_only

@@ -49,7 +49,8 @@ async def open_transport(launch: Launch, errlog: TextIO) -> AsyncIterator[Transp
 @asynccontextmanager
 async def _open_stdio(launch: StdioLaunch, errlog: TextIO) -> AsyncIterator[TransportStreams]:
     params = StdioServerParameters(
-        command=launch.executable(), args=list(launch.args), env=dict(launch.env), cwd=launch.cwd
+        command=launch.executable(), args=list(launch.args), env=launch.child_environment(),
+        cwd=launch.cwd,
     )
     async with stdio_client(params, errlog=errlog) as streams:
         yield streams

@@ -21,7 +21,9 @@ class TrustRequest:
     args: tuple[str, ...]
     cwd: str
     env_names: tuple[str, ...]
-    previously_trusted: bool  # an earlier version of this definition was trusted
+    previously_trusted: bool  # another launch of this server was trusted
+    changes: tuple[str, ...] = ()  # what differs from that launch, in words
+    project: str | None = None  # the project this trust is for, when the launch depends on it
 
     def command_line(self) -> str:
         """The command as a shell would need it quoted (we never run it through a shell)."""
@@ -30,19 +32,26 @@ class TrustRequest:
     def describe(self) -> list[str]:
         """Lines for a dialog: executable, arguments, working directory, env names."""
         if self.previously_trusted:
-            headline = f"The definition of MCP server {self.server!r} changed since you trusted it."
+            headline = (
+                f"MCP server {self.server!r} would run something other than what you trusted."
+            )
         else:
             headline = f"MCP server {self.server!r} runs a program on this computer."
         where = self.resolved_executable or "not found on PATH"
         env = ", ".join(self.env_names) if self.env_names else "(no extra variables)"
-        lines = [
-            headline,
+        lines = [headline]
+        if self.changes:
+            lines.append("  What changed since you trusted it:")
+            lines.extend(f"    - {change}" for change in self.changes)
+        lines += [
             f"  executable:  {self.executable}  ({where})",
             f"  arguments:   {shlex.join(self.args) if self.args else '(none)'}",
             f"  command:     {self.command_line()}",
             f"  working dir: {self.cwd}",
             f"  environment: {env}",
         ]
+        if self.project is not None:
+            lines.append(f"  Trust is recorded for this project only: {self.project}")
         return lines
 
 

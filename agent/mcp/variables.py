@@ -44,6 +44,11 @@ def has_references(text: str) -> bool:
     return _REFERENCE.search(text) is not None
 
 
+def references_environment(text: str) -> bool:
+    """True when `text` takes a value from an environment variable (which may be a secret)."""
+    return any(match.group(1) not in BUILTIN_VARIABLES for match in _REFERENCE.finditer(text))
+
+
 def _variable_name(inner: str) -> str | None:
     name = inner.removeprefix("env:")
     return name if _VARIABLE_NAME.fullmatch(name) else None

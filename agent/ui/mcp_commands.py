@@ -69,7 +69,7 @@ async def _status(chat: ChatSession) -> None:
         status = runtime.status(definition.name)
         if not state.enabled:
             shown = "disabled"
-        elif isinstance(definition, StdioDefinition) and not config.is_trusted(definition):
+        elif isinstance(definition, StdioDefinition) and not runtime.is_trusted(definition):
             shown = "untrusted"
         elif not isinstance(definition, StdioDefinition) and status.state == "stopped":
             shown = "on demand"
@@ -122,7 +122,7 @@ async def _trust(chat: ChatSession, name: str) -> None:
     if not isinstance(definition, StdioDefinition):
         _say(f"{definition.name} runs nothing on this computer; there is nothing to trust.")
         return
-    if config.is_trusted(definition):
+    if runtime.is_trusted(definition):
         _say(f"{definition.name} is already trusted.")
         return
     await runtime.start(definition.name, ask_trust=True)

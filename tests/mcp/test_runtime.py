@@ -23,7 +23,7 @@ from agent.mcp.results import tool_result_from_mcp
 from agent.mcp.store import McpStore
 from agent.messages import ToolResult
 from agent.settings import McpLimits
-from tests.fixtures.mcp_fixtures import running_http_server
+from tests.fixtures.mcp_fixtures import running_http_server, trust_launch
 from tests.mcp.runtime_helpers import (
     ScriptedElicitation,
     ScriptedTrust,
@@ -71,7 +71,10 @@ async def test_trusting_a_server_discovers_every_page_of_tools_and_records_trust
     assert {f"extra_{i}" for i in range(7)} <= set(names)
     assert "echo" in names and len(names) == len(set(names))
     assert state.enabled_tools == tuple(names)  # the first discovery selects every tool
-    assert state.trusted_fingerprint == fingerprint(definition)
+    [record] = state.trusted_launches  # the launch it ran, for this project
+    assert record.project == str(tmp_path)
+    assert record.cwd == str(tmp_path.resolve())
+    assert "s3cret-value" not in json.dumps(record.to_json())
     assert state.enabled is False
 
 
@@ -89,7 +92,7 @@ async def test_an_untrusted_definition_never_spawns(
 
     assert len(trust.requests) == 1  # a tool call never asks; only the person's commands do
     assert not (agent_home / "mcp" / "fx.log").exists()  # no process was ever started
-    assert store.load().state("fx").trusted_fingerprint is None
+    assert store.load().state("fx").trusted_launches == ()
 
 
 async def test_a_changed_definition_asks_again(
@@ -108,7 +111,8 @@ async def test_a_changed_definition_asks_again(
 
     assert len(trust.requests) == 2
     assert trust.requests[1].previously_trusted is False  # a changed definition lost its state
-    assert store.load().is_trusted(store.load().find("fx"))
+    async with runtime(store, agent_home, tmp_path, trust=trust) as rt:
+        assert rt.is_trusted(store.load().find("fx"))
 
 
 async def test_calls_return_text_structured_and_error_results(
@@ -259,9 +263,8 @@ async def test_one_bad_definition_does_not_stop_the_others_from_starting(
     save(store, {"good": stdio_server(), "bad": stdio_server(env={"K": "${UNSET_FOR_TEST}"})})
     async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust(), environ={}) as rt:
         await rt.start("good")
-        for name in ("good", "bad"):
-            fp = fingerprint(store.load().find(name))
-            store.update_state(name, fp, lambda s, fp=fp: replace(s, trusted_fingerprint=fp))
+        # "bad" was trusted where its variable was set; here it is not, so it cannot start.
+        trust_launch(store, "bad", tmp_path, {"UNSET_FOR_TEST": "x"})
         results = await rt.start_many(["good", "bad"])
         assert results["good"] is None
         assert "UNSET_FOR_TEST is not set" in str(results["bad"])
@@ -309,7 +312,7 @@ async def test_junk_on_stdout_fails_the_handshake_with_a_clear_error(
             await rt.start("junk")
     assert "did not finish the MCP handshake within 1.5 s" in str(error.value)
     assert "non-MCP text on stdout" in str(error.value)
-    assert store.load().state("junk").trusted_fingerprint is None
+    assert store.load().state("junk").trusted_launches == ()
 
 
 async def test_a_server_that_exits_during_start_shows_its_stderr(

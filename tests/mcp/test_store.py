@@ -42,7 +42,6 @@ def _discovered(store: McpStore, definition: StdioDefinition | HttpDefinition) -
         enabled=True,
         enabled_tools=("search",),
         cached_tools=(SEARCH_TOOL,),
-        trusted_fingerprint=fingerprint(definition),
     )
     store.update_state(definition.name, fingerprint(definition), lambda _old: state)
     return state
@@ -116,7 +115,7 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
     store.replace_definitions([GITHUB, CONTEXT7])
 
     assert json.loads(store.path.read_text(encoding="utf-8")) == {
-        "version": 2,
+        "version": 3,
         "definitions": [
             {
                 "name": "github",
@@ -137,7 +136,7 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
                 "enabled": False,
                 "enabled_tools": [],
                 "cached_tools": None,
-                "trusted_fingerprint": None,
+                "trusted_launches": [],
             }
             for name in ("github", "context7")
         },
@@ -214,7 +213,7 @@ def test_saving_reconciles_state_by_name_and_fingerprint() -> None:
     assert store.load() == expected
 
 
-def test_a_changed_env_value_loses_trust_and_cached_tools() -> None:
+def test_a_changed_env_value_loses_state_and_cached_tools() -> None:
     store = McpStore()
     store.replace_definitions([GITHUB])
     _discovered(store, GITHUB)
@@ -222,19 +221,25 @@ def test_a_changed_env_value_loses_trust_and_cached_tools() -> None:
 
     store.replace_definitions([rotated])
 
+    assert store.load().state("github") == ServerState()
+
+
+def test_a_version_2_store_is_read_with_its_definition_trust_dropped(tmp_path: Path) -> None:
+    store = McpStore(tmp_path / "mcp-servers.json")
+    legacy_state = {**_V2_STATE, "enabled": True, "trusted_fingerprint": "0" * 64}
+    store.path.write_text(
+        json.dumps(
+            {"version": 2, "definitions": [_GOOD_DEFINITION], "runtime": {"a": legacy_state}}
+        ),
+        encoding="utf-8",
+    )
+
     config = store.load()
-    assert config.state("github") == ServerState()
-    assert not config.is_trusted(rotated)
 
-
-def test_trust_is_for_the_exact_stdio_definition_and_http_servers_run_nothing_locally() -> None:
-    store = McpStore()
-    store.replace_definitions([GITHUB, FETCH, CONTEXT7])
-    _discovered(store, GITHUB)
-
-    config = store.load()
-
-    assert [config.is_trusted(d) for d in (GITHUB, FETCH, CONTEXT7)] == [True, False, True]
+    # Trust of a definition says nothing about what it runs here: each server asks once more.
+    assert config.state("a") == ServerState(enabled=True)
+    store.update_state("a", fingerprint(config.find("a")), lambda s: s)
+    assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 3
 
 
 def test_state_learned_from_a_replaced_definition_is_refused() -> None:
@@ -352,8 +357,10 @@ _GOOD_STATE = {
     "enabled": False,
     "enabled_tools": [],
     "cached_tools": None,
-    "trusted_fingerprint": None,
+    "trusted_launches": [],
 }
+_V2_STATE = {**{k: v for k, v in _GOOD_STATE.items() if k != "trusted_launches"}}
+_V2_STATE["trusted_fingerprint"] = None
 
 
 @pytest.mark.parametrize(
@@ -365,15 +372,15 @@ _GOOD_STATE = {
         (b"[]", f"expected a JSON object; {_ADVICE}"),
         (
             b'{"version": 1, "servers": {}}',
-            f"version 1 is not supported (this agent reads version 2); {_ADVICE}",
+            f"version 1 is not supported (this agent reads versions 2 and 3); {_ADVICE}",
         ),
         (
             b'{"definitions": [], "runtime": {}}',
-            f"version null is not supported (this agent reads version 2); {_ADVICE}",
+            f"version null is not supported (this agent reads versions 2 and 3); {_ADVICE}",
         ),
         (
             b'{"version": "2", "definitions": [], "runtime": {}}',
-            f'version "2" is not supported (this agent reads version 2); {_ADVICE}',
+            f'version "2" is not supported (this agent reads versions 2 and 3); {_ADVICE}',
         ),
         (
             json.dumps({"version": 2, "definitions": {}, "runtime": [], "extra": 1}).encode(),
@@ -400,22 +407,23 @@ _GOOD_STATE = {
         (
             json.dumps(
                 {
-                    "version": 2,
+                    "version": 3,
                     "definitions": [_GOOD_DEFINITION],
                     "runtime": {
-                        "a": {**_GOOD_STATE, "enabled": "yes", "trusted_fingerprint": "abc"},
+                        "a": {**_GOOD_STATE, "enabled": "yes", "trusted_launches": [{"cwd": 1}]},
                         "ghost": _GOOD_STATE,
                     },
                 }
             ).encode(),
-            "malformed: runtime.a.enabled: expected true or false; runtime.a.trusted_fingerprint:"
-            " expected a sha256 hex digest; runtime.ghost: state for a server that has no "
+            "malformed: runtime.a.enabled: expected true or false; "
+            "runtime.a.trusted_launches[0]: expected project, command, executable, cwd, args "
+            "and env; runtime.ghost: state for a server that has no "
             f"definition; {_ADVICE}",
         ),
         (
             json.dumps(
                 {
-                    "version": 2,
+                    "version": 3,
                     "definitions": [_GOOD_DEFINITION],
                     "runtime": {"a": {**_GOOD_STATE, "cached_tools": [{"name": "t"}]}},
                 }
@@ -425,10 +433,10 @@ _GOOD_STATE = {
         ),
         (
             json.dumps(
-                {"version": 2, "definitions": [_GOOD_DEFINITION], "runtime": {"a": {}}}
+                {"version": 3, "definitions": [_GOOD_DEFINITION], "runtime": {"a": {}}}
             ).encode(),
             "malformed: runtime.a: expected exactly the keys ['cached_tools', 'enabled', "
-            f"'enabled_tools', 'trusted_fingerprint']; {_ADVICE}",
+            f"'enabled_tools', 'trusted_launches']; {_ADVICE}",
         ),
     ],
     ids=[

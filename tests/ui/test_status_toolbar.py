@@ -13,6 +13,7 @@ from agent.mcp.host import McpHost, ServerCounts
 from agent.mcp.store import McpStore
 from agent.messages import Usage
 from agent.ui.toolbar import StatusToolbar
+from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import runtime, save, script_server, stdio_server
 from tests.ui.ui_helpers import chat_parts
 
@@ -48,15 +49,10 @@ async def test_servers_are_counted_as_ready_starting_or_offline(
         },
     )
     for name in ("fx", "dies", "stranger", "web"):
-        trusted = name != "stranger"
+        if name in ("fx", "dies"):
+            trust_launch(store, name, tmp_path)
         fp = fingerprint(store.load().find(name))
-        store.update_state(
-            name,
-            fp,
-            lambda s, trusted=trusted, fp=fp: replace(
-                s, enabled=True, trusted_fingerprint=fp if trusted else None
-            ),
-        )
+        store.update_state(name, fp, lambda s: replace(s, enabled=True))
     host = McpHost(lambda: runtime(store, agent_home, tmp_path), report=lambda line: None)
     parts = replace(chat_parts(tmp_path), host=host)
     toolbar = StatusToolbar([parts])

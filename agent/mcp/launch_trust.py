@@ -1,0 +1,342 @@
+"""Trust of what a local server actually runs: the effective launch, not the stored definition.
+
+The stored definition leaves the launch open: the default working directory is the project,
+`${workspaceFolder}` and `${VAR}` expand at start, and PATH decides which program a bare
+command name is. So trust is recorded for the effective launch: the resolved program, the
+expanded arguments, the working directory and the environment the child gets. Anything
+different asks again, and the question says what changed.
+
+Nothing secret is stored: environment values, and arguments that take a value from an
+environment variable, are kept as keyed hashes (HMAC-SHA256 with a random key that lives 0600
+in the data home), so a changed token asks again without the store holding anything useful.
+A launch that depends on the project is recorded per project directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+import secrets
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.errors import ExpansionError, Problem, ServerStartError, StoreError
+from agent.home import data_home, ensure_private_dir
+from agent.mcp.definitions import StdioDefinition
+from agent.mcp.launch import StdioLaunch, expand_definition
+from agent.mcp.variables import Expander, references_environment
+
+KEY_FILE_NAME = "trust.key"
+_KEY_BYTES = 32
+MAX_TRUSTED_LAUNCHES = 32  # per server: enough projects for a person, a bound for the file
+# The child's terminal type describes the person's terminal, not the program that runs.
+_UNBOUND_ENV = frozenset({"TERM"})
+
+
+@dataclass(frozen=True)
+class TrustedValue:
+    """One argument as recorded: the text itself, or only its keyed hash when it may be secret."""
+
+    text: str | None = None
+    keyed_hash: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        return {"value": self.text} if self.text is not None else {"hmac": self.keyed_hash or ""}
+
+
+@dataclass(frozen=True)
+class TrustedLaunch:
+    """What one yes covered: the program, its arguments, working directory and environment."""
+
+    project: str | None  # the project directory, when the launch depends on it
+    command: str  # as written in the definition
+    executable: str | None  # what it resolved to; None when not found
+    cwd: str
+    args: tuple[TrustedValue, ...]
+    env: tuple[tuple[str, str], ...]  # (name, keyed hash of the value), sorted by name
+
+    def same_launch(self, other: TrustedLaunch) -> bool:
+        """True when both records describe the same effective launch (the project aside)."""
+        return (self.command, self.executable, self.cwd, self.args, self.env) == (
+            other.command,
+            other.executable,
+            other.cwd,
+            other.args,
+            other.env,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "command": self.command,
+            "executable": self.executable,
+            "cwd": self.cwd,
+            "args": [arg.to_json() for arg in self.args],
+            "env": dict(self.env),
+        }
+
+
+@dataclass(frozen=True)
+class LaunchVerdict:
+    """Whether a launch is trusted now, and when not, what differs from what was trusted."""
+
+    launch: StdioLaunch
+    record: TrustedLaunch
+    trusted: bool
+    previously_trusted: bool
+    changes: tuple[str, ...]
+
+
+class LaunchTrust:
+    """Judges local servers' effective launches for one project and environment."""
+
+    def __init__(self, expander: Expander, project_dir: Path, key_path: Path | None = None):
+        self.expander = expander
+        self.project_dir = project_dir
+        self._key_path = key_path
+        self._key: bytes | None = None
+
+    def verdict(
+        self, definition: StdioDefinition, trusted: tuple[TrustedLaunch, ...]
+    ) -> LaunchVerdict:
+        """Expand `definition` and compare its launch with the trusted ones.
+
+        Raises the expansion's own error (a missing variable, a missing directory).
+        """
+        launch = expand_definition(definition, self.expander)
+        assert isinstance(launch, StdioLaunch)
+        record = self.record(definition, launch)
+        if any(record.same_launch(known) for known in trusted):
+            return LaunchVerdict(launch, record, True, True, ())
+        baseline = _baseline(record, trusted)
+        changes = () if baseline is None else tuple(describe_changes(baseline, record))
+        return LaunchVerdict(launch, record, False, baseline is not None, changes)
+
+    def is_trusted(self, definition: StdioDefinition, trusted: tuple[TrustedLaunch, ...]) -> bool:
+        """True when the launch as it would start now was trusted; False when it cannot start."""
+        if not trusted:
+            return False
+        try:
+            return self.verdict(definition, trusted).trusted
+        except (ExpansionError, ServerStartError):  # it cannot start, so nothing is trusted
+            return False
+
+    def record(self, definition: StdioDefinition, launch: StdioLaunch) -> TrustedLaunch:
+        """The trust record of `launch`: secrets as keyed hashes, never as values."""
+        key = self._load_key()
+        args = tuple(
+            TrustedValue(keyed_hash=_keyed_hash(key, value))
+            if references_environment(written)
+            else TrustedValue(text=value)
+            for written, value in zip(definition.args, launch.args, strict=True)
+        )
+        env = {
+            name: _keyed_hash(key, value)
+            for name, value in launch.child_environment().items()
+            if name not in _UNBOUND_ENV
+        }
+        return TrustedLaunch(
+            project=str(self.project_dir) if depends_on_project(definition) else None,
+            command=launch.command,
+            executable=launch.resolved_command(),
+            cwd=os.path.realpath(launch.cwd),
+            args=args,
+            env=tuple(sorted(env.items())),
+        )
+
+    def _load_key(self) -> bytes:
+        if self._key is None:
+            self._key = load_or_create_key(self._key_path or data_home() / KEY_FILE_NAME)
+        return self._key
+
+
+def remember(
+    trusted: tuple[TrustedLaunch, ...], record: TrustedLaunch
+) -> tuple[TrustedLaunch, ...]:
+    """`trusted` with `record` first; it replaces the record of the same project (or none)."""
+    others = tuple(known for known in trusted if known.project != record.project)
+    return (record, *others)[:MAX_TRUSTED_LAUNCHES]
+
+
+def depends_on_project(definition: StdioDefinition) -> bool:
+    """True when what runs changes with the project: the default cwd, or ${workspaceFolder}."""
+    written = [definition.command, *definition.args, *definition.env.values()]
+    if definition.cwd is None:
+        return True
+    written.append(definition.cwd)
+    return any("${workspaceFolder}" in text for text in written)
+
+
+def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
+    """What differs between two launches, in words, never showing a secret value."""
+    changes = []
+    if old.project != new.project and old.project is not None and new.project is not None:
+        changes.append(f"project: {old.project} -> {new.project} (trust is kept per project)")
+    if (old.command, old.executable) != (new.command, new.executable):
+        changes.append(f"program: {_program(old)} -> {_program(new)}")
+    if old.cwd != new.cwd:
+        changes.append(f"working directory: {old.cwd} -> {new.cwd}")
+    changes.extend(_argument_changes(old.args, new.args))
+    old_env, new_env = dict(old.env), dict(new.env)
+    for name in sorted(new_env.keys() - old_env.keys()):
+        changes.append(f"environment: {name} added")
+    for name in sorted(old_env.keys() - new_env.keys()):
+        changes.append(f"environment: {name} removed")
+    for name in sorted(old_env.keys() & new_env.keys()):
+        if old_env[name] != new_env[name]:
+            changes.append(f"environment: the value of {name} changed")
+    return changes
+
+
+def _program(record: TrustedLaunch) -> str:
+    return record.executable or f"{record.command} (not found)"
+
+
+def _argument_changes(old: tuple[TrustedValue, ...], new: tuple[TrustedValue, ...]) -> list[str]:
+    changes = []
+    for index in range(max(len(old), len(new))):
+        number = index + 1
+        if index >= len(old):
+            changes.append(f"argument {number} added: {_shown(new[index])}")
+        elif index >= len(new):
+            changes.append(f"argument {number} removed: {_shown(old[index])}")
+        elif old[index] != new[index]:
+            if old[index].text is not None and new[index].text is not None:
+                changes.append(f"argument {number}: {_shown(old[index])} -> {_shown(new[index])}")
+            else:
+                changes.append(f"argument {number} changed (set from an environment variable)")
+    return changes
+
+
+def _shown(value: TrustedValue) -> str:
+    return shlex.quote(value.text) if value.text is not None else "(from an environment variable)"
+
+
+def _baseline(record: TrustedLaunch, trusted: tuple[TrustedLaunch, ...]) -> TrustedLaunch | None:
+    """The trusted launch to compare with: this project's, else the most recent."""
+    for known in trusted:
+        if known.project == record.project:
+            return known
+    return trusted[0] if trusted else None
+
+
+def _keyed_hash(key: bytes, value: str) -> str:
+    encoded = value.encode("utf-8", errors="surrogatepass")
+    return hmac.new(key, encoded, hashlib.sha256).hexdigest()
+
+
+def load_or_create_key(path: Path) -> bytes:
+    """The random key for keyed hashes, created 0600 on first use (safe against a race)."""
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    ensure_private_dir(path.parent)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(_KEY_BYTES))
+            handle.flush()
+            os.fsync(handle.fileno())
+        # link() fails when another process made the key first; then theirs is the key.
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        os.unlink(temporary)
+    return _read_key(path)
+
+
+def _read_key(path: Path) -> bytes:
+    key = path.read_bytes()
+    if len(key) != _KEY_BYTES:
+        raise StoreError(
+            f"{path}: not a trust key ({len(key)} bytes, expected {_KEY_BYTES}); delete it and "
+            "agent makes a new one (every local MCP server then asks for trust again)"
+        )
+    return key
+
+
+def decode_trusted_launches(
+    value: object, path: str, problems: list[Problem]
+) -> tuple[TrustedLaunch, ...]:
+    """Trust records read back from the store; anything malformed is a named problem."""
+    if not isinstance(value, list):
+        problems.append(Problem(path, "expected a list"))
+        return ()
+    records = []
+    for index, item in enumerate(value):
+        record = _decode_record(item)
+        if record is None:
+            problems.append(
+                Problem(
+                    f"{path}[{index}]",
+                    "expected project, command, executable, cwd, args and env",
+                )
+            )
+        else:
+            records.append(record)
+    return tuple(records)
+
+
+_RECORD_KEYS = frozenset({"project", "command", "executable", "cwd", "args", "env"})
+
+
+def _decode_record(item: object) -> TrustedLaunch | None:
+    if not isinstance(item, dict) or set(item) != _RECORD_KEYS:
+        return None
+    project, command, executable, cwd = (
+        item["project"],
+        item["command"],
+        item["executable"],
+        item["cwd"],
+    )
+    if not (
+        isinstance(project, str | None)
+        and isinstance(command, str)
+        and isinstance(executable, str | None)
+        and isinstance(cwd, str)
+    ):
+        return None
+    args = [_decode_value(arg) for arg in item["args"]] if isinstance(item["args"], list) else None
+    env = item["env"]
+    if args is None or any(arg is None for arg in args) or not _is_str_map(env):
+        return None
+    return TrustedLaunch(
+        project=project,
+        command=command,
+        executable=executable,
+        cwd=cwd,
+        args=tuple(arg for arg in args if arg is not None),
+        env=tuple(sorted(env.items())),
+    )
+
+
+def _decode_value(value: object) -> TrustedValue | None:
+    if isinstance(value, dict) and len(value) == 1:
+        if isinstance(value.get("value"), str):
+            return TrustedValue(text=value["value"])
+        if isinstance(value.get("hmac"), str):
+            return TrustedValue(keyed_hash=value["hmac"])
+    return None
+
+
+def _is_str_map(value: object) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def launch_trust_for(project_dir: Path, environ: Mapping[str, str] | None = None) -> LaunchTrust:
+    """A LaunchTrust for the project and environment this process starts servers in."""
+    expander = Expander(
+        environ=dict(os.environ if environ is None else environ),
+        user_home=str(Path.home()),
+        workspace_folder=str(project_dir),
+    )
+    return LaunchTrust(expander, project_dir)
