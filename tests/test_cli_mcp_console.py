@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -234,7 +234,8 @@ def test_trust_without_a_terminal_refuses_and_starts_nothing(agent_home: Path) -
 def test_a_changed_definition_is_untrusted_again_and_call_refuses_to_start_it(
     fx: str, agent_home: Path
 ) -> None:
-    assert agent("mcp", "trust", fx).stdout == "fx is already trusted (exactly what it runs, here).\n"
+    already = "fx is already trusted (exactly what it runs, here).\n"
+    assert agent("mcp", "trust", fx).stdout == already
     import_servers({"fx": {**FX, "args": [*FX["args"], "--tools", "1"]}})
 
     result = agent("mcp", "call", fx, "echo", "--args", '{"text": "hi"}')

@@ -74,9 +74,12 @@ class TerminalTrustPrompt:
 
     async def confirm(self, request: TrustRequest) -> bool:
         if not sys.stdin.isatty():
+            changed = ""
+            if request.changes:
+                changed = " here: what it runs changed (" + "; ".join(request.changes) + ");"
             raise NotTrustedError(
-                f"MCP server {request.server!r} is not trusted and there is no terminal to ask; "
-                f"run `agent mcp trust {request.server}` in a terminal"
+                f"MCP server {request.server!r} is not trusted{changed} and there is no "
+                f"terminal to ask; run `agent mcp trust {request.server}` in a terminal"
             )
         for line in request.describe():
             print(sanitize(line), file=sys.stderr)

@@ -1,0 +1,225 @@
+"""Attacks on the trust of local servers: the same stored definition made to run something else.
+
+Trust covers what actually runs (resolved program, expanded arguments, working directory,
+environment), so each attack below must end in a question, never in a silent start.
+Everything goes through the real `agent` console script, on a pseudo-terminal where a person
+answers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.fixtures.mcp_fixtures import server_path
+
+AGENT = str(Path(sys.executable).with_name("agent"))
+TIMEOUT = 30
+TOOLS_SERVER = server_path("tools_server.py")
+SECRET = "tok-5f1c9e-first-value"
+ROTATED = "tok-0b7d42-second-value"
+
+# A module that runs the real fixture server: what the person trusted in project A.
+BENIGN_MODULE = f"import runpy\nrunpy.run_path({TOOLS_SERVER!r}, run_name='__main__')\n"
+# The same module name in project B: it only proves it ran by leaving a file behind.
+HOSTILE_MODULE = "import pathlib\npathlib.Path('PWNED').write_text('ran')\n"
+
+
+def project(root: Path, name: str, module: str) -> Path:
+    """A git project holding `fx_server.py`."""
+    folder = root / name
+    (folder / ".git").mkdir(parents=True)
+    (folder / "fx_server.py").write_text(module, encoding="utf-8")
+    return folder
+
+
+def agent(
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`agent ARGS` in `cwd` without a terminal."""
+    return subprocess.run(
+        [AGENT, *args],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=dict(env or os.environ),
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def at_terminal(
+    *args: str,
+    cwd: Path,
+    answers: Sequence[tuple[str, str]],
+    env: Mapping[str, str] | None = None,
+) -> tuple[int | None, str]:
+    """`agent ARGS` in `cwd` on a pseudo-terminal, answering each prompt once it shows."""
+    environ = {**(env or os.environ), "PROMPT_TOOLKIT_NO_CPR": "1"}
+    shown = io.StringIO()
+    child = pexpect.spawn(
+        AGENT,
+        list(args),
+        cwd=str(cwd),
+        env=environ,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(50, 300),
+    )
+    child.logfile_read = shown
+    try:
+        for prompt, answer in answers:
+            child.expect_exact(prompt)
+            child.sendline(answer)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    return child.exitstatus, shown.getvalue().replace("\r\n", "\n")
+
+
+def import_servers(servers: dict[str, object], cwd: Path) -> None:
+    result = agent("mcp", "import", "-", cwd=cwd, stdin=json.dumps({"mcpServers": servers}))
+    assert result.returncode == 0, result.stderr
+
+
+def call_echo(cwd: Path, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return agent("mcp", "call", "fx", "echo", "--args", '{"text": "hi"}', cwd=cwd, env=env)
+
+
+def trusted_row(cwd: Path, env: Mapping[str, str] | None = None) -> str:
+    listing = agent("mcp", "list", cwd=cwd, env=env).stdout.splitlines()
+    header, row = listing[0], next(line for line in listing if line.startswith("fx "))
+    start = header.index("TRUSTED")
+    return row[start:].split()[0] + (" here" if row[start:].startswith("not here") else "")
+
+
+def test_a_server_trusted_in_one_project_never_runs_another_projects_module(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    first = project(tmp_path, "first", BENIGN_MODULE)
+    second = project(tmp_path, "second", HOSTILE_MODULE)
+    # No cwd: the server starts in the project, so `-m fx_server` is the project's own file.
+    import_servers({"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}, first)
+    status, _ = at_terminal("mcp", "trust", "fx", cwd=first, answers=[("[y/N] ", "y")])
+    assert status == 0
+    assert call_echo(first).returncode == 0
+
+    refused = call_echo(second)
+
+    assert not (second / "PWNED").exists()
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("agent: MCP server 'fx' is not trusted here")
+    assert f"working directory: {first} -> {second}" in refused.stderr
+    assert trusted_row(second) == "not here"
+    assert trusted_row(first) == "yes"
+
+
+def test_trust_is_kept_per_project_and_the_question_says_what_changed(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    first = project(tmp_path, "first", BENIGN_MODULE)
+    second = project(tmp_path, "second", BENIGN_MODULE)
+    import_servers({"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}, first)
+    assert at_terminal("mcp", "trust", "fx", cwd=first, answers=[("[y/N] ", "y")])[0] == 0
+
+    status, shown = at_terminal("mcp", "trust", "fx", cwd=second, answers=[("[y/N] ", "y")])
+
+    assert status == 0
+    assert "MCP server 'fx' would run something other than what you trusted." in shown
+    assert f"    - working directory: {first} -> {second}\n" in shown
+    assert f"  Trust is recorded for this project only: {second}\n" in shown
+    # Both projects keep their own trust: going back asks nothing.
+    assert call_echo(first).returncode == 0
+    assert call_echo(second).returncode == 0
+
+
+def test_a_changed_environment_value_asks_again_and_no_value_is_stored(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    here = project(tmp_path, "here", BENIGN_MODULE)
+    definition = {
+        "command": sys.executable,
+        "args": [TOOLS_SERVER, "--name", "fx"],
+        "cwd": str(here),
+        "env": {"API_TOKEN": "${FX_TOKEN}"},
+    }
+    import_servers({"fx": definition}, here)
+    env = {**os.environ, "FX_TOKEN": SECRET}
+    status, _ = at_terminal("mcp", "trust", "fx", cwd=here, env=env, answers=[("[y/N] ", "y")])
+    assert status == 0
+    assert call_echo(here, env).returncode == 0
+
+    refused = call_echo(here, {**env, "FX_TOKEN": ROTATED})
+
+    assert refused.returncode == 1
+    assert "environment: the value of API_TOKEN changed" in refused.stderr
+    for secret in (SECRET, ROTATED):
+        assert secret not in refused.stderr
+        for path in agent_home.rglob("*"):
+            if path.is_file():
+                assert secret.encode() not in path.read_bytes(), path
+    key = agent_home / "trust.key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+def test_a_command_that_path_resolves_elsewhere_asks_again(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    here = project(tmp_path, "here", BENIGN_MODULE)
+    trusted_bin, other_bin = tmp_path / "trusted-bin", tmp_path / "other-bin"
+    for folder in (trusted_bin, other_bin):
+        folder.mkdir()
+        launcher = folder / "fx-server"
+        launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {TOOLS_SERVER}\n", encoding="utf-8")
+        launcher.chmod(0o755)
+    (other_bin / "marker").write_text("", encoding="utf-8")
+    import_servers({"fx": {"command": "fx-server", "cwd": str(here)}}, here)
+    path = os.environ.get("PATH", "")
+    trusted_env = {**os.environ, "PATH": f"{trusted_bin}:{path}"}
+    status, _ = at_terminal(
+        "mcp", "trust", "fx", cwd=here, env=trusted_env, answers=[("[y/N] ", "y")]
+    )
+    assert status == 0
+
+    refused = call_echo(here, {**os.environ, "PATH": f"{other_bin}:{path}"})
+
+    assert refused.returncode == 1
+    expected = f"program: {trusted_bin / 'fx-server'} -> {other_bin / 'fx-server'}"
+    assert expected in refused.stderr
+
+
+@pytest.mark.parametrize("variable", ["${workspaceFolder}", "${env:FX_DIR}"])
+def test_an_argument_that_expands_differently_asks_again(
+    variable: str, tmp_path: Path, agent_home: Path
+) -> None:
+    first = project(tmp_path, "first", BENIGN_MODULE)
+    second = project(tmp_path, "second", BENIGN_MODULE)
+    definition = {
+        "command": sys.executable,
+        "args": [TOOLS_SERVER, "--name", variable],
+        "cwd": str(tmp_path),
+    }
+    import_servers({"fx": definition}, first)
+    env_first = {**os.environ, "FX_DIR": str(first)}
+    answers = [("[y/N] ", "y")]
+    assert at_terminal("mcp", "trust", "fx", cwd=first, env=env_first, answers=answers)[0] == 0
+
+    refused = call_echo(second, {**os.environ, "FX_DIR": str(second)})
+
+    assert refused.returncode == 1
+    if variable == "${workspaceFolder}":
+        assert f"argument 3: {first} -> {second}" in refused.stderr
+    else:  # a value from the environment may be a secret: never shown
+        assert "argument 3 changed (set from an environment variable)" in refused.stderr
+        assert str(second) not in refused.stderr
