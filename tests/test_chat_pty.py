@@ -51,9 +51,10 @@ class FakeModelProcess:
 
 
 @pytest.fixture
-def trusted_fixture_server(agent_home: Path) -> None:
-    """A trusted, enabled tools_server named fx with only `echo` selected."""
-    save_trusted_echo_server(agent_home)
+def trusted_fixture_server(agent_home: Path, chat_env: dict[str, str]) -> None:
+    """A trusted, enabled tools_server named fx with only `echo` selected, trusted for the
+    environment the tests start agent with."""
+    save_trusted_echo_server(agent_home, chat_env)
 
 
 @pytest.fixture

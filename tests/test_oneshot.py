@@ -28,9 +28,10 @@ DECLINED = "Error: The person declined this tool call."
 
 
 @pytest.fixture
-def oneshot_fx_server(agent_home: Path) -> None:
-    """A trusted, enabled tools_server named fx with only `echo` selected."""
-    save_trusted_echo_server(agent_home)
+def oneshot_fx_server(agent_home: Path, oneshot_env: dict[str, str]) -> None:
+    """A trusted, enabled tools_server named fx with only `echo` selected, trusted for the
+    environment the tests start agent with."""
+    save_trusted_echo_server(agent_home, oneshot_env)
 
 
 @pytest.fixture
