@@ -75,13 +75,17 @@ class McpHost:
         from agent.mcp.definitions import StdioDefinition
 
         config = runtime.store.load()
-        names = [
-            d.name
+        local = [
+            d
             for d in config.definitions
-            if isinstance(d, StdioDefinition)
-            and config.state(d.name).enabled
-            and runtime.is_trusted(d)
+            if isinstance(d, StdioDefinition) and config.state(d.name).enabled
         ]
+        names = [d.name for d in local if runtime.is_trusted(d)]
+        for definition in local:
+            if definition.name not in names:
+                # Enabled but not trusted for this launch (another project, a changed
+                # environment): say so, or its tools would be missing without a reason.
+                self._report(runtime.untrusted_reason(definition))
         if not names:
             return
         results = await runtime.start_many(names)

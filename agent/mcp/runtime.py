@@ -164,6 +164,21 @@ class McpRuntime:
             self._trusted_cache[definition.name] = cached
         return cached[1]
 
+    def untrusted_reason(self, definition: StdioDefinition) -> str:
+        """One line on why an enabled local server does not start here, and what to do."""
+        state = self.store.load().state(definition.name)
+        try:
+            verdict = self.launch_trust.verdict(definition, state.trusted_launches)
+        except AgentError as error:
+            return f"MCP server {definition.name} cannot start: {error}"
+        why = "what it runs changed" if verdict.previously_trusted else "its launch here is new"
+        if verdict.changes:
+            why += " (" + "; ".join(verdict.changes) + ")"
+        return (
+            f"MCP server {definition.name} is not trusted here: {why}; "
+            f"/mcp trust {definition.name} reviews it"
+        )
+
     # -- starting and stopping ------------------------------------------------------------
 
     async def start(self, name: str, *, ask_trust: bool = True) -> Connection:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import server_path
 
 AGENT = str(Path(sys.executable).with_name("agent"))
@@ -223,3 +224,39 @@ def test_an_argument_that_expands_differently_asks_again(
     else:  # a value from the environment may be a secret: never shown
         assert "argument 3 changed (set from an environment variable)" in refused.stderr
         assert str(second) not in refused.stderr
+
+
+def test_a_chat_in_another_project_says_why_the_server_is_off_and_offers_none_of_its_tools(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    first = project(tmp_path, "first", BENIGN_MODULE)
+    second = project(tmp_path, "second", HOSTILE_MODULE)
+    import_servers({"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}, first)
+    assert at_terminal("mcp", "trust", "fx", cwd=first, answers=[("[y/N] ", "y")])[0] == 0
+    assert agent("mcp", "enable", "fx", cwd=first).returncode == 0
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    env.pop("AGENT_MODEL", None)
+
+    with FakeOpenAI([{"text": "ok"}]) as fake:
+        args = ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "hi"]
+        done = subprocess.run(
+            [AGENT, *args],
+            capture_output=True,
+            text=True,
+            cwd=second,
+            env=env,
+            timeout=60,
+            start_new_session=True,
+            check=False,
+        )
+        requests = fake.requests
+
+    assert done.returncode == 0, done.stderr
+    assert not (second / "PWNED").exists()
+    assert (
+        "MCP server fx is not trusted here: what it runs changed "
+        f"(project: {first} -> {second} (trust is kept per project); "
+        f"working directory: {first} -> {second}); /mcp trust fx reviews it"
+    ) in done.stderr
+    offered = [tool["function"]["name"] for tool in requests[0]["body"].get("tools", [])]
+    assert not [name for name in offered if name.startswith("mcp__fx__")]
