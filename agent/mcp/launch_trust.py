@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import secrets
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -237,11 +236,11 @@ def load_or_create_key(path: Path) -> bytes:
     except FileNotFoundError:
         pass
     ensure_private_dir(path.parent)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(_KEY_BYTES))
+            handle.write(os.urandom(_KEY_BYTES))  # what secrets.token_bytes does, unimported
             handle.flush()
             os.fsync(handle.fileno())
         # link() fails when another process made the key first; then theirs is the key.
