@@ -18,7 +18,7 @@ from agent.mcp.elicitation import (
     form_fields,
 )
 from agent.text import sanitize
-from agent.ui.approval_dialog import ask_with_pages
+from agent.ui.dialog import ask_with_pages
 from agent.ui.style import styled
 
 
