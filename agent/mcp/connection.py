@@ -68,6 +68,7 @@ class Connection:
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
         self._handshake_scope: anyio.CancelScope | None = None
+        self._calls_running = 0  # a form is answered only while a tool call of ours runs
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -127,12 +128,16 @@ class Connection:
             if on_progress is not None:
                 on_progress(progress, total, message)
 
-        with scope:
-            result: types.CallToolResult = await self._request(
-                session.call_tool(tool, arguments, progress_callback=progress),
-                f"calling {tool}",
-            )
-            return result
+        self._calls_running += 1
+        try:
+            with scope:
+                result: types.CallToolResult = await self._request(
+                    session.call_tool(tool, arguments, progress_callback=progress),
+                    f"calling {tool}",
+                )
+                return result
+        finally:
+            self._calls_running -= 1
         raise ToolTimeoutError(
             f"MCP server {self.name!r}: {tool} did not answer within {timeout:g} s "
             "(the call was cancelled)"
@@ -187,7 +192,7 @@ class Connection:
         try:
             async with open_transport(self.launch, self._hooks.log) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
-                async with ClientSession(
+                async with _FormElicitationSession(
                     read,
                     write,
                     elicitation_callback=self._elicit,
@@ -312,6 +317,15 @@ class Connection:
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         if not isinstance(params, types.ElicitRequestFormParams):
+            return types.ElicitResult(action="decline")  # URL mode is not advertised
+        if self._calls_running == 0:
+            # Nobody is waiting on this server: a form now would draw over the chat's prompt
+            # (or wait there unanswered). Answer at once and say so in one line.
+            self._write_log("declined a form sent while none of its tool calls was running")
+            self._hooks.elicitation.notice(
+                f"Declined a form from MCP server {self.name}: it asked while none of its "
+                "tool calls was running."
+            )
             return types.ElicitResult(action="decline")
         request = ElicitationRequest(self.name, params.message, dict(params.requested_schema))
         answer = await self._hooks.elicitation.elicit(request)
@@ -337,6 +351,21 @@ class Connection:
             self._write_log(f"unreadable message from server: {text}")
         elif isinstance(message, types.ToolListChangedNotification):
             self._hooks.on_tools_changed()
+
+
+class _FormElicitationSession(ClientSession):
+    """A ClientSession that advertises form elicitation only.
+
+    The SDK advertises URL mode too whenever an elicitation callback is given; we decline every
+    URL request, so saying we support it would be a promise we break.
+    """
+
+    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
+        capabilities = super()._build_capabilities(version)
+        if capabilities.elicitation is None:
+            return capabilities
+        form_only = types.ElicitationCapability(form=types.FormElicitationCapability())
+        return capabilities.model_copy(update={"elicitation": form_only})
 
 
 def _unparsed_line(error: Exception) -> str:
