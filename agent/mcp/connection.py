@@ -21,7 +21,7 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
-from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest
+from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_fields
 from agent.mcp.launch import Launch, StdioLaunch, redact
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
@@ -69,6 +69,7 @@ class Connection:
         self._stdout_junk: list[str] = []
         self._handshake_scope: anyio.CancelScope | None = None
         self._calls_running = 0  # a form is answered only while a tool call of ours runs
+        self._secret_answers: list[str] = []  # typed into secret fields: never traced
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -257,7 +258,8 @@ class Connection:
         secrets = self.launch.secrets()
 
         def observer(direction: Direction, payload: dict[str, Any]) -> None:
-            observe(direction, redact(json.dumps(payload, ensure_ascii=False), secrets))
+            text = json.dumps(payload, ensure_ascii=False)
+            observe(direction, redact(text, [*secrets, *self._secret_answers]))
 
         return observer
 
@@ -331,6 +333,11 @@ class Connection:
         answer = await self._hooks.elicitation.elicit(request)
         if answer.action != "accept":
             return types.ElicitResult(action=answer.action)
+        self._secret_answers.extend(
+            str(answer.content[f.name])
+            for f in form_fields(request.schema)
+            if f.secret and answer.content.get(f.name) not in (None, "")
+        )
         return types.ElicitResult(action="accept", content=dict(answer.content))
 
     async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:

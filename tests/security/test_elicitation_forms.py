@@ -69,14 +69,14 @@ def test_a_chat_form_shows_the_whole_message_and_its_server_and_never_shows_or_k
     assert files_holding(tmp_path / "home", SECRET) == []
 
 
-def test_mcp_call_in_a_plain_terminal_reads_a_password_without_echo(
+def test_mcp_call_in_a_plain_terminal_reads_a_password_without_echo_and_never_traces_it(
     tmp_path: Path, agent_home: Path
 ) -> None:
     save_trusted_hostile_server(agent_home)
     env = pty_env(agent_home, tmp_path)
     call = pexpect.spawn(
         AGENT,
-        ["mcp", "call", "hx", "ask_secret", "--args", "{}"],
+        ["mcp", "call", "hx", "ask_secret", "--args", "{}", "--trace"],  # every message shown
         env=env,
         cwd=str(tmp_path),
         encoding="utf-8",
