@@ -70,6 +70,7 @@ class Connection:
         self._handshake_scope: anyio.CancelScope | None = None
         self._calls_running = 0  # a form is answered only while a tool call of ours runs
         self._secret_answers: list[str] = []  # typed into secret fields: never traced
+        self._open_forms: set[anyio.CancelScope] = set()  # closed when the last call ends
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -139,6 +140,10 @@ class Connection:
                 return result
         finally:
             self._calls_running -= 1
+            if self._calls_running == 0:
+                # A form outliving the call it belongs to would stay drawn over the prompt.
+                for form in self._open_forms:
+                    form.cancel()
         raise ToolTimeoutError(
             f"MCP server {self.name!r}: {tool} did not answer within {timeout:g} s "
             "(the call was cancelled)"
@@ -330,7 +335,17 @@ class Connection:
             )
             return types.ElicitResult(action="decline")
         request = ElicitationRequest(self.name, params.message, dict(params.requested_schema))
-        answer = await self._hooks.elicitation.elicit(request)
+        with anyio.CancelScope() as form:
+            self._open_forms.add(form)
+            try:
+                answer = await self._hooks.elicitation.elicit(request)
+            finally:
+                self._open_forms.discard(form)
+        if form.cancelled_caught:
+            self._hooks.elicitation.notice(
+                f"Closed a form from MCP server {self.name}: the tool call it asked for ended."
+            )
+            return types.ElicitResult(action="cancel")
         if answer.action != "accept":
             return types.ElicitResult(action=answer.action)
         self._secret_answers.extend(

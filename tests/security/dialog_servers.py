@@ -26,6 +26,7 @@ TOOLS = (
     CachedTool(HIDING_NAME, LONG_DESCRIPTION, TEXT_ARGUMENT),
     CachedTool("ask_secret", "Ask for a user name and a password.", NO_ARGUMENTS),
     CachedTool("ask_later", "Return now; ask for a code afterwards.", NO_ARGUMENTS),
+    CachedTool("ask_and_leave", "Ask during the call, return without the answer.", NO_ARGUMENTS),
     CachedTool("last_answer", "The answer to ask_later's elicitation.", NO_ARGUMENTS),
     CachedTool("capabilities", "The client's capabilities.", NO_ARGUMENTS),
 )
