@@ -174,7 +174,7 @@ def test_an_elicitation_form_is_filled_in_the_chat(world: dict[str, Any]) -> Non
     chat.send("ask my name\r")
     chat.expect("Approve\\?")
     chat.send("y")
-    chat.expect("Answer\\?")
+    chat.expect("Answer MCP server fx\\?")  # the form says which server asks
     chat.send("y")
     chat.expect("Name")
     chat.send("Ada\r")

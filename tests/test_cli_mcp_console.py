@@ -453,7 +453,9 @@ def test_an_elicitation_at_a_terminal_is_filled_in_as_a_form(fx: str) -> None:
 
     assert (status, shown) == (
         0,
-        "MCP server 'fx' asks: Who are you?\n"
+        "MCP server fx asks (its message, every line of it):\n"
+        "  | Who are you?\n"
+        "If you answer, MCP server fx will receive: Name, Age, Subscribe.\n"
         "Answer? [y]es / [n]o (decline) / [c]ancel: y\n"
         "  Name - Your name (string): Ada\n"
         "  Age (number) (optional): abc\n"

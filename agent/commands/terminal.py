@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import termios
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -23,10 +25,12 @@ from agent.mcp.elicitation import (
     FieldValue,
     FormField,
     convert_value,
+    describe_form,
+    field_question,
     form_fields,
 )
 from agent.mcp.trust import TrustRequest
-from agent.text import sanitize
+from agent.text import sanitize, sanitize_line
 
 
 class NoAnswerError(Exception):
@@ -42,14 +46,38 @@ def _ask_line(question: str) -> str:
     return line.rstrip("\n")
 
 
-async def ask(question: str) -> str:
-    """One line from the person, without blocking the event loop.
+@contextlib.contextmanager
+def _no_echo() -> Iterator[None]:
+    """The terminal does not echo what is typed until the block ends, however it ends (the
+    read runs in a thread the block may abandon on Ctrl-C: echo must come back anyway)."""
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
+        sys.stderr.write("\n")  # the Enter that ended the line was not echoed either
+        sys.stderr.flush()
+
+
+async def ask(question: str, *, secret: bool = False) -> str:
+    """One line from the person, without blocking the event loop; a secret is not echoed.
 
     The read runs in a daemon thread: if the person presses Ctrl-C meanwhile, the command
     ends at once instead of waiting at exit for a read nobody will finish.
     """
     if not sys.stdin.isatty():
         raise NoAnswerError
+    if secret:
+        with _no_echo():
+            return await _ask_in_thread(question)
+    return await _ask_in_thread(question)
+
+
+async def _ask_in_thread(question: str) -> str:
     done = anyio.Event()
     outcome: list[str | BaseException] = []
     token = anyio.lowlevel.current_token()
@@ -94,12 +122,11 @@ class TerminalElicitation:
     """Fills a server's form one field at a time; empty input takes the default."""
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """Show the whole form, then ask each field; no terminal declines."""
         if not sys.stdin.isatty():
             return ElicitationAnswer("decline")
-        print(
-            f"MCP server {sanitize(request.server)!r} asks: {sanitize(request.message)}",
-            file=sys.stderr,
-        )
+        for line in describe_form(request):
+            print(line, file=sys.stderr)
         try:
             answer = await ask("Answer? [y]es / [n]o (decline) / [c]ancel: ")
             choice = answer.strip().lower()
@@ -116,16 +143,17 @@ class TerminalElicitation:
             return ElicitationAnswer("cancel")
         return ElicitationAnswer("accept", content)
 
+    def notice(self, text: str) -> None:
+        """One line on stderr."""
+        print(sanitize_line(text), file=sys.stderr)
+
 
 async def _ask_field(field: FormField) -> FieldValue:
-    hint = f" ({', '.join(field.choices)})" if field.choices else f" ({field.kind})"
-    default = f" [{field.default}]" if field.default is not None else ""
-    optional = "" if field.required else " (optional)"
-    description = f" - {field.description}" if field.description else ""
+    question = field_question(field, show_default=True)
     while True:
-        text = await ask(f"  {field.title}{description}{hint}{optional}{default}: ")
+        text = await ask(question, secret=field.secret)
         if not text.strip():
-            if field.default is not None:
+            if field.default is not None and not field.secret:
                 return field.default
             if not field.required:
                 return None

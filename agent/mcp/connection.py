@@ -21,7 +21,7 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
-from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest
+from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_fields
 from agent.mcp.launch import Launch, StdioLaunch, redact
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
@@ -68,6 +68,9 @@ class Connection:
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
         self._handshake_scope: anyio.CancelScope | None = None
+        self._calls_running = 0  # a form is answered only while a tool call of ours runs
+        self._secret_answers: list[str] = []  # typed into secret fields: never traced
+        self._open_forms: set[anyio.CancelScope] = set()  # closed when the last call ends
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -127,12 +130,20 @@ class Connection:
             if on_progress is not None:
                 on_progress(progress, total, message)
 
-        with scope:
-            result: types.CallToolResult = await self._request(
-                session.call_tool(tool, arguments, progress_callback=progress),
-                f"calling {tool}",
-            )
-            return result
+        self._calls_running += 1
+        try:
+            with scope:
+                result: types.CallToolResult = await self._request(
+                    session.call_tool(tool, arguments, progress_callback=progress),
+                    f"calling {tool}",
+                )
+                return result
+        finally:
+            self._calls_running -= 1
+            if self._calls_running == 0:
+                # A form outliving the call it belongs to would stay drawn over the prompt.
+                for form in self._open_forms:
+                    form.cancel()
         raise ToolTimeoutError(
             f"MCP server {self.name!r}: {tool} did not answer within {timeout:g} s "
             "(the call was cancelled)"
@@ -187,7 +198,7 @@ class Connection:
         try:
             async with open_transport(self.launch, self._hooks.log) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
-                async with ClientSession(
+                async with _FormElicitationSession(
                     read,
                     write,
                     elicitation_callback=self._elicit,
@@ -252,7 +263,8 @@ class Connection:
         secrets = self.launch.secrets()
 
         def observer(direction: Direction, payload: dict[str, Any]) -> None:
-            observe(direction, redact(json.dumps(payload, ensure_ascii=False), secrets))
+            text = json.dumps(payload, ensure_ascii=False)
+            observe(direction, redact(text, [*secrets, *self._secret_answers]))
 
         return observer
 
@@ -312,11 +324,35 @@ class Connection:
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         if not isinstance(params, types.ElicitRequestFormParams):
+            return types.ElicitResult(action="decline")  # URL mode is not advertised
+        if self._calls_running == 0:
+            # Nobody is waiting on this server: a form now would draw over the chat's prompt
+            # (or wait there unanswered). Answer at once and say so in one line.
+            self._write_log("declined a form sent while none of its tool calls was running")
+            self._hooks.elicitation.notice(
+                f"Declined a form from MCP server {self.name}: it asked while none of its "
+                "tool calls was running."
+            )
             return types.ElicitResult(action="decline")
         request = ElicitationRequest(self.name, params.message, dict(params.requested_schema))
-        answer = await self._hooks.elicitation.elicit(request)
+        with anyio.CancelScope() as form:
+            self._open_forms.add(form)
+            try:
+                answer = await self._hooks.elicitation.elicit(request)
+            finally:
+                self._open_forms.discard(form)
+        if form.cancelled_caught:
+            self._hooks.elicitation.notice(
+                f"Closed a form from MCP server {self.name}: the tool call it asked for ended."
+            )
+            return types.ElicitResult(action="cancel")
         if answer.action != "accept":
             return types.ElicitResult(action=answer.action)
+        self._secret_answers.extend(
+            str(answer.content[f.name])
+            for f in form_fields(request.schema)
+            if f.secret and answer.content.get(f.name) not in (None, "")
+        )
         return types.ElicitResult(action="accept", content=dict(answer.content))
 
     async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
@@ -337,6 +373,21 @@ class Connection:
             self._write_log(f"unreadable message from server: {text}")
         elif isinstance(message, types.ToolListChangedNotification):
             self._hooks.on_tools_changed()
+
+
+class _FormElicitationSession(ClientSession):
+    """A ClientSession that advertises form elicitation only.
+
+    The SDK advertises URL mode too whenever an elicitation callback is given; we decline every
+    URL request, so saying we support it would be a promise we break.
+    """
+
+    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
+        capabilities = super()._build_capabilities(version)
+        if capabilities.elicitation is None:
+            return capabilities
+        form_only = types.ElicitationCapability(form=types.FormElicitationCapability())
+        return capabilities.model_copy(update={"elicitation": form_only})
 
 
 def _unparsed_line(error: Exception) -> str:

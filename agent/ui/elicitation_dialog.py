@@ -1,12 +1,17 @@
 """Elicitation forms in the chat: a server asks for values, one field at a time.
 
-Types are converted and checked against the requested schema and defaults are offered;
-Esc or Ctrl-C at the first question declines, Ctrl-C in a field cancels. Drawn with
-prompt_toolkit inside the turn, so Ctrl-C never leaves a reader behind.
+The form first shows which server asks, its whole message (paged when long) and what the
+server will receive; types are converted and checked against the requested schema and
+defaults are offered; Esc or Ctrl-C at the first question declines, Ctrl-C in a field
+cancels. A secret field is typed without echo into a prompt with no history, so it stays
+out of the scrollback and every file. Drawn with prompt_toolkit inside the turn, so Ctrl-C
+never leaves a reader behind.
 """
 
 from __future__ import annotations
 
+import anyio
+from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.shortcuts import PromptSession
 
 from agent.mcp.elicitation import (
@@ -15,21 +20,32 @@ from agent.mcp.elicitation import (
     FieldValue,
     FormField,
     convert_value,
+    describe_form,
+    field_question,
     form_fields,
 )
-from agent.text import sanitize
-from agent.ui.approval_dialog import ask_with_pages
+from agent.text import sanitize, sanitize_line
+from agent.ui.dialog import ask_with_pages
 from agent.ui.style import styled
 
 
+class _NoHistory(InMemoryHistory):
+    """A history that keeps nothing: a secret typed once must not come back with Up."""
+
+    def store_string(self, string: str) -> None:
+        """Forget it."""
+
+
 async def _field(session: PromptSession[str], field: FormField) -> FieldValue:
-    hint = f" ({', '.join(field.choices)})" if field.choices else f" ({field.kind})"
-    optional = "" if field.required else ", optional"
-    description = f" - {sanitize(field.description)}" if field.description else ""
-    default = "" if field.default is None else str(field.default)
-    question = f"  {sanitize(field.title)}{description}{hint}{optional}: "
+    default = "" if field.default is None or field.secret else str(field.default)
+    question = field_question(field, show_default=False)
     while True:
-        text = await session.prompt_async(question, default=default, handle_sigint=False)
+        if field.secret:
+            text = await PromptSession[str](history=_NoHistory()).prompt_async(
+                question, is_password=True, handle_sigint=False
+            )
+        else:
+            text = await session.prompt_async(question, default=default, handle_sigint=False)
         if not text.strip():
             if not field.required:
                 return None
@@ -44,20 +60,29 @@ async def _field(session: PromptSession[str], field: FormField) -> FieldValue:
 class ChatElicitation:
     """Shows the server's message, asks whether to answer, then each field."""
 
+    def __init__(self) -> None:
+        # Two forms at once would draw two applications over each other: one at a time.
+        self._one_at_a_time = anyio.Lock()
+
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
-        lines = [
-            "",
-            styled(f"MCP server {sanitize(request.server)} asks:", "bold"),
-            f"  {sanitize(request.message)}",
-        ]
+        """Ask the person; only an answered form is accepted."""
+        async with self._one_at_a_time:
+            return await self._ask(request)
+
+    async def _ask(self, request: ElicitationRequest) -> ElicitationAnswer:
+        lines = describe_form(request)
+        lines[0] = styled(lines[0], "bold")
+        server = sanitize_line(request.server)
         choice = await ask_with_pages(
-            lines, "Answer? [y] yes  [n] decline  [c] cancel ", {"y": "y", "n": "n", "c": "c"}
+            ["", *lines],
+            f"Answer MCP server {server}? [y] yes  [n] decline  [c] cancel ",
+            {"y": "y", "n": "n", "c": "c"},
         )
         if choice == "n":
             return ElicitationAnswer("decline")
         if choice != "y":
             return ElicitationAnswer("cancel")
-        session: PromptSession[str] = PromptSession()
+        session: PromptSession[str] = PromptSession(history=_NoHistory())
         content: dict[str, FieldValue] = {}
         try:
             for field in form_fields(request.schema):
@@ -67,3 +92,7 @@ class ChatElicitation:
         except (KeyboardInterrupt, EOFError):
             return ElicitationAnswer("cancel")
         return ElicitationAnswer("accept", content)
+
+    def notice(self, text: str) -> None:
+        """One line above the prompt."""
+        print(styled(sanitize_line(text), "yellow"))

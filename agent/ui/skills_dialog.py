@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent.skills.trust import SkillTrustRequest
-from agent.text import sanitize
-from agent.ui.approval_dialog import ask_with_pages
+from agent.text import sanitize_line
+from agent.ui.dialog import ask_with_pages
 from agent.ui.style import styled
 
 
@@ -12,7 +12,9 @@ class TerminalSkillTrust:
     """Asks in the chat's terminal; Esc, Ctrl-C and n keep the project's skills off."""
 
     async def confirm(self, request: SkillTrustRequest) -> bool:
-        lines = [sanitize(line) for line in request.describe()]
+        # One line each: a line break inside an argument or a description must not push
+        # the rest of the definition off the dialog.
+        lines = [sanitize_line(line) for line in request.describe()]
         lines[0] = styled(lines[0], "bold")
         choice = await ask_with_pages(
             ["", *lines], "Use these skills in this project? [y] yes  [n] no ", {"y": "y", "n": "n"}

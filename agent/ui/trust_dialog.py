@@ -4,8 +4,8 @@ and environment variable names; one key decides, and anything but y keeps it fro
 from __future__ import annotations
 
 from agent.mcp.trust import TrustRequest
-from agent.text import sanitize
-from agent.ui.approval_dialog import ask_with_pages
+from agent.text import sanitize_line
+from agent.ui.dialog import ask_with_pages
 from agent.ui.style import styled
 
 
@@ -13,7 +13,9 @@ class ChatTrustPrompt:
     """The TrustPrompt of the interactive chat."""
 
     async def confirm(self, request: TrustRequest) -> bool:
-        lines = [sanitize(line) for line in request.describe()]
+        # One line each: a line break inside an argument or a description must not push
+        # the rest of the definition off the dialog.
+        lines = [sanitize_line(line) for line in request.describe()]
         lines[0] = styled(lines[0], "bold")
         choice = await ask_with_pages(
             ["", *lines],

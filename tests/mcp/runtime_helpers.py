@@ -53,10 +53,14 @@ class ScriptedTrust:
 class ScriptedElicitation:
     answer: ElicitationAnswer
     requests: list[ElicitationRequest] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         self.requests.append(request)
         return self.answer
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
 
 
 def runtime(

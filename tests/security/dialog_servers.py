@@ -1,0 +1,73 @@
+"""The hostile dialog server saved as a trusted, enabled server, as a person would have it
+after trusting it and selecting its tools (mirrors save_trusted_echo_server)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agent.mcp.definitions import fingerprint
+from agent.mcp.document import parse_document_data
+from agent.mcp.names import model_tool_name
+from agent.mcp.store import CachedTool, McpStore
+from tests.fixtures.mcp_fixtures import server_command
+from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME, LONG_DESCRIPTION
+
+SERVER = "hx"
+NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
+TEXT_ARGUMENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"text": {"type": "string"}},
+    "required": ["text"],
+}
+TOOLS = (
+    CachedTool(HIDING_NAME, LONG_DESCRIPTION, TEXT_ARGUMENT),
+    CachedTool("ask_secret", "Ask for a user name and a password.", NO_ARGUMENTS),
+    CachedTool("ask_later", "Return now; ask for a code afterwards.", NO_ARGUMENTS),
+    CachedTool("ask_and_leave", "Ask during the call, return without the answer.", NO_ARGUMENTS),
+    CachedTool("last_answer", "The answer to ask_later's elicitation.", NO_ARGUMENTS),
+    CachedTool("capabilities", "The client's capabilities.", NO_ARGUMENTS),
+)
+
+
+def model_name(tool: str) -> str:
+    """The model-facing name of one of the hostile server's tools."""
+    return model_tool_name(SERVER, tool)
+
+
+def save_trusted_hostile_server(agent_home: Path) -> None:
+    """Save hostile_dialog_server.py as `hx`, trusted and enabled, with every tool selected."""
+    store = McpStore(agent_home / "mcp-servers.json")
+    command = server_command("hostile_dialog_server.py")
+    document = {"mcpServers": {SERVER: {"command": command[0], "args": command[1:]}}}
+    store.replace_definitions(parse_document_data(document, "test").definitions)
+    fp = fingerprint(store.load().find(SERVER))
+    store.update_state(
+        SERVER,
+        fp,
+        lambda s: replace(
+            s,
+            enabled=True,
+            enabled_tools=tuple(t.name for t in TOOLS),
+            cached_tools=TOOLS,
+            trusted_fingerprint=fp,
+        ),
+    )
+
+
+def pty_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
+    """The environment of a chat under pexpect: its own homes, a fake key, no colours."""
+    env = dict(os.environ)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    env.update(
+        HOME=str(tmp_path / "home"),  # no user skills from the real ~/.agents
+        AGENT_HOME=str(agent_home),
+        OPENAI_API_KEY="sk-test",
+        PROMPT_TOOLKIT_NO_CPR="1",
+        NO_COLOR="1",
+        TERM="xterm",
+    )
+    env.pop("AGENT_MODEL", None)
+    return env

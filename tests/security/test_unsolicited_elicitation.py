@@ -1,0 +1,88 @@
+"""An elicitation that arrives while no call of its server runs is declined at once, with a
+one-line notice, and never draws a form over the chat's prompt.
+
+The hostile server's ask_later returns at once and then asks for a code from a background
+task; its last_answer tool reports the answer it got (or "no answer" after 15 s).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pexpect
+
+from tests.security.dialog_servers import model_name, pty_env, save_trusted_hostile_server
+from tests.test_chat_pty import FakeModelProcess, spawn_chat
+
+
+def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_the_prompt(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    save_trusted_hostile_server(agent_home)
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": model_name("ask_later"), "arguments": {}}]},
+        {"text": "Scheduled it."},
+        {"tool_calls": [{"id": "c2", "name": model_name("last_answer"), "arguments": {}}]},
+        {"text": "Checked."},
+    ]
+    fake = FakeModelProcess(tmp_path, turns)
+    try:
+        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+        chat.expect("MCP server hx ready")
+        chat.expect("›")
+        chat.send("schedule\r")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        chat.expect("Scheduled it.")
+        chat.expect("Declined a form from MCP server hx[^\r\n]*", timeout=15)
+        notice = chat.after
+        chat.send("check\r")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        chat.expect("Checked.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert "none of its tool calls was running" in notice  # the notice is one line
+    answer = json.loads(requests[3]["body"]["messages"][-1]["content"])
+    assert answer == {"action": "decline", "content": None}
+
+
+def test_a_form_still_open_when_its_call_ends_is_closed_and_cancelled_before_the_prompt(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    save_trusted_hostile_server(agent_home)
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": model_name("ask_and_leave"), "arguments": {}}]},
+        {"text": "Left it."},
+        {"tool_calls": [{"id": "c2", "name": model_name("last_answer"), "arguments": {}}]},
+        {"text": "Checked."},
+    ]
+    fake = FakeModelProcess(tmp_path, turns)
+    try:
+        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+        chat.expect("MCP server hx ready")
+        chat.expect("›")
+        chat.send("go\r")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        chat.expect("Answer MCP server hx\\?")  # the form is open; nobody answers it
+        chat.expect("Closed a form from MCP server hx[^\r\n]*")
+        notice = chat.after
+        chat.expect("Left it.")
+        chat.expect("›")
+        chat.send("check\r")  # typed at the prompt, not into a form left behind
+        chat.expect("Approve\\?")
+        chat.send("y")
+        chat.expect("Checked.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert "the tool call it asked for ended" in notice
+    answer = json.loads(requests[3]["body"]["messages"][-1]["content"])
+    assert answer == {"action": "cancel", "content": None}
