@@ -4,6 +4,7 @@ after trusting it and selecting its tools (mirrors save_trusted_echo_server)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from agent.mcp.definitions import fingerprint
 from agent.mcp.document import parse_document_data
 from agent.mcp.names import model_tool_name
 from agent.mcp.store import CachedTool, McpStore
-from tests.fixtures.mcp_fixtures import server_command
+from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
 from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME, LONG_DESCRIPTION
 
 SERVER = "hx"
@@ -37,12 +38,15 @@ def model_name(tool: str) -> str:
     return model_tool_name(SERVER, tool)
 
 
-def save_trusted_hostile_server(agent_home: Path) -> None:
-    """Save hostile_dialog_server.py as `hx`, trusted and enabled, with every tool selected."""
+def save_trusted_hostile_server(agent_home: Path, environ: Mapping[str, str]) -> None:
+    """Save hostile_dialog_server.py as `hx`, enabled with every tool selected, and trusted
+    for a run of agent with `environ` (its fixed cwd makes the launch project-independent)."""
     store = McpStore(agent_home / "mcp-servers.json")
     command = server_command("hostile_dialog_server.py")
-    document = {"mcpServers": {SERVER: {"command": command[0], "args": command[1:]}}}
+    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
+    document = {"mcpServers": {SERVER: server}}
     store.replace_definitions(parse_document_data(document, "test").definitions)
+    trust_launch(store, SERVER, SERVERS, environ)
     fp = fingerprint(store.load().find(SERVER))
     store.update_state(
         SERVER,
@@ -52,7 +56,6 @@ def save_trusted_hostile_server(agent_home: Path) -> None:
             enabled=True,
             enabled_tools=tuple(t.name for t in TOOLS),
             cached_tools=TOOLS,
-            trusted_fingerprint=fp,
         ),
     )
 

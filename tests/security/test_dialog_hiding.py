@@ -21,7 +21,7 @@ from tests.test_chat_pty import FakeModelProcess, spawn_chat
 def test_a_tool_name_with_thirty_line_breaks_cannot_push_the_arguments_out_of_the_approval(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home)
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     tool = model_name(HIDING_NAME)
     turns = [
         {"tool_calls": [{"id": "c1", "name": tool, "arguments": {"text": "rm -rf the-payload"}}]},
@@ -104,7 +104,7 @@ def test_a_skill_description_with_line_breaks_cannot_hide_the_next_skill_in_the_
 def test_arguments_longer_than_the_screen_are_paged_and_y_counts_only_on_the_last_page(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home)
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     long_text = "".join(f"<{n:04d}>" for n in range(1000)) + "THE-END"  # ~60 rows at 120 columns
     turns = [
         {

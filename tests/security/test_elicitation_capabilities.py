@@ -14,7 +14,7 @@ from tests.test_chat_pty import AGENT, TIMEOUT
 def test_the_client_advertises_form_elicitation_and_not_url_elicitation(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home)
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     completed = subprocess.run(
         [AGENT, "mcp", "call", "hx", "capabilities", "--args", "{}"],
         capture_output=True,

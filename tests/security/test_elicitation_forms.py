@@ -29,7 +29,7 @@ def files_holding(root: Path, text: str) -> list[Path]:
 def test_a_chat_form_shows_the_whole_message_and_its_server_and_never_shows_or_keeps_a_password(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home)
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     turns = [
         {"tool_calls": [{"id": "c1", "name": model_name("ask_secret"), "arguments": {}}]},
         {"text": "Signed in."},
@@ -72,7 +72,7 @@ def test_a_chat_form_shows_the_whole_message_and_its_server_and_never_shows_or_k
 def test_mcp_call_in_a_plain_terminal_reads_a_password_without_echo_and_never_traces_it(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home)
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     env = pty_env(agent_home, tmp_path)
     call = pexpect.spawn(
         AGENT,

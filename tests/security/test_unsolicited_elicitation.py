@@ -19,7 +19,7 @@ from tests.test_chat_pty import FakeModelProcess, spawn_chat
 def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_the_prompt(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home)
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     turns = [
         {"tool_calls": [{"id": "c1", "name": model_name("ask_later"), "arguments": {}}]},
         {"text": "Scheduled it."},
@@ -54,7 +54,7 @@ def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_th
 def test_a_form_still_open_when_its_call_ends_is_closed_and_cancelled_before_the_prompt(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home)
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     turns = [
         {"tool_calls": [{"id": "c1", "name": model_name("ask_and_leave"), "arguments": {}}]},
         {"text": "Left it."},
