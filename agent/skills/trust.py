@@ -145,6 +145,11 @@ class SkillTrustStore:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
+        except RecursionError:
+            raise AgentError(
+                f"{self.path}: cannot read skill trust records (nested too deeply); fix or "
+                "move the file"
+            ) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise AgentError(
                 f"{self.path}: cannot read skill trust records ({error}); fix or move the file"
