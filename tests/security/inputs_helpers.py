@@ -41,11 +41,16 @@ def run_agent(
 
 
 def one_shot(
-    turns: list[dict[str, Any]], prompt: str, env: dict[str, str], cwd: Path, timeout: float = 60
+    turns: list[dict[str, Any]],
+    prompt: str,
+    env: dict[str, str],
+    cwd: Path,
+    timeout: float = 60,
+    extra: tuple[str, ...] = (),
 ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
-    """`agent -p PROMPT` against a scripted model; the run and the requests the model got."""
+    """`agent [EXTRA] -p PROMPT` against a scripted model; the run and the model's requests."""
     with FakeOpenAI(turns) as fake:
-        args = ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", prompt]
+        args = ["--model", "openai/fake-model", "--api-base", fake.base_url, *extra, "-p", prompt]
         done = run_agent(args, env, cwd, timeout)
         return done, fake.requests
 
