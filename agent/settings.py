@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent.depth import MAX_DEPTH, too_deep
 from agent.errors import SettingsError
 from agent.home import config_home
 from agent.resources import config_dir
@@ -89,10 +90,18 @@ def _read_mapping(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from error
     except UnicodeDecodeError as error:
         raise SettingsError(f"{path}: settings must be UTF-8 text") from error
+    too_deep_message = (
+        f"{path}: nested too deeply to read (more than {MAX_DEPTH} levels); settings need "
+        "only a few: check the file"
+    )
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise SettingsError(f"{path}: not valid YAML{_yaml_problem(error)}") from None
+    except RecursionError:  # PyYAML's composer recurses once per level
+        raise SettingsError(too_deep_message) from None
+    if too_deep(data):
+        raise SettingsError(too_deep_message)
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -32,7 +32,7 @@ def peek_settings(path: Path | None = None) -> EarlySettings:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return EarlySettings(None, None)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return EarlySettings(None, None)  # the full load that follows reports it properly
     if not isinstance(data, dict):
         return EarlySettings(None, None)

@@ -151,7 +151,9 @@ def test_resume_after_exiting_and_compact(world: dict[str, Any]) -> None:
     chat.expect("Fourth.")
     requests = finish(fake, chat)
     last = requests[-1]["body"]["messages"]
-    assert last[0]["content"].endswith("- a first question was asked")
+    assert last[0]["content"].endswith(
+        "<session_memory>\n- a first question was asked\n</session_memory>"
+    )
     assert [m["content"] for m in last[1:]] == [
         "second question",
         "Second answer.",

@@ -13,7 +13,7 @@ from agent.approval import Decision
 from agent.loop import Conversation
 from agent.messages import Message, ToolCall
 from agent.model import LiteLLMModel, ModelSettings
-from agent.session.compaction import compact, memory_section, split_point
+from agent.session.compaction import MEMORY_FRAMING, compact, memory_section, split_point
 from agent.session.recorder import SessionRecorder
 from agent.session.store import load_session
 from tests.fake_openai import FakeOpenAI
@@ -85,8 +85,7 @@ async def test_compaction_replaces_older_turns_with_memory_in_the_next_request(
     assert "focus on: numbers" in summarising["messages"][1]["content"]
     assert [m["role"] for m in after["messages"]] == ["system", "user", "assistant", "user"]
     assert after["messages"][0]["content"].endswith(
-        "Session memory (a summary of the earlier part of this conversation, which is no "
-        f"longer shown in full):\n{summary_text}"
+        f"{MEMORY_FRAMING}\n<session_memory>\n{summary_text}\n</session_memory>"
     )
     assert after["messages"][1] == {"role": "user", "content": "three?"}
     assert recorder.writer is not None

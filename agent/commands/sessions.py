@@ -67,14 +67,14 @@ def list_command(project: Path, every_project: bool) -> int:
 def show_command(session_id: str) -> int:
     """The session as Markdown on stdout; anything skipped while loading on stderr."""
     loaded = _load(session_id)
-    sys.stdout.write(export_markdown(loaded))
+    sys.stdout.write(_markdown(loaded))
     return 0
 
 
 def export_command(session_id: str, fmt: str, output: str | None) -> int:
     """The session as Markdown or JSON, to stdout or to a private file."""
     loaded = _load(session_id)
-    text = export_markdown(loaded) if fmt == "md" else export_json(loaded)
+    text = _markdown(loaded) if fmt == "md" else export_json(loaded)
     if output is None or output == "-":
         sys.stdout.write(text)
         return 0
@@ -118,6 +118,14 @@ def _load(session_id: str) -> LoadedSession:
     for note in loaded.notes:
         warn(f"note: {loaded.header.id}: {note}")
     return loaded
+
+
+def _markdown(loaded: LoadedSession) -> str:
+    skipped: list[str] = []
+    text = export_markdown(loaded, skipped)
+    for note in skipped:
+        warn(f"note: {loaded.header.id}: {note}")
+    return text
 
 
 def _describe(path: Path) -> None:

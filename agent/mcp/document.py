@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent.depth import MAX_DEPTH, too_deep
 from agent.errors import DocumentError, Problem
 from agent.mcp.definitions import HttpDefinition, ServerDefinition, StdioDefinition
 from agent.mcp.jsonc import strip_jsonc
@@ -73,8 +74,15 @@ def parse_document(text: str, source: str) -> ServersDocument:
     plain = strip_jsonc(text.removeprefix("\ufeff"))
     if not plain.strip():
         raise DocumentError(source, [Problem("", "empty document")])
+    too_deep_problem = Problem(
+        "",
+        f"nested too deeply to read (more than {MAX_DEPTH} levels); an MCP servers document "
+        "needs only a few: check that this is the file you meant",
+    )
     try:
         data = json.loads(plain, object_pairs_hook=_reject_duplicate_keys)
+    except RecursionError:
+        raise DocumentError(source, [too_deep_problem]) from None
     except _DuplicateKey as error:
         raise DocumentError(source, [Problem("", f"key {error.key!r} appears twice")]) from None
     except json.JSONDecodeError as error:
@@ -82,6 +90,8 @@ def parse_document(text: str, source: str) -> ServersDocument:
         if error.msg == "Extra data":
             message += _fragment_hint(plain)
         raise DocumentError(source, [Problem("", message)]) from None
+    if too_deep(data):
+        raise DocumentError(source, [too_deep_problem])
     return parse_document_data(data, source)
 
 

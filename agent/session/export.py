@@ -31,8 +31,12 @@ def export_json(loaded: LoadedSession) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n"
 
 
-def export_markdown(loaded: LoadedSession) -> str:
-    """The whole session as Markdown: header facts, then every event, then usage totals."""
+def export_markdown(loaded: LoadedSession, skipped: list[str] | None = None) -> str:
+    """The whole session as Markdown: header facts, then every event, then usage totals.
+
+    An event that cannot be rendered (fields of the wrong type) is skipped with a line
+    saying so in the document, and a note appended to `skipped`, as resume does.
+    """
     header = loaded.header
     title = session_title(loaded)
     blocks = [
@@ -48,8 +52,16 @@ def export_markdown(loaded: LoadedSession) -> str:
         ),
     ]
     renderer = _Renderer()
-    for event in loaded.events:
-        blocks.extend(renderer.render(event))
+    numbers = loaded.lines if len(loaded.lines) == len(loaded.events) else []
+    for index, event in enumerate(loaded.events):
+        try:
+            blocks.extend(renderer.render(event))
+        except (AttributeError, KeyError, TypeError, ValueError, RecursionError):
+            where = f"line {numbers[index]}: " if numbers else ""
+            kind = event.get("type")
+            if skipped is not None:
+                skipped.append(f"{where}an unreadable {kind!r} event was skipped")
+            blocks.append(f"*({where}an unreadable {_code(str(kind))} event was skipped)*")
     blocks.append(renderer.usage_totals())
     return "\n\n".join(blocks) + "\n"
 

@@ -16,7 +16,7 @@ import json
 import os
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -161,6 +161,7 @@ class LoadedSession:
     header: SessionHeader
     events: list[dict[str, Any]]
     notes: list[str]
+    lines: list[int] = field(default_factory=list)  # each event's line number in the file
 
 
 def _header_from(data: object, path: Path) -> SessionHeader:
@@ -188,12 +189,14 @@ def load_session(path: Path) -> LoadedSession:
         lines = lines[:-1]
     notes: list[str] = []
     events: list[dict[str, Any]] = []
+    event_lines: list[int] = []
     header: SessionHeader | None = None
     for number, line in enumerate(lines, start=1):
         last = number == len(lines)
         try:
             data = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            # RecursionError: a line nested too deeply for the decoder; hostile, not ours.
             if last and not trailing_complete:
                 notes.append(
                     "the last line was cut off (the app stopped mid-write); it was ignored"
@@ -206,11 +209,12 @@ def load_session(path: Path) -> LoadedSession:
             continue
         if isinstance(data, dict):
             events.append(data)
+            event_lines.append(number)
         else:
             notes.append(f"line {number} is not an event and was skipped")
     if header is None:
         raise SessionError(f"{path}: empty or unreadable session file")
-    return LoadedSession(path, header, events, notes)
+    return LoadedSession(path, header, events, notes, event_lines)
 
 
 @dataclass(frozen=True)
@@ -286,7 +290,7 @@ def _last_activity_and_count(handle: IO[bytes], size: int) -> tuple[str | None, 
 def _json_or_none(line: bytes) -> Any:
     try:
         return json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
 
 

@@ -152,6 +152,8 @@ def _load_yaml(block: str, diagnostics: list[Diagnostic]) -> object:
     loader = _NodeOnlyLoader(block)
     try:
         node = loader.get_single_node()
+    except RecursionError:  # the pure-Python composer (no libyaml) recurses once per level
+        raise yaml.YAMLError("nested too deeply") from None
     finally:
         loader.dispose()
     if node is None:

@@ -6,6 +6,7 @@ file inside a skill's directory. Both are read-only and need no approval.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +19,9 @@ from agent.skills.catalog import Catalog, build_catalog
 from agent.skills.model import Skill
 from agent.skills.names import skill_key
 from agent.tools.base import Tool, ToolSpec
+from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
-MAX_RESOURCE_BYTES = 256 * 1024
+MAX_RESOURCE_BYTES = READ_LIMIT_BYTES  # the same cap as read_file
 
 
 class SkillError(AgentError):
@@ -166,6 +168,12 @@ class ReadSkillResource:
         )
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        import anyio.to_thread
+
+        # Off the event loop: a slow disk must not stop the chat (Ctrl-C, MCP servers).
+        return await anyio.to_thread.run_sync(self._result, arguments, abandon_on_cancel=True)
+
+    def _result(self, arguments: dict[str, Any]) -> ToolResult:
         try:
             return ToolResult(self._read(str(arguments["name"]), str(arguments["path"])))
         except SkillError as error:
@@ -187,12 +195,18 @@ class ReadSkillResource:
             raise SkillError(f"{relative!r} does not exist in the skill {name!r}")
         if target.is_dir():
             raise SkillError(f"{relative!r} is a directory; name a file inside it")
-        size = target.stat().st_size
-        if size > MAX_RESOURCE_BYTES:
+        # Regular files only, opened without blocking: a FIFO would wait for a writer forever.
+        try:
+            with open_regular(target) as handle:
+                data = handle.read(MAX_RESOURCE_BYTES + 1)
+                size = os.fstat(handle.fileno()).st_size
+        except UnreadableFileError as error:
+            raise SkillError(f"{relative!r} {error}") from None
+        if len(data) > MAX_RESOURCE_BYTES:
             raise SkillError(
                 f"{relative!r} is {size} bytes; files over {MAX_RESOURCE_BYTES} bytes are not read"
             )
         try:
-            return target.read_bytes().decode("utf-8")
+            return data.decode("utf-8")
         except UnicodeDecodeError:
             raise SkillError(f"{relative!r} is not UTF-8 text") from None

@@ -1,13 +1,13 @@
 """Trust of project skills: a project's skills reach the model only after the person agreed.
 
 Recorded in the config home per project path, with a fingerprint of the project's skills
-(names and SKILL.md contents). A changed set asks again and shows what changed; a declined
-set stays off and is not asked about again until it changes.
+(names, SKILL.md and every other file in their folders: see fingerprint.py). A changed set
+asks again and shows what changed; a declined set stays off and is not asked about again
+until it changes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +16,8 @@ from typing import Literal, Protocol
 
 from agent.errors import AgentError
 from agent.home import atomic_write, config_home, file_lock
+from agent.skills.fingerprint import MAX_BYTES, MAX_FILES, SkillDigest, skill_digest
+from agent.skills.fingerprint import fingerprint as fingerprint_of
 from agent.skills.model import SCOPE_PRECEDENCE, Skill
 from agent.skills.names import skill_key
 
@@ -25,12 +27,18 @@ Decision = Literal["trusted", "declined"]
 Status = Literal["none", "trusted", "declined", "ask"]
 
 
+def digests(skills: Sequence[Skill]) -> dict[str, SkillDigest]:
+    """Each skill's digest (SKILL.md and the files of its folder), by name."""
+    return {skill.name: skill_digest(skill) for skill in skills}
+
+
 def fingerprint(skills: Sequence[Skill]) -> str:
-    """sha256 over the skills' names and SKILL.md contents, independent of order."""
-    digest = hashlib.sha256()
-    for name, content in sorted((s.name, s.content_sha256) for s in skills):
-        digest.update(f"{name}\0{content}\n".encode())
-    return digest.hexdigest()
+    """sha256 over the skills' names and folder digests, independent of order."""
+    return _fingerprint(digests(skills))
+
+
+def _fingerprint(found: dict[str, SkillDigest]) -> str:
+    return fingerprint_of([(name, digest.sha256) for name, digest in found.items()])
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,7 @@ class SkillTrustRequest:
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     asked_before: bool = False
+    over_cap: tuple[str, ...] = ()  # folders too big to fingerprint whole
 
     def describe(self) -> list[str]:
         """Lines for a dialog: names, descriptions, paths, and the changes."""
@@ -61,6 +70,11 @@ class SkillTrustRequest:
         for skill in self.skills:
             lines.append(f"  {skill.name}: {skill.description}")
             lines.append(f"      {skill.path}")
+        if self.over_cap:
+            lines.append(
+                f"  {', '.join(self.over_cap)}: more than {MAX_FILES} files or "
+                f"{MAX_BYTES // (1024 * 1024)} MiB; later changes past that are not noticed"
+            )
         return lines
 
 
@@ -74,7 +88,7 @@ class SkillTrustPrompt(Protocol):
 class _Record:
     decision: Decision
     fingerprint: str
-    skills: dict[str, str]  # name -> sha256 of SKILL.md, to say what changed
+    skills: dict[str, str]  # name -> the skill's digest, to say what changed
 
 
 class SkillTrustStore:
@@ -96,7 +110,8 @@ class SkillTrustStore:
         """The question to ask, with the differences from the last decision."""
         record = self._load().get(str(project.resolve()))
         before = record.skills if record else {}
-        now = {s.name: s.content_sha256 for s in skills}
+        found = digests(skills)
+        now = {name: digest.sha256 for name, digest in found.items()}
         return SkillTrustRequest(
             project=project,
             skills=tuple(skills),
@@ -104,14 +119,16 @@ class SkillTrustStore:
             changed=tuple(n for n in now if n in before and before[n] != now[n]),
             removed=tuple(n for n in before if n not in now),
             asked_before=record is not None,
+            over_cap=tuple(name for name, digest in found.items() if digest.over_cap),
         )
 
     def record(self, project: Path, skills: Sequence[Skill], decision: Decision) -> None:
         """Remember the person's decision for exactly this set of skills."""
         with file_lock(self.path):
             records = self._load()
+            found = digests(skills)
             records[str(project.resolve())] = _Record(
-                decision, fingerprint(skills), {s.name: s.content_sha256 for s in skills}
+                decision, _fingerprint(found), {n: d.sha256 for n, d in found.items()}
             )
             payload = {
                 "version": TRUST_VERSION,
@@ -128,6 +145,11 @@ class SkillTrustStore:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
+        except RecursionError:
+            raise AgentError(
+                f"{self.path}: cannot read skill trust records (nested too deeply); fix or "
+                "move the file"
+            ) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise AgentError(
                 f"{self.path}: cannot read skill trust records ({error}); fix or move the file"

@@ -2,6 +2,9 @@
 
 They need no approval because they cannot change anything and cannot leave the project:
 every path is resolved (symlinks included) and must stay inside the project directory.
+agent's own folders (settings, trust records, sessions, logs) are never read or listed, even
+when they sit inside the project (agent started in the home directory, or AGENT_HOME there):
+they hold what the model must not see, and a hostile answer would ask for them first.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.home import APP_NAME, config_home, data_home
 from agent.messages import ToolResult
 from agent.tools.base import Tool, ToolSpec
+from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, read_lines
 
-READ_LIMIT_BYTES = 256 * 1024
 LIST_DEFAULT_LIMIT = 200
 LIST_MAX_LIMIT = 2000
 LIST_MAX_VISITED = 200_000  # files looked at before giving up (a home directory, say)
@@ -29,11 +33,37 @@ _SKIPPED_DIRS = frozenset(
 )  # fmt: skip
 
 
-def _inside(project: Path, relative: str) -> Path:
-    """The resolved path, or ValueError when it leaves the project."""
+OWN_FOLDER_REFUSAL = (
+    "is inside agent's own settings and data folder, which the file tools never read"
+)
+
+
+def own_folders() -> tuple[Path, ...]:
+    """agent's own folders, resolved: the config and data homes, and the platform's config,
+    data and cache folders for agent (also when AGENT_HOME points elsewhere)."""
+    import platformdirs
+
+    folders = {
+        config_home(),
+        data_home(),
+        Path(platformdirs.user_config_dir(APP_NAME)),
+        Path(platformdirs.user_data_dir(APP_NAME)),
+        Path(platformdirs.user_cache_dir(APP_NAME)),
+    }
+    return tuple(sorted({folder.expanduser().resolve() for folder in folders}))
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _inside(project: Path, relative: str, private: Sequence[Path]) -> Path:
+    """The resolved path, or ValueError when it leaves the project or enters agent's folders."""
     candidate = (project / relative).resolve()
-    if candidate != project and project not in candidate.parents:
+    if not _within(candidate, project):
         raise ValueError(f"{relative!r} is outside the project directory")
+    if any(_within(candidate, folder) for folder in private):
+        raise ValueError(f"{relative!r} {OWN_FOLDER_REFUSAL}")
     return candidate
 
 
@@ -42,6 +72,7 @@ class ReadFile:
     """Read a UTF-8 text file of the project."""
 
     project: Path
+    private: tuple[Path, ...] = ()
 
     @property
     def spec(self) -> ToolSpec:
@@ -71,26 +102,34 @@ class ReadFile:
         )
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        import anyio.to_thread
+
+        # A slow disk or a long skip to the offset must not stop the event loop.
+        return await anyio.to_thread.run_sync(self._read, arguments, abandon_on_cancel=True)
+
+    def _read(self, arguments: dict[str, Any]) -> ToolResult:
+        relative = arguments["path"]
         try:
-            path = _inside(self.project, arguments["path"])
+            path = _inside(self.project, relative, self.private)
         except ValueError as error:
             return ToolResult(str(error), is_error=True)
         if not path.is_file():
-            return ToolResult(f"{arguments['path']!r} is not a file in the project", is_error=True)
-        with path.open("rb") as handle:
-            data = handle.read(READ_LIMIT_BYTES + 1)
-        cut = len(data) > READ_LIMIT_BYTES
-        data = data[:READ_LIMIT_BYTES]
-        if b"\0" in data:
-            return ToolResult(f"{arguments['path']!r} is a binary file", is_error=True)
-        text = data.decode("utf-8", errors="replace")
-        lines = text.splitlines(keepends=True)
+            return ToolResult(f"{relative!r} is not a file in the project", is_error=True)
         offset = int(arguments.get("offset", 0))
         limit = arguments.get("limit")
-        chosen = lines[offset : offset + int(limit)] if limit is not None else lines[offset:]
-        body = "".join(chosen)
-        if cut:
-            body += f"\n[file cut at {READ_LIMIT_BYTES} bytes; read further with offset]"
+        try:
+            part = read_lines(path, offset, None if limit is None else int(limit))
+        except UnreadableFileError as error:
+            return ToolResult(f"{relative!r} {error}", is_error=True)
+        body = part.text
+        if part.next_offset is not None:
+            body += (
+                f"\n[file cut at {READ_LIMIT_BYTES} bytes; read further with "
+                f"offset={part.next_offset}]"
+            )
+        if not body and offset > 0:
+            lines = part.lines_before
+            return ToolResult(f"(nothing at offset {offset}: the file has {lines} lines)")
         return ToolResult(body or "(empty)")
 
 
@@ -99,6 +138,7 @@ class ListFiles:
     """List project files matching a glob."""
 
     project: Path
+    private: tuple[Path, ...] = ()
 
     @property
     def spec(self) -> ToolSpec:
@@ -129,28 +169,52 @@ class ListFiles:
     def _list(self, arguments: dict[str, Any]) -> ToolResult:
         pattern = str(arguments.get("glob") or "**/*")
         limit = int(arguments.get("limit") or LIST_DEFAULT_LIMIT)
+        if any(_within(self.project, folder) for folder in self.private):
+            return ToolResult(f"the project directory {OWN_FOLDER_REFUSAL}", is_error=True)
+        # The walk does not follow directory links, so only folders inside the project, by
+        # their real path, can be met; links to files are checked one by one below.
+        hidden = {str(f) for f in self.private if self.project in f.parents}
+        skipped: list[str] = []
         visited = 0
         found: list[str] = []
         more = False
         for root, dirs, files in os.walk(self.project):
-            dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
+            kept = []
+            for name in sorted(dirs):
+                if name in _SKIPPED_DIRS:
+                    continue
+                full = os.path.join(root, name)
+                if full in hidden:
+                    skipped.append(os.path.relpath(full, self.project))
+                    continue
+                kept.append(name)
+            dirs[:] = kept
             visited += len(files)
             if visited > LIST_MAX_VISITED:
                 more = True
                 break
             for name in sorted(files):
-                relative = os.path.relpath(os.path.join(root, name), self.project)
-                if _matches(relative, pattern):
+                full = os.path.join(root, name)
+                relative = os.path.relpath(full, self.project)
+                if _matches(relative, pattern) and not self._links_inside_own_folder(full):
                     if len(found) == limit:
                         more = True
                         break
                     found.append(relative)
             if more:
                 break
+        notes = [f"[agent's own settings and data folder {name} is not listed]" for name in skipped]
         if not found:
-            return ToolResult(f"no files match {pattern!r}")
-        suffix = f"\n[more files match; showing the first {limit}]" if more else ""
-        return ToolResult("\n".join(found) + suffix)
+            return ToolResult("\n".join([f"no files match {pattern!r}", *notes]))
+        if more:
+            notes.insert(0, f"[more files match; showing the first {limit}]")
+        return ToolResult("\n".join([*found, *notes]))
+
+    def _links_inside_own_folder(self, full: str) -> bool:
+        if not self.private or not os.path.islink(full):
+            return False
+        target = Path(os.path.realpath(full))
+        return any(_within(target, folder) for folder in self.private)
 
 
 def _matches(relative: str, pattern: str) -> bool:
@@ -163,8 +227,10 @@ def _matches(relative: str, pattern: str) -> bool:
 class BuiltinToolset:
     """The built-in tools for one project directory."""
 
-    def __init__(self, project: Path) -> None:
-        self._tools: list[Tool] = [ReadFile(project.resolve()), ListFiles(project.resolve())]
+    def __init__(self, project: Path, private: Sequence[Path] | None = None) -> None:
+        root = project.resolve()
+        folders = own_folders() if private is None else tuple(p.resolve() for p in private)
+        self._tools: list[Tool] = [ReadFile(root, folders), ListFiles(root, folders)]
 
     def tools(self) -> Sequence[Tool]:
         return self._tools

@@ -70,7 +70,9 @@ def test_read_file_refuses_what_is_outside_binary_or_missing(project: Path, tmp_
 def test_read_file_cuts_big_files_and_says_so(project: Path) -> None:
     (project / "big.txt").write_text("x" * (READ_LIMIT_BYTES + 10))
     result = run(project, "read_file", path="big.txt")
-    assert result.text.endswith(f"[file cut at {READ_LIMIT_BYTES} bytes; read further with offset]")
+    assert result.text.endswith(
+        f"[file cut at {READ_LIMIT_BYTES} bytes; read further with offset=1]"
+    )
 
 
 def test_list_files_matches_globs_skips_vcs_and_dependencies_and_honours_the_limit(

@@ -1,0 +1,126 @@
+"""What trusting a skill binds: SKILL.md and every other file in its folder.
+
+The instructions of a skill point at its scripts and references (`run scripts/run.sh`), so a
+changed, added or removed file there is a different skill and must be asked about again. Each
+file counts by its relative name and the sha256 of its content; a symlink by the text of its
+target, never followed (one pointing out of the folder, at /dev/zero say, is not the skill's
+content and must not be read). A FIFO or device counts by name only: opening it could block.
+
+Bounded like the catalog: at most MAX_FILES entries and MAX_BYTES of content are hashed at
+each start. A folder over the cap is fingerprinted as "over the cap" after what was hashed,
+so it never matches a fingerprint of a folder within it; changes past the cap go unnoticed,
+and the trust dialog says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.skills.model import Skill
+from agent.tools.reading import UnreadableFileError, open_regular
+
+MAX_FILES = 1000
+MAX_BYTES = 32 * 1024 * 1024
+SKILL_FILE = "SKILL.md"
+_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SkillDigest:
+    """A skill's fingerprint, and whether its folder was too big to hash whole."""
+
+    sha256: str
+    over_cap: bool = False
+
+
+def skill_digest(skill: Skill) -> SkillDigest:
+    """sha256 over SKILL.md as parsed and every other entry of the skill's folder, bounded."""
+    digest = hashlib.sha256(f"{SKILL_FILE}\0{skill.content_sha256}\n".encode())
+    budget = _Budget()
+    root = skill.directory
+    for relative, path in _entries(root):
+        if not budget.take_file():
+            break
+        digest.update(_entry_line(relative, path, budget).encode("utf-8", "surrogateescape"))
+        if budget.exhausted:
+            break
+    if budget.exhausted:
+        digest.update(f"over the cap of {MAX_FILES} files or {MAX_BYTES} bytes\n".encode())
+    return SkillDigest(digest.hexdigest(), budget.exhausted)
+
+
+def fingerprint(digests: Sequence[tuple[str, str]]) -> str:
+    """sha256 over (name, skill digest) pairs, independent of order."""
+    digest = hashlib.sha256()
+    for name, value in sorted(digests):
+        digest.update(f"{name}\0{value}\n".encode())
+    return digest.hexdigest()
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.files = MAX_FILES
+        self.bytes = MAX_BYTES
+        self.exhausted = False
+
+    def take_file(self) -> bool:
+        if self.files == 0:
+            self.exhausted = True
+            return False
+        self.files -= 1
+        return True
+
+
+def _entries(root: Path) -> list[tuple[str, Path]]:
+    """Every entry under `root` but the top SKILL.md, sorted, without following links.
+
+    Stops listing once more than MAX_FILES are found: the caller stops there anyway.
+    """
+    found: list[tuple[str, Path]] = []
+    for folder, dirs, files in os.walk(root, onerror=None):
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        dirs[:] = sorted(d for d in dirs if d not in links)  # os.walk would not enter them
+        for name in sorted([*files, *links]):
+            path = Path(folder, name)
+            relative = path.relative_to(root).as_posix()
+            if relative != SKILL_FILE:
+                found.append((relative, path))
+        if len(found) > MAX_FILES:
+            break
+    found.sort()
+    return found
+
+
+def _entry_line(relative: str, path: Path, budget: _Budget) -> str:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return f"gone\0{relative}\n"  # removed while we looked
+    if stat.S_ISLNK(mode):
+        try:
+            return f"link\0{relative}\0{os.readlink(path)}\n"
+        except OSError:
+            return f"link\0{relative}\0?\n"
+    if not stat.S_ISREG(mode):
+        return f"special\0{relative}\0{stat.S_IFMT(mode)}\n"
+    return f"file\0{relative}\0{_content_sha256(path, budget)}\n"
+
+
+def _content_sha256(path: Path, budget: _Budget) -> str:
+    digest = hashlib.sha256()
+    try:
+        with open_regular(path) as handle:
+            while chunk := handle.read(min(_CHUNK, budget.bytes + 1)):
+                if len(chunk) > budget.bytes:
+                    budget.exhausted = True
+                    return "over the cap"
+                budget.bytes -= len(chunk)
+                digest.update(chunk)
+    except (UnreadableFileError, OSError) as error:
+        return f"unreadable ({error})"
+    return digest.hexdigest()
