@@ -109,8 +109,12 @@ def sanitize_line(text: str) -> str:
 
 
 def error_lines(text: str) -> list[str]:
-    """An error message's own lines, each one line: only `\\n` breaks (not CR, VT, U+2028...)."""
-    return [sanitize_line(line) for line in text.split("\n")]
+    """An error message's own lines, each one line: only `\\n` breaks (not CR, VT, U+2028...).
+
+    Where an error quotes someone else's text, that text is put in with sanitize_line, so
+    every `\\n` left is ours; a CR or U+2028 here can only be someone else's.
+    """
+    return [sanitize_line(line) for line in text.rstrip("\n").split("\n")] if text else []
 
 
 def escape_json_text(text: str) -> str:

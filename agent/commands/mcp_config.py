@@ -16,6 +16,7 @@ from agent.errors import AgentError, ConcurrentEditError, DocumentError, Unknown
 from agent.mcp.definitions import ServerDefinition, StdioDefinition, display_url
 from agent.mcp.document import ServersDocument, parse_document, serialize_document
 from agent.mcp.store import McpConfig, McpStore, SaveReport
+from agent.text import sanitize_line
 
 
 def import_document(store: McpStore, source: str, merge: bool) -> int:
@@ -62,7 +63,7 @@ def _read_source(source: str) -> str:
 
 def _print_report(report: SaveReport, document: ServersDocument) -> None:
     count = len(report.config.definitions)
-    say(f"Saved {count} MCP server{'s' if count != 1 else ''} to {report.path}")
+    say(f"Saved {count} MCP server{'s' if count != 1 else ''} to {sanitize_line(str(report.path))}")
     for label, names in (
         ("added", report.added),
         ("changed", report.changed),
@@ -152,7 +153,7 @@ def remove_servers(store: McpStore, names: Sequence[str]) -> int:
             report = store.replace_definitions(remaining, expected=current.definitions)
         except ConcurrentEditError:
             continue
-        say(f"Removed {', '.join(report.removed)} from {report.path}")
+        say(f"Removed {', '.join(report.removed)} from {sanitize_line(str(report.path))}")
         return 0
     raise AgentError(
         f"{store.path}: the MCP configuration kept changing while removing; nothing removed, "
