@@ -8,6 +8,7 @@ controls), so a person reads something other than what is there.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import unicodedata
@@ -94,3 +95,27 @@ def _agent(*args: str, cwd: Path) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+@pytest.mark.parametrize("output_format", ["json", "stream-json"])
+def test_one_shot_json_output_spells_invisible_characters_as_escapes(
+    output_format: str, tmp_path: Path
+) -> None:
+    from tests.fake_openai import FakeOpenAI
+
+    answer = "run \u202eexe.txt\u200b now\U000e0041\u2028done"
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "HOME": str(tmp_path)}
+    env.pop("AGENT_MODEL", None)
+    with FakeOpenAI([{"text": answer}]) as fake:
+        done = subprocess.run(
+            [AGENT, "--model", "openai/fake-model", "--api-base", fake.base_url,
+             "--output-format", output_format, "-p", "go"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False,
+            start_new_session=True,
+        )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    for char in ("\u202e", "\u200b", "\U000e0041", "\u2028"):
+        assert char not in done.stdout
+    objects = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert answer in json.dumps(objects, ensure_ascii=False)  # the same text, only escaped
