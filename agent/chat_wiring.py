@@ -28,6 +28,7 @@ from agent.session.recorder import SessionRecorder
 from agent.skills.model import Discovery, Skill
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustRequest, SkillTrustStore
+from agent.text import sanitize, sanitize_line
 from agent.tools.builtin import BuiltinToolset
 
 if TYPE_CHECKING:
@@ -117,7 +118,8 @@ def run_chat(
             prepare=prepare,
             history_path=data_home() / "prompt-history",
             greeting=(
-                f"agent {__version__} · {model_name} · {project}\n"
+                f"agent {__version__} · {sanitize_line(model_name)} · "
+                f"{sanitize_line(str(project))}\n"
                 "Enter sends, Alt+Enter adds a line, Ctrl-C stops an answer, /help lists "
                 "commands, /exit quits."
             ),
@@ -254,8 +256,6 @@ def _make_runtime(settings: Settings, project: Path, interactive: bool) -> McpRu
 
 
 def _report(text: str) -> None:
-    from agent.text import sanitize
-
     print(sanitize(text), file=sys.stderr)
 
 

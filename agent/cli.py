@@ -482,13 +482,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler: Handler = args.handler
     from agent.errors import AgentError
-    from agent.text import sanitize
+    from agent.text import error_lines
 
     try:
         return handler(args)
     except AgentError as error:
-        for line in str(error).splitlines() or ["unknown error"]:
-            print(f"agent: {sanitize(line)}", file=sys.stderr)
+        for line in error_lines(str(error)) or ["unknown error"]:
+            print(f"agent: {line}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("agent: interrupted", file=sys.stderr)

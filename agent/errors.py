@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent.text import sanitize_line
+
 
 class AgentError(Exception):
     """Base of every error the app reports to a person."""
@@ -49,7 +51,8 @@ class DocumentError(AgentError):
     def __init__(self, source: str, problems: Sequence[Problem]) -> None:
         self.source = source
         self.problems = tuple(problems)
-        lines = [f"{source}: {problem}" for problem in self.problems]
+        # One line per problem: a key or name quoted from the document cannot add lines.
+        lines = [sanitize_line(f"{source}: {problem}") for problem in self.problems]
         super().__init__("\n".join(lines))
 
 

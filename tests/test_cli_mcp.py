@@ -508,7 +508,8 @@ def test_list_quotes_arguments_and_escapes_control_characters() -> None:
         stdin=json.dumps(
             {
                 "mcpServers": {
-                    "evil\u001b[31m": {"command": "my server", "args": ["a b", "\u001b[2J"]}
+                    # A name with control characters is refused (tests/security).
+                    "evil": {"command": "my server", "args": ["a b", "\u001b[2J"]}
                 }
             }
         ),
@@ -518,7 +519,7 @@ def test_list_quotes_arguments_and_escapes_control_characters() -> None:
 
     assert "\x1b" not in result.stdout
     assert " ".join(result.stdout.splitlines()[1].split()) == (
-        "evil\\x1b[31m stdio no no not discovered 'my server' 'a b' '\\x1b[2J'"
+        "evil stdio no no not discovered 'my server' 'a b' '\\x1b[2J'"
     )
 
 

@@ -17,6 +17,7 @@ from agent.mcp.definitions import ServerDefinition, StdioDefinition, display_url
 from agent.mcp.document import ServersDocument, parse_document, serialize_document
 from agent.mcp.launch_trust import LaunchTrust
 from agent.mcp.store import McpConfig, McpStore, SaveReport
+from agent.text import sanitize_line
 
 
 def import_document(store: McpStore, source: str, merge: bool) -> int:
@@ -63,7 +64,7 @@ def _read_source(source: str) -> str:
 
 def _print_report(report: SaveReport, document: ServersDocument) -> None:
     count = len(report.config.definitions)
-    say(f"Saved {count} MCP server{'s' if count != 1 else ''} to {report.path}")
+    say(f"Saved {count} MCP server{'s' if count != 1 else ''} to {sanitize_line(str(report.path))}")
     for label, names in (
         ("added", report.added),
         ("changed", report.changed),
@@ -161,7 +162,7 @@ def remove_servers(store: McpStore, names: Sequence[str]) -> int:
             report = store.replace_definitions(remaining, expected=current.definitions)
         except ConcurrentEditError:
             continue
-        say(f"Removed {', '.join(report.removed)} from {report.path}")
+        say(f"Removed {', '.join(report.removed)} from {sanitize_line(str(report.path))}")
         return 0
     raise AgentError(
         f"{store.path}: the MCP configuration kept changing while removing; nothing removed, "

@@ -109,8 +109,8 @@ def _select(
     unknown = [tool for tool in (*enable, *disable) if tool not in known and tool != "all"]
     if unknown:
         raise AgentError(
-            f"MCP server {name!r} has no tool {', '.join(map(repr, unknown))} "
-            f"(its tools: {', '.join(known) or 'none'})"
+            f"MCP server {name!r} has no tool {sanitize_line(', '.join(map(repr, unknown)))} "
+            f"(its tools: {sanitize_line(', '.join(known)) or 'none'})"
         )
     selected = set(state.enabled_tools)
     selected |= set(known) if "all" in enable else set(enable)
@@ -132,7 +132,7 @@ def _print_tools(name: str, state: ServerState, schema: bool) -> None:
     selected = set(state.enabled_tools)
     if schema:
         for tool in tools:
-            say(f"{tool.name}  ({model_names[tool.name]})")
+            say(f"{sanitize_line(tool.name)}  ({model_names[tool.name]})")
             say(json.dumps(tool.input_schema, indent=2, ensure_ascii=False))
         return
     rows = [
@@ -221,8 +221,10 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
         connection = await runtime.start(definition.name, ask_trust=True)
         info = connection.info
         assert info is not None
-        say(f"server:       {info.name} {info.version}")
-        say(f"protocol:     {info.protocol_version}")
+        # Everything the server says about itself is one line each (instructions excepted,
+        # which are indented so that no line of theirs can look like one of ours).
+        say(f"server:       {sanitize_line(info.name)} {sanitize_line(info.version)}")
+        say(f"protocol:     {sanitize_line(info.protocol_version)}")
         say(f"capabilities: {json.dumps(info.capabilities, ensure_ascii=False)}")
         if info.instructions:
             say("instructions:")
@@ -231,17 +233,17 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
         say(f"tools ({len(tools)}):")
         for tool in tools:
             summary = (tool.description or "").strip().split("\n")[0]
-            say(f"  {tool.name}: {summary}")
+            say(f"  {sanitize_line(tool.name)}: {sanitize_line(summary)}")
         if "resources" in info.capabilities:
             resources = await connection.request("resources/list", "listing resources")
             say(f"resources ({len(resources.resources)}):")
             for resource in resources.resources:
-                say(f"  {resource.uri}  {resource.name}")
+                say(f"  {sanitize_line(str(resource.uri))}  {sanitize_line(resource.name)}")
         if "prompts" in info.capabilities:
             prompts = await connection.request("prompts/list", "listing prompts")
             say(f"prompts ({len(prompts.prompts)}):")
             for prompt in prompts.prompts:
-                say(f"  {prompt.name}: {prompt.description or ''}")
+                say(f"  {sanitize_line(prompt.name)}: {sanitize_line(prompt.description or '')}")
         return 0
 
     return _run(store, body, trace)
@@ -258,8 +260,8 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
         tools = {t.name: t for t in await runtime.list_tools(definition.name)}
         if tool not in tools:
             raise AgentError(
-                f"MCP server {definition.name!r} has no tool {tool!r} "
-                f"(its tools: {', '.join(tools) or 'none'})"
+                f"MCP server {definition.name!r} has no tool {sanitize_line(repr(tool))} "
+                f"(its tools: {sanitize_line(', '.join(tools)) or 'none'})"
             )
         schema = dict(tools[tool].input_schema)
         arguments = given if given is not None else await _ask_for_arguments(schema)

@@ -83,9 +83,10 @@ def export_command(session_id: str, fmt: str, output: str | None) -> int:
         atomic_write(target, text.encode("utf-8"), 0o600)
     except OSError as error:
         raise AgentError(
-            f"cannot write {target}: {error.strerror or error}; choose another file with -o"
+            f"cannot write {sanitize_line(str(target))}: {error.strerror or error}; "
+            "choose another file with -o"
         ) from None
-    say(f"Exported session {loaded.header.id} to {target} ({fmt}).")
+    say(f"Exported session {loaded.header.id} to {sanitize_line(str(target))} ({fmt}).")
     return 0
 
 
@@ -116,7 +117,7 @@ def delete_command(session_id: str, yes: bool) -> int:
 def _load(session_id: str) -> LoadedSession:
     loaded = load_session(find_session(session_id))
     for note in loaded.notes:
-        warn(f"note: {loaded.header.id}: {note}")
+        warn(f"note: {sanitize_line(loaded.header.id)}: {sanitize_line(note)}")
     return loaded
 
 

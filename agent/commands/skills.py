@@ -58,7 +58,7 @@ def list_skills(project_dir: Path) -> int:
     say()
     say("Searched, lowest precedence first (a skill shadows one of the same name above it):")
     for scope, root in skill_roots(project_dir):
-        say(f"  {scope}: {root}")
+        say(f"  {scope}: {sanitize_line(str(root))}")
     return 0
 
 

@@ -13,21 +13,21 @@ from agent.commands.terminal import NoAnswerError, ask
 from agent.errors import AgentError
 from agent.skills.discovery import discover_skills
 from agent.skills.trust import SkillTrustStore
-from agent.text import sanitize
+from agent.text import sanitize_line
 
 
 def trust_command(project: Path) -> int:
     """Show the project's skills (and what changed) and record yes or no."""
     skills = project_skills(discover_skills(project))
     if not skills:
-        say(f"The project {project} has no skills (.agents/skills/*/SKILL.md).")
+        say(f"The project {sanitize_line(str(project))} has no skills (.agents/skills/*/SKILL.md).")
         return 0
     store = SkillTrustStore()
     request = store.request(project, skills)
     if not sys.stdin.isatty():
         raise AgentError("there is no terminal to ask; run `agent skills trust` in a terminal")
-    for line in request.describe():
-        print(sanitize(line))
+    for line in request.describe():  # one line each: a description cannot draw more
+        print(sanitize_line(line))
 
     async def question() -> str:
         return await ask("Use these skills in this project? [y/N] ")
@@ -39,7 +39,7 @@ def trust_command(project: Path) -> int:
     trusted = answer.strip().lower() in ("y", "yes")
     store.record(project, skills, "trusted" if trusted else "declined")
     if trusted:
-        say(f"Trusted {len(skills)} project skill(s) for {project}.")
+        say(f"Trusted {len(skills)} project skill(s) for {sanitize_line(str(project))}.")
         return 0
     say("The project's skills stay off; you will be asked again if they change.")
     return 1

@@ -25,7 +25,7 @@ from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_f
 from agent.mcp.launch import Launch, StdioLaunch, redact
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
-from agent.text import sanitize
+from agent.text import sanitize, sanitize_line
 
 ProgressCallback = Callable[[float, float | None, str | None], None]
 
@@ -188,7 +188,9 @@ class Connection:
                     f"MCP server {self.name!r} closed the connection while {what}"
                     + self._tail_suffix()
                 ) from None
-            message = redact(error.message, self.launch.secrets())
+            # The server's words go into our error as one line: a line break in them must
+            # not print as a line of ours ("agent: ...").
+            message = sanitize_line(redact(error.message, self.launch.secrets()))
             raise ToolCallError(
                 f"MCP server {self.name!r} returned an error while {what}: {message} "
                 f"(code {error.code})"
@@ -242,7 +244,7 @@ class Connection:
             if error.code == types.CONNECTION_CLOSED:
                 self._fail("exited or closed the connection during start-up")
             else:
-                self._fail(f"refused the MCP handshake: {error.message}")
+                self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
             return False
         finally:
             self._handshake_scope = None

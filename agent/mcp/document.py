@@ -19,8 +19,9 @@ from agent.depth import MAX_DEPTH, too_deep
 from agent.errors import DocumentError, Problem
 from agent.mcp.definitions import HttpDefinition, ServerDefinition, StdioDefinition
 from agent.mcp.jsonc import strip_jsonc
-from agent.mcp.names import normalize_server_name
+from agent.mcp.names import normalize_server_name, server_name_problem
 from agent.mcp.variables import has_references, reference_problems
+from agent.text import escape_json_text
 
 WRAPPERS = ("mcpServers", "servers")
 CANONICAL_WRAPPER = "mcpServers"
@@ -213,16 +214,20 @@ def _command_line_notices(definition: ServerDefinition, path: str) -> list[str]:
 def _server_path(wrapper: str, name: str) -> str:
     if re.fullmatch(r"[A-Za-z0-9_-]+", name):
         return f"{wrapper}.{name}"
-    return f"{wrapper}[{json.dumps(name, ensure_ascii=False)}]"
+    # JSON spells line breaks as escapes; bidi and invisible characters need it said too.
+    return f"{wrapper}[{escape_json_text(json.dumps(name, ensure_ascii=False))}]"
 
 
 def name_collisions(names: list[str], wrapper: str) -> list[Problem]:
-    """Problems for empty names and names that become equal after normalisation."""
+    """Problems for unprintable and empty names and names equal after normalisation."""
     problems = []
     seen: dict[str, str] = {}
     for name in names:
         normalized = normalize_server_name(name)
-        if not normalized:
+        unprintable = server_name_problem(name)
+        if unprintable is not None:
+            problems.append(Problem(_server_path(wrapper, name), unprintable))
+        elif not normalized:
             problems.append(
                 Problem(
                     _server_path(wrapper, name),

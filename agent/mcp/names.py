@@ -11,9 +11,16 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["ToolNameCollisionError", "model_tool_name", "model_tool_names", "normalize_server_name"]
+__all__ = [
+    "ToolNameCollisionError",
+    "model_tool_name",
+    "model_tool_names",
+    "normalize_server_name",
+    "server_name_problem",
+]
 
 from agent.errors import ToolNameCollisionError
+from agent.text import sanitize_line
 
 TOOL_NAME_PREFIX = "mcp"
 MAX_TOOL_NAME_LENGTH = 64
@@ -32,6 +39,22 @@ def normalize_server_name(name: str) -> str:
     text = re.sub(r"_{2,}", "_", text)
     text = re.sub(r"-{2,}", "-", text)
     return text.strip("-_")
+
+
+def server_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a server, or None when it can.
+
+    A server's name is printed in dialogs, listings and errors, where a line break, a bidi
+    control or an invisible character would let it draw lines or read as another name.
+    """
+    shown = sanitize_line(name)
+    if shown == name:
+        return None
+    found = sorted({sanitize_line(char) for char in name if sanitize_line(char) != char})
+    return (
+        f"the name holds control, invisible or line-break characters ({', '.join(found)}); "
+        "rename the server using printable characters only"
+    )
 
 
 def _sanitize_tool_part(tool: str) -> str:

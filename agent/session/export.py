@@ -13,13 +13,10 @@ import re
 from typing import Any
 
 from agent.session.store import LoadedSession
-from agent.text import sanitize, sanitize_line
+from agent.text import escape_json_text, sanitize, sanitize_line
 
 # Characters that could start Markdown syntax inside a line of ordinary text.
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~#!])")
-# json.dumps(ensure_ascii=False) escapes C0 controls itself, but not DEL, the C1 controls or
-# lone surrogates (which a tool's output may hold and which cannot be written as UTF-8).
-_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -27,8 +24,10 @@ def export_json(loaded: LoadedSession) -> str:
     """{"header": ..., "events": [...]}, pretty-printed; every string as saved."""
     document = {"header": loaded.header.to_json(), "events": loaded.events}
     text = json.dumps(document, ensure_ascii=False, indent=2)
-    # Still valid JSON with the same strings, and safe to print on a terminal.
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n"
+    # json.dumps(ensure_ascii=False) escapes only C0 controls: DEL, C1 controls, bidi and
+    # invisible characters and lone surrogates (which cannot be written as UTF-8) become \u
+    # escapes too. Still valid JSON with the same strings, and safe to print on a terminal.
+    return escape_json_text(text) + "\n"
 
 
 def export_markdown(loaded: LoadedSession, skipped: list[str] | None = None) -> str:

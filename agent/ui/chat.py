@@ -28,7 +28,7 @@ from prompt_toolkit.shortcuts import PromptSession
 from agent.chat_session import ChatSession
 from agent.errors import AgentError
 from agent.loop import Conversation, TurnEnded
-from agent.text import sanitize
+from agent.text import error_lines, sanitize
 from agent.tools.base import Tool
 from agent.ui.completion import chat_completer
 from agent.ui.render import EventRenderer, preload_markdown
@@ -199,7 +199,7 @@ async def run_interactive(setup: ChatSetup) -> int:
 
     try:
         with patch_stdout(raw=True):
-            print(setup.greeting)
+            print(sanitize(setup.greeting))
             async with anyio.create_task_group() as group:
                 group.start_soon(bring_up, group)
                 await _repl(session, renderer, ready, parts, setup.resume)
@@ -207,8 +207,8 @@ async def run_interactive(setup: ChatSetup) -> int:
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     for error in failure:
-        for line in str(error).splitlines():
-            print(f"agent: {sanitize(line)}", file=sys.stderr)
+        for line in error_lines(str(error)) or ["unknown error"]:
+            print(f"agent: {line}", file=sys.stderr)
         return 1
     return 0
 

@@ -5,7 +5,9 @@ next block begins or, for a fence, when it is closed; only the open block waits.
 concatenated output equals rich's rendering of the whole answer at once.
 
 Model text is sanitized before rich sees it, and rich gets it only as Markdown: no console
-markup, no emoji codes, no OSC 8 hyperlinks (a link shows its address). Imported lazily:
+markup, no emoji codes, no OSC 8 hyperlinks (a link shows its address). What markdown-it makes
+of it is sanitized again: a character reference (`&#x202e;`, `&rlm;`) decodes to the very
+characters the first pass removed. Imported lazily:
 rich and markdown-it cost about 80 ms, which the prompt must not wait for.
 """
 
@@ -20,7 +22,7 @@ from markdown_it.token import Token
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agent.text import sanitize
+from agent.text import sanitize, sanitize_line
 
 # The same parser rich.markdown.Markdown uses, so block boundaries agree with its rendering.
 _PARSER = MarkdownIt().enable("strikethrough").enable("table")
@@ -51,11 +53,25 @@ def make_console(*, color: bool, width: int | None = None) -> Console:
 
 def render_markdown(console: Console, text: str) -> str:
     """`text` (already sanitized) rendered by rich as one Markdown document."""
+    markdown = Markdown(text, hyperlinks=False)
+    for token in markdown.parsed:
+        _sanitize_token(token)
     with console.capture() as capture:
-        console.print(Markdown(text, hyperlinks=False), end="")
+        console.print(markdown, end="")
     # rich pads every line to the full width; unstyled padding only gets in the way of copying
     # and of a narrower window, so it goes (styled padding, such as a code block's, stays).
     return "\n".join(line.rstrip(" ") for line in capture.get().split("\n"))
+
+
+def _sanitize_token(token: Token) -> None:
+    """Sanitize what rich will print of a parsed token: its text, code language and links."""
+    token.content = sanitize(token.content)
+    token.info = sanitize_line(token.info)
+    for key, value in token.attrs.items():
+        if isinstance(value, str):
+            token.attrs[key] = sanitize_line(value)
+    for child in token.children or ():
+        _sanitize_token(child)
 
 
 class _OpenFence:

@@ -16,7 +16,7 @@ import anyio.to_thread
 from agent.chat_session import ChatSession
 from agent.errors import AgentError
 from agent.mcp.definitions import StdioDefinition, display_url, fingerprint
-from agent.text import sanitize, sanitize_line
+from agent.text import error_lines, sanitize, sanitize_line
 from agent.ui.style import styled
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ async def _status(chat: ChatSession) -> None:
         name = sanitize_line(definition.name)
         _say(f"  {name}: {shown}{started}, {tools}  {sanitize_line(target)}")
         if status.last_error:
-            print(styled(f"      {sanitize(status.last_error.splitlines()[0])}", "red"))
+            print(styled(f"      {error_lines(status.last_error)[0]}", "red"))
 
 
 async def _enable(chat: ChatSession, name: str) -> None:

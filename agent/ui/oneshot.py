@@ -34,7 +34,7 @@ from agent.loop import (
     UsageReported,
 )
 from agent.messages import ToolCall, Usage
-from agent.text import sanitize
+from agent.text import error_lines, sanitize, sanitize_line
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -349,8 +349,8 @@ class TextOutput(OneShotOutput):
             self.tell(f"error: {sanitize(event.message)}")
 
     def fail(self, message: str) -> int:
-        for line in message.splitlines() or ["unknown error"]:
-            self.tell(f"agent: {sanitize(line)}")
+        for line in error_lines(message) or ["unknown error"]:
+            self.tell(f"agent: {line}")
         return super().fail(message)
 
     def show_result(self, result: dict[str, object]) -> None:
@@ -378,14 +378,14 @@ class TextOutput(OneShotOutput):
 
 
 def _title(event: ToolCallStarted) -> str:
-    spec, name = event.spec, sanitize(event.call.name)
-    arguments = sanitize(event.call.arguments.replace("\n", " "))
+    spec, name = event.spec, sanitize_line(event.call.name)
+    arguments = sanitize_line(event.call.arguments.replace("\n", " "))
     if len(arguments) > 120:
         arguments = arguments[:117] + "..."
     if spec is None:
         return f"{name} (no such tool)"
     if spec.server is not None:
-        name = f"{sanitize(spec.server)} › {sanitize(spec.original_name or '')} ({name})"
+        name = f"{sanitize_line(spec.server)} › {sanitize_line(spec.original_name or '')} ({name})"
     return f"{name} {arguments}"
 
 

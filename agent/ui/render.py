@@ -226,11 +226,11 @@ class EventRenderer:
 
     def _call_title(self, event: ToolCallStarted) -> str:
         spec = event.spec
-        name = sanitize(event.call.name)
+        name = sanitize_line(event.call.name)
         if spec is None:
             return f"{name} (no such tool)"
         if spec.server is not None:
-            title = f"{sanitize(spec.server)} › {sanitize(spec.original_name or '')}"
+            title = f"{sanitize_line(spec.server)} › {sanitize_line(spec.original_name or '')}"
             return f"{title} " + styled(f"({name})", "dim")
         return f"{name} {styled(_short_arguments(event.call.arguments), 'dim')}"
 
@@ -253,7 +253,7 @@ class EventRenderer:
 
 
 def _short_arguments(arguments: str) -> str:
-    text = sanitize(arguments.replace("\n", " "))
+    text = sanitize_line(arguments.replace("\n", " "))
     return text if len(text) <= 120 else text[:117] + "..."
 
 

@@ -90,9 +90,9 @@ async def _resume(chat: ChatSession, argument: str) -> None:
         else:
             path = find_session(answer)
     notes = chat.resume(path)
-    note(f"Resumed {path.stem}: {len(chat.conversation.history)} messages.")
+    note(f"Resumed {sanitize_line(path.stem)}: {len(chat.conversation.history)} messages.")
     for line in notes:
-        note(f"  {line}")
+        note(f"  {sanitize_line(line)}")
     return None
 
 
@@ -134,7 +134,7 @@ async def _export(chat: ChatSession, argument: str) -> None:
     text = export_markdown(loaded) if fmt == "md" else export_json(loaded)
     target = data_home() / "exports" / f"{loaded.header.id}.{fmt}"
     atomic_write(target, text.encode("utf-8"))
-    say(f"Exported to {target}")
+    say(f"Exported to {sanitize_line(str(target))}")
     return None
 
 
@@ -181,7 +181,9 @@ async def _tools(chat: ChatSession, argument: str) -> None:
     by_source: dict[str, list[str]] = {}
     for tool in combine(chat.conversation.toolsets).values():
         asks = "asks every time" if needs_approval(tool.spec) else "no approval"
-        by_source.setdefault(tool.spec.source, []).append(f"{tool.spec.name} ({asks})")
+        by_source.setdefault(sanitize_line(tool.spec.source), []).append(
+            f"{sanitize_line(tool.spec.name)} ({asks})"
+        )
     if not by_source:
         say("No tools in the next request.")
     for source, names in by_source.items():
