@@ -172,13 +172,13 @@ def _message(
     if isinstance(line, Overlong):
         reason = f"it is larger than the {limit // MIB} MiB limit for one message"
         return _unreadable(_answer_id_from_head(line.head), reason, line.head, note)
-    if not line.strip():
-        return None
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as error:
         reason = f"it is not valid UTF-8 (byte 0x{line[error.start]:02x} at offset {error.start})"
         return _unreadable(_answer_id(line), reason, line, note)
+    if not text or text.isspace():  # stops at the first character of a real message
+        return None
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
     except ValueError as error:  # junk: the session hands it to the message handler
