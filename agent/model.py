@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gc
 import os
+import re
+import sys
 import threading
 import time
 import uuid
@@ -21,6 +23,7 @@ from typing import Any, Protocol
 
 from agent.errors import AgentError
 from agent.messages import Completion, ToolCall, Usage
+from agent.redaction import Redactor
 
 
 class ModelError(AgentError):
@@ -283,9 +286,8 @@ def describe_model_error(
 ) -> ModelError:
     """A litellm exception as an actionable ModelError (matched by class name: no import)."""
     kind = type(error).__name__
-    detail = _first_line(str(error))
-    if api_key:
-        detail = detail.replace(api_key, "***")
+    # Redact the whole text before cutting it, or a key cut in two would slip through.
+    detail = _first_line(Redactor(credential_values(api_key)).redact(str(error)))
     model = settings.name
     where = settings.api_base or "the provider"
     if kind == "AuthenticationError":
@@ -326,6 +328,34 @@ def describe_model_error(
     if kind == "BadRequestError":
         return ModelError(f"{where} rejected the request for {model}: {detail}")
     return ModelError(f"the request to {model} failed: {kind}: {detail}")
+
+
+# Variables that hold credentials, by the names providers and litellm give them:
+# OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, AZURE_AD_TOKEN, HF_TOKEN, WATSONX_APIKEY, ...
+_CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$", re.IGNORECASE)
+_MIN_CREDENTIAL_LENGTH = 8  # shorter values are flags and names, not keys
+
+
+def credential_values(api_key: str | None = None) -> list[str]:
+    """Every value that may be the model's credential: the configured key, the values of
+    credential-named environment variables (litellm reads whichever its provider uses), and
+    keys set on litellm itself."""
+    values = [api_key] if api_key else []
+    values.extend(
+        value
+        for name, value in os.environ.items()
+        if _CREDENTIAL_NAME.search(name) and len(value) >= _MIN_CREDENTIAL_LENGTH
+    )
+    litellm = sys.modules.get("litellm")  # never imported just for this
+    if litellm is not None:
+        values.extend(
+            value
+            for name, value in list(vars(litellm).items())
+            if name.endswith("_key")
+            and isinstance(value, str)
+            and len(value) >= _MIN_CREDENTIAL_LENGTH
+        )
+    return values
 
 
 def _first_line(text: str) -> str:

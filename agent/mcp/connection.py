@@ -3,6 +3,8 @@
 The mcp SDK binds a session's cancel scopes to the task that entered them, so the owner task
 enters the transport and the ClientSession, then waits; other tasks call through the session.
 Failures become McpServerError with the server's name; they never escape into other servers.
+Everything the server says that we pass on (stderr, errors, tool results, log lines, progress)
+is redacted of the definition's secrets before it is written or shown.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 import datetime
 import json
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -23,9 +26,15 @@ from mcp.shared.exceptions import MCPError
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
 from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_fields
 from agent.mcp.launch import Launch, StdioLaunch, redact
+from agent.mcp.server_log import ServerLog
+from agent.mcp.stdio import ChildOutput
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
+from agent.redaction import Redactor, redactor
 from agent.text import sanitize, sanitize_line
+
+_TAIL_LINES = 15
+_TAIL_LINE_CHARS = 300
 
 ProgressCallback = Callable[[float, float | None, str | None], None]
 
@@ -47,10 +56,10 @@ class ConnectionHooks:
 
     elicitation: ElicitationHandler
     roots: Sequence[str]  # file:// URIs
-    log: TextIO  # the server's log file (its stderr goes there too)
+    log: ServerLog  # the server's log file (its stderr goes there too, redacted)
     on_tools_changed: Callable[[], None] = lambda: None
     observe: Callable[[Direction, str], None] | None = None  # --trace; secrets already redacted
-    stderr_tail: Callable[[], list[str]] = field(default=lambda: [])
+    secrets: Sequence[str] = ()  # beyond the launch's own: values of expanded ${VAR}s
 
 
 class Connection:
@@ -67,6 +76,9 @@ class Connection:
         self._session: ClientSession | None = None
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
+        self._redactor: Redactor = redactor([*launch.secrets(), *hooks.secrets])
+        self._stderr_tail: deque[str] = deque(maxlen=_TAIL_LINES)
+        self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
         self._calls_running = 0  # a form is answered only while a tool call of ours runs
         self._secret_answers: list[str] = []  # typed into secret fields: never traced
@@ -126,6 +138,8 @@ class Connection:
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             scope.deadline = anyio.current_time() + timeout
             amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+            if message is not None:
+                message = self._redactor.redact(message)
             self._write_log(f"progress of {tool}: {amount} {message or ''}".rstrip())
             if on_progress is not None:
                 on_progress(progress, total, message)
@@ -137,7 +151,7 @@ class Connection:
                     session.call_tool(tool, arguments, progress_callback=progress),
                     f"calling {tool}",
                 )
-                return result
+                return self._redact_result(result)
         finally:
             self._calls_running -= 1
             if self._calls_running == 0:
@@ -174,11 +188,28 @@ class Connection:
             raise ToolCallError(f"MCP server {self.name!r} is not connected")
         return self._session
 
+    def _redact_result(self, result: types.CallToolResult) -> types.CallToolResult:
+        """The result with secrets the server echoed masked, in text and structured content."""
+        if not self._redactor:
+            return result
+        data = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        redacted = _redact_strings(data, self._redactor)
+        if redacted == data:
+            return result
+        return types.CallToolResult.model_validate(redacted)
+
+    def _connection_gone(self, error: MCPError) -> bool:
+        """Whether `error` means the connection ended. The SDK reports that as code -32000,
+        but a live server may answer -32000 too: only the transport can tell."""
+        return error.code == types.CONNECTION_CLOSED and (
+            self._transport_gone or self._closing.is_set()
+        )
+
     async def _request(self, awaitable: Any, what: str) -> Any:
         try:
             return await awaitable
         except MCPError as error:
-            if error.code == types.CONNECTION_CLOSED:
+            if self._connection_gone(error):
                 if self._closing.is_set() and not self.lost:  # we closed it, not the server
                     raise ToolCallError(
                         f"MCP server {self.name!r} was stopped while {what}"
@@ -190,7 +221,7 @@ class Connection:
                 ) from None
             # The server's words go into our error as one line: a line break in them must
             # not print as a line of ours ("agent: ...").
-            message = sanitize_line(redact(error.message, self.launch.secrets()))
+            message = sanitize_line(self._redactor.redact(error.message))
             raise ToolCallError(
                 f"MCP server {self.name!r} returned an error while {what}: {message} "
                 f"(code {error.code})"
@@ -198,7 +229,8 @@ class Connection:
 
     async def _own(self) -> None:
         try:
-            async with open_transport(self.launch, self._hooks.log) as streams:
+            output = ChildOutput(stderr_line=self._stderr_line, note=self._write_log)
+            async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
                 async with _FormElicitationSession(
                     read,
@@ -241,7 +273,7 @@ class Connection:
             self._fail(f"did not finish the MCP handshake within {self._startup_timeout:g} s{junk}")
             return False
         except MCPError as error:
-            if error.code == types.CONNECTION_CLOSED:
+            if self._connection_gone(error):
                 self._fail("exited or closed the connection during start-up")
             else:
                 self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
@@ -262,22 +294,22 @@ class Connection:
         observe = self._hooks.observe
         if observe is None:
             return None
-        secrets = self.launch.secrets()
 
         def observer(direction: Direction, payload: dict[str, Any]) -> None:
-            text = json.dumps(payload, ensure_ascii=False)
-            observe(direction, redact(text, [*secrets, *self._secret_answers]))
+            text = self._redactor.redact(json.dumps(payload, ensure_ascii=False))
+            observe(direction, redact(text, self._secret_answers))
 
         return observer
 
     def _transport_ended(self) -> None:
+        self._transport_gone = True
         if not self._closing.is_set():
             self.lost = True
             self._closing.set()
 
     def _fail(self, reason: str) -> None:
         if self._failure is None and not self._ready.is_set():
-            text = redact(f"MCP server {self.name!r} {reason}", self.launch.secrets())
+            text = self._redactor.redact(f"MCP server {self.name!r} {reason}")
             self._failure = ServerStartError(text + self._tail_suffix())
         self._ready.set()
 
@@ -304,11 +336,23 @@ class Connection:
             self._fail(f"failed: {_describe(leaf)}")
 
     def _tail_suffix(self) -> str:
-        tail = self._hooks.stderr_tail()
-        if not tail:
+        if not self._stderr_tail:
             return ""
-        lines = "\n".join(f"  | {sanitize(line)}" for line in tail)
+        lines = "\n".join(
+            f"  | {sanitize(self._redactor.clip(line, _TAIL_LINE_CHARS))}"
+            for line in self._stderr_tail
+        )
         return f"\nLast lines of its stderr:\n{lines}"
+
+    def _stderr_line(self, line: str, cut: bool) -> None:
+        """One line of the child's stderr: redacted, kept for the tail, then logged."""
+        if cut:
+            text = self._redactor.redact_cut(line) + " [line cut]"
+        else:
+            text = self._redactor.redact(line)
+        if text.strip():
+            self._stderr_tail.append(text)
+        self._hooks.log.write(text + "\n")
 
     def note(self, text: str) -> None:
         """Add a time-stamped line of ours to the server's log (secrets redacted)."""
@@ -316,11 +360,8 @@ class Connection:
 
     def _write_log(self, text: str) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        try:
-            self._hooks.log.write(f"[{stamp}] agent: {redact(text, self.launch.secrets())}\n")
-            self._hooks.log.flush()
-        except ValueError:
-            pass  # the log was closed after the connection was given up
+        # A closed log ignores the write: the connection may still be winding down.
+        self._hooks.log.write(f"[{stamp}] agent: {self._redactor.redact(text)}\n")
 
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
@@ -369,7 +410,7 @@ class Connection:
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, Exception):
             # The SDK hands us lines it could not parse: a server printing junk on stdout.
-            text = _unparsed_line(message)
+            text = self._redactor.clip(_unparsed_line(message), 200)
             if len(self._stdout_junk) < 5:
                 self._stdout_junk.append(text)
             self._write_log(f"unreadable message from server: {text}")
@@ -401,9 +442,20 @@ def _unparsed_line(error: Exception) -> str:
         except Exception:  # not a pydantic error after all
             value = None
         if isinstance(value, str):
-            return value[:200]
+            return value[:4096]  # cut (after redaction) by the caller
     text = str(error).strip()
-    return text.splitlines()[0][:200] if text else type(error).__name__
+    return text.splitlines()[0][:4096] if text else type(error).__name__
+
+
+def _redact_strings(value: Any, redactor: Redactor) -> Any:
+    """`value` (JSON data) with every string, keys included, redacted."""
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, dict):
+        return {redactor.redact(k): _redact_strings(v, redactor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_strings(item, redactor) for item in value]
+    return value
 
 
 def _first_leaf(error: BaseException) -> BaseException:

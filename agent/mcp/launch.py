@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -14,6 +13,7 @@ from agent.errors import ExpansionError, ServerStartError
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
 from agent.mcp.variables import Expander
+from agent.redaction import redactor, secret_values
 
 # What a stdio child inherits from us (the mcp SDK's list on POSIX); the rest comes from the
 # definition's env. Trust covers both, so both are decided once, when the launch is expanded.
@@ -85,21 +85,18 @@ class HttpLaunch:
     headers: dict[str, str]
 
     def secrets(self) -> list[str]:
-        """Header values and URL query values: some servers take keys in either."""
+        """Header values, URL query values and a URL password: servers take keys in each."""
         values = list(self.headers.values())
-        values.extend(value for _, value in parse_qsl(urlsplit(self.url).query))
+        url = urlsplit(self.url)
+        values.extend(value for _, value in parse_qsl(url.query))
+        values.extend(part for part in (url.password,) if part)
         return _secret_values(values)
 
 
 def _secret_values(values: Iterable[str]) -> list[str]:
-    """Each value, plus the credential after an auth scheme ("Bearer abc" -> "abc")."""
-    secrets = []
-    for value in values:
-        secrets.append(value)
-        scheme, _, credential = value.partition(" ")
-        if credential and scheme.isalpha():
-            secrets.append(credential.strip())
-    return [secret for secret in secrets if len(secret) >= 4]
+    """Each value, plus the secrets embedded in it: the credential after an auth scheme
+    ("Bearer abc" -> "abc"), a URL's password and query values, cookie values."""
+    return secret_values(values)
 
 
 Launch = StdioLaunch | HttpLaunch
@@ -156,10 +153,4 @@ def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> 
 
 def redact(text: str, secrets: list[str]) -> str:
     """`text` with every secret value replaced by ***, also where JSON escaped it."""
-    forms = set(secrets)
-    forms.update(json.dumps(secret)[1:-1] for secret in secrets)
-    forms.update(json.dumps(secret, ensure_ascii=False)[1:-1] for secret in secrets)
-    for secret in sorted(forms, key=len, reverse=True):
-        if secret:
-            text = text.replace(secret, "***")
-    return text
+    return redactor(secrets).redact(text)

@@ -9,14 +9,12 @@ use tries one restart, and if that fails it stays offline until the person resta
 from __future__ import annotations
 
 import datetime
-import os
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TextIO, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 import anyio.abc
@@ -33,9 +31,11 @@ from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback
 from agent.mcp.definitions import ServerDefinition, StdioDefinition, fingerprint
 from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
+from agent.mcp.expansions import expanded_secrets
 from agent.mcp.launch import Launch, expand_definition
 from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember
 from agent.mcp.names import normalize_server_name
+from agent.mcp.server_log import ServerLog
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.streams import Direction
 from agent.mcp.trust import DenyTrust, TrustPrompt, TrustRequest
@@ -43,9 +43,6 @@ from agent.settings import McpLimits
 
 T = TypeVar("T")
 State = Literal["stopped", "starting", "ready", "offline", "failed"]
-_TAIL_LINES = 15
-_TAIL_BYTES = 64 * 1024
-_OWN_LINE = re.compile(r"^\[[0-9T:-]+\] agent: ")
 
 
 @dataclass(frozen=True)
@@ -68,9 +65,7 @@ class _Slot:
     last_error: str | None = None
     restart_used: bool = False  # the one automatic restart since the last good call
     discovered_at_start: bool = False  # trust just ran discovery; do not list twice
-    log: TextIO | None = None
-    log_path: Path | None = None
-    log_start: int = 0
+    log: ServerLog | None = None
 
 
 class McpRuntime:
@@ -353,7 +348,8 @@ class McpRuntime:
         await self._close_slot(slot)
         log = self._open_log(slot)
         slot.state = "starting"
-        connection = Connection(launch, self._hooks(slot, log), self.limits.startup_timeout_seconds)
+        hooks = self._hooks(slot, log, expanded_secrets(definition, self._expander))
+        connection = Connection(launch, hooks, self.limits.startup_timeout_seconds)
         assert self._task_group is not None, "use McpRuntime as an async context manager"
         try:
             await connection.open(self._task_group)
@@ -433,7 +429,7 @@ class McpRuntime:
                 f"MCP server {definition.name!r} was not started: you did not trust it"
             )
 
-    def _hooks(self, slot: _Slot, log: TextIO) -> ConnectionHooks:
+    def _hooks(self, slot: _Slot, log: ServerLog, secrets: list[str]) -> ConnectionHooks:
         def tools_changed() -> None:
             if self._task_group is not None:
                 self._task_group.start_soon(self._refresh_tools, slot.name)
@@ -450,7 +446,7 @@ class McpRuntime:
             log=log,
             on_tools_changed=tools_changed,
             observe=observe_server if observe is not None else None,
-            stderr_tail=lambda: self._stderr_tail(slot),
+            secrets=secrets,
         )
 
     async def _refresh_tools(self, name: str) -> None:
@@ -472,30 +468,10 @@ class McpRuntime:
         if slot.state in ("ready", "starting"):
             slot.state = "stopped"
 
-    def _open_log(self, slot: _Slot) -> TextIO:
+    def _open_log(self, slot: _Slot) -> ServerLog:
         if slot.log is None or slot.log.closed:
-            folder = self._logs_dir / "mcp"
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            path = folder / f"{normalize_server_name(slot.name) or 'server'}.log"
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            slot.log_path = path
-            slot.log = open(fd, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+            name = normalize_server_name(slot.name) or "server"
+            slot.log = ServerLog(self._logs_dir / "mcp" / f"{name}.log")
         stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         slot.log.write(f"\n=== agent starts MCP server {slot.name!r} at {stamp}\n")
-        slot.log.flush()
-        slot.log_start = slot.log.tell()
         return slot.log
-
-    def _stderr_tail(self, slot: _Slot) -> list[str]:
-        if slot.log_path is None:
-            return []
-        try:
-            with open(slot.log_path, "rb") as handle:
-                size = handle.seek(0, os.SEEK_END)
-                handle.seek(max(slot.log_start, size - _TAIL_BYTES))
-                text = handle.read().decode("utf-8", errors="replace")
-        except OSError:
-            return []
-        # Our own notes in the log are not the server's stderr.
-        lines = [line for line in text.splitlines() if line.strip() and not _OWN_LINE.match(line)]
-        return lines[-_TAIL_LINES:]

@@ -1,7 +1,9 @@
 """Opening the byte-level transport for a Launch: stdio child, streamable HTTP, or SSE.
 
-Headers go to the httpx2 client and nowhere else. Every redirect is refused: the SDK would
-follow same-origin ones, but a server that moves should be reconfigured by the person.
+stdio is our own transport (stdio.py): the child's stderr reaches `output`, never a file
+directly, so it can be redacted first. Headers go to the httpx2 client and nowhere else.
+Every redirect is refused: the SDK would follow same-origin ones, but a server that moves
+should be reconfigured by the person.
 """
 
 from __future__ import annotations
@@ -9,16 +11,16 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, TextIO
+from typing import Any
 
 import httpx2
 from mcp.client._transport import TransportStreams
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
 from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from agent.mcp.stdio import ChildOutput, StdioCommand, stdio_transport
 
 # The SDK logs tracebacks (junk on a server's stdout, dropped streams) through `logging`;
 # with no handler Python would print them on the person's terminal. What matters reaches
@@ -36,10 +38,10 @@ class RedirectRefusedError(Exception):
 
 
 @asynccontextmanager
-async def open_transport(launch: Launch, errlog: TextIO) -> AsyncIterator[TransportStreams]:
+async def open_transport(launch: Launch, output: ChildOutput) -> AsyncIterator[TransportStreams]:
     """Open the streams for `launch`; closing the context stops the child or the connection."""
     if isinstance(launch, StdioLaunch):
-        async with _open_stdio(launch, errlog) as streams:
+        async with _open_stdio(launch, output) as streams:
             yield streams
     else:
         async with _open_http(launch) as streams:
@@ -47,12 +49,13 @@ async def open_transport(launch: Launch, errlog: TextIO) -> AsyncIterator[Transp
 
 
 @asynccontextmanager
-async def _open_stdio(launch: StdioLaunch, errlog: TextIO) -> AsyncIterator[TransportStreams]:
-    params = StdioServerParameters(
-        command=launch.executable(), args=list(launch.args), env=launch.child_environment(),
-        cwd=launch.cwd,
+async def _open_stdio(launch: StdioLaunch, output: ChildOutput) -> AsyncIterator[TransportStreams]:
+    # The child gets exactly the environment its trust was judged on (what it inherits,
+    # then the definition's env), spawned from the path the command resolved to then.
+    command = StdioCommand(
+        launch.executable(), launch.args, launch.child_environment(), launch.cwd
     )
-    async with stdio_client(params, errlog=errlog) as streams:
+    async with stdio_transport(command, output) as streams:
         yield streams
 
 

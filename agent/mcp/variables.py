@@ -83,3 +83,9 @@ class Expander:
             return self.environ[name]
 
         return _REFERENCE.sub(replace, text)
+
+
+def referenced_variables(text: str) -> list[str]:
+    """The environment variables `text` refers to (`${NAME}`, `${env:NAME}`), in order."""
+    names = (_variable_name(match.group(1)) for match in _REFERENCE.finditer(text))
+    return [name for name in names if name is not None]

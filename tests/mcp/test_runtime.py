@@ -348,7 +348,8 @@ async def test_references_expand_at_start_and_a_missing_variable_is_named(
         store, agent_home, tmp_path, trust=ScriptedTrust(), environ={"MY_TOKEN": "from-env"}
     ) as rt:
         await rt.start("fx")
-        assert text_of(await rt.call_tool("fx", "env", {"name": "TOKEN"})) == "from-env"
+        # The child got the value; the result masks it, as it masks every secret it echoes.
+        assert text_of(await rt.call_tool("fx", "env", {"name": "TOKEN"})) == "***"
         assert text_of(await rt.call_tool("fx", "cwd", {})) == str(tmp_path)
     assert "from-env" not in (agent_home / "mcp-servers.json").read_text()
 
