@@ -157,8 +157,13 @@ class LaunchTrust:
 def remember(
     trusted: tuple[TrustedLaunch, ...], record: TrustedLaunch
 ) -> tuple[TrustedLaunch, ...]:
-    """`trusted` with `record` first; it replaces the record of the same project (or none)."""
-    others = tuple(known for known in trusted if known.project != record.project)
+    """`trusted` with `record` first, once, keeping the newest MAX_TRUSTED_LAUNCHES.
+
+    Every launch the person said yes to stays trusted (another project, another PATH in
+    another terminal), so switching between them does not ask each time; the bound keeps
+    the store small and lets the oldest yes lapse.
+    """
+    others = tuple(known for known in trusted if not known.same_launch(record))
     return (record, *others)[:MAX_TRUSTED_LAUNCHES]
 
 

@@ -85,7 +85,7 @@ def test_a_fixed_working_directory_without_workspace_references_is_project_indep
     )
 
 
-def test_trust_in_another_project_replaces_only_that_projects_record_and_is_bounded(
+def test_each_trusted_launch_is_kept_once_newest_first_and_the_oldest_lapse(
     tmp_path: Path,
 ) -> None:
     definition = StdioDefinition(name="s", command=PYTHON)
@@ -101,7 +101,7 @@ def test_trust_in_another_project_replaces_only_that_projects_record_and_is_boun
 
     assert len(trusted) == MAX_TRUSTED_LAUNCHES
     assert trusted[0] == records[-1] and records[0] not in trusted
-    assert again == trusted  # the same project's record is replaced, not added twice
+    assert again == trusted  # the same launch is not added twice
 
 
 def test_the_key_is_created_once_readable_only_by_its_owner(tmp_path: Path) -> None:
