@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.depth import MAX_DEPTH, too_deep
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -102,6 +104,11 @@ def parse_arguments(call: ToolCall) -> dict[str, Any]:
         raise ValueError(
             f"arguments are not valid JSON ({error.msg} at column {error.colno})"
         ) from None
+    except RecursionError:  # nested deeper than the decoder's stack: hostile, never real
+        raise ValueError(f"arguments nest more than {MAX_DEPTH} levels deep") from None
     if not isinstance(value, dict):
         raise ValueError("arguments must be a JSON object")
+    # Shown to the person, validated and sent on by code that recurses: keep it shallow.
+    if too_deep(value):
+        raise ValueError(f"arguments nest more than {MAX_DEPTH} levels deep")
     return value

@@ -289,6 +289,8 @@ def _parse_arguments(args_json: str) -> dict[str, Any]:
         value = json.loads(args_json)
     except json.JSONDecodeError as error:
         raise AgentError(f"--args: not valid JSON ({error.msg} at column {error.colno})") from None
+    except RecursionError:
+        raise AgentError("--args: nested too deeply") from None
     if not isinstance(value, dict):
         raise AgentError("--args: expected a JSON object of arguments")
     return value

@@ -202,7 +202,7 @@ def _answer_id(line: bytes) -> types.RequestId | None:
     """The id of the request a whole (but undecodable) line answers; None for anything else."""
     try:
         parsed = json.loads(line.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # junk, or nested past the decoder's stack
         return None
     if not isinstance(parsed, dict) or "method" in parsed:  # not an answer: the server asks
         return None

@@ -270,6 +270,8 @@ def _decode_store(raw: bytes, path: Path) -> McpConfig:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise StoreError(f"{path}: not valid JSON ({error}); {advice}") from None
+    except RecursionError:
+        raise StoreError(f"{path}: nested too deeply to be ours; {advice}") from None
     if not isinstance(data, dict):
         raise StoreError(f"{path}: expected a JSON object; {advice}")
     version = data.get("version")

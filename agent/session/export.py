@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from agent.depth import too_deep
 from agent.session.store import LoadedSession
 from agent.text import escape_json_text, sanitize, sanitize_line
 
@@ -243,8 +244,10 @@ def _arguments(raw: object) -> str:
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return "(not valid JSON, shown as sent)\n" + _fence(_text(raw), "text")
+        if too_deep(value):  # the pretty printer recurses once per level
+            return "(nested too deeply, shown as sent)\n" + _fence(_text(raw), "text")
     else:
         value = raw if raw is not None else {}
     return _fence(_text(json.dumps(value, ensure_ascii=False, indent=2)), "json")

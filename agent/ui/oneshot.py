@@ -33,7 +33,7 @@ from agent.loop import (
     TurnFailed,
     UsageReported,
 )
-from agent.messages import ToolCall, Usage
+from agent.messages import ToolCall, Usage, parse_arguments
 from agent.text import error_lines, sanitize, sanitize_line
 
 if TYPE_CHECKING:
@@ -166,11 +166,11 @@ class CallRecord:
 
 
 def _arguments(call: ToolCall) -> object:
+    """The arguments as an object when they are one (the same check the turn made), else as sent."""
     try:
-        parsed = json.loads(call.arguments)
+        return parse_arguments(call)
     except ValueError:
         return call.arguments
-    return parsed if isinstance(parsed, dict) else call.arguments
 
 
 class TurnSummary:

@@ -15,7 +15,7 @@ from agent.depth import too_deep
 from agent.errors import DocumentError, SettingsError
 from agent.mcp.document import parse_document
 from agent.settings import load_settings
-from tests.security.inputs_helpers import agent_env, run_agent
+from tests.security.inputs_helpers import agent_env, one_shot, run_agent, tool_results
 
 DEPTH = 100_000
 NESTED = "[" * DEPTH + "]" * DEPTH
@@ -86,3 +86,38 @@ def test_nesting_the_decoders_accept_but_no_real_document_needs_is_refused_too(
     with pytest.raises(SettingsError, match="nested too deeply to read"):
         load_settings(settings)
     assert not too_deep([[1]] * 3, limit=2) and too_deep([[[1]]], limit=2)
+
+
+@pytest.mark.parametrize("depth", [150, DEPTH], ids=["decodable", "beyond-the-decoder"])
+def test_a_model_tool_call_with_deeply_nested_arguments_is_an_error_the_model_reads(
+    depth: int, tmp_path: Path
+) -> None:
+    arguments = '{"path": ' + "[" * depth + "]" * depth + "}"
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": "read_file", "arguments": arguments}]},
+        {"text": "ok"},
+    ]
+    (tmp_path / "person").mkdir()
+    env = agent_env(tmp_path / "person", tmp_path / "agent-home")
+
+    done, requests = one_shot(turns, "read it", env, tmp_path)
+
+    assert (done.returncode, done.stdout, "Traceback" in done.stderr) == (0, "ok\n", False)
+    assert "arguments nest more than 100 levels deep" in tool_results(requests[1])["c1"]
+
+
+def test_a_deeply_nested_store_file_is_a_clear_error_and_left_alone(tmp_path: Path) -> None:
+    agent_home = tmp_path / "agent-home"
+    agent_home.mkdir()
+    store = agent_home / "mcp-servers.json"
+    store.write_text('{"version": 3, "definitions": ' + NESTED + "}")
+    (tmp_path / "person").mkdir()
+
+    done = run_agent(["mcp", "list"], agent_env(tmp_path / "person", agent_home), tmp_path)
+
+    assert done.returncode != 0
+    assert done.stderr.splitlines() == [
+        f"agent: {store}: nested too deeply to be ours; fix it by hand or move it away; agent "
+        "will not overwrite it"
+    ]
+    assert store.read_text().startswith('{"version": 3, "definitions": [[[')
