@@ -16,6 +16,7 @@ from agent.depth import MAX_DEPTH, too_deep
 from agent.errors import SettingsError
 from agent.home import config_home
 from agent.resources import config_dir
+from agent.text import sanitize_line
 
 SETTINGS_FILE_NAME = "settings.yaml"
 
@@ -129,7 +130,7 @@ def _reject_unknown_keys(
     # Checked against the defaults file before pydantic, so the message can list the keys
     # that do exist at that level.
     for key, value in overrides.items():
-        dotted = f"{prefix}{key}"
+        dotted = sanitize_line(f"{prefix}{key}")
         if key not in defaults:
             known = ", ".join(sorted(str(k) for k in defaults))
             raise SettingsError(f"{path}: {dotted}: unknown key (known keys here: {known})")
@@ -156,6 +157,7 @@ def _validate(data: dict[str, Any], path: Path) -> Settings:
     except ValidationError as error:
         lines = []
         for item in error.errors():
-            where = ".".join(str(part) for part in item["loc"])
-            lines.append(f"{path}: {where}: {item['msg']}")
+            # One line each: a key or value with a line break must not print as our own line.
+            where = sanitize_line(".".join(str(part) for part in item["loc"]))
+            lines.append(f"{path}: {where}: {sanitize_line(item['msg'])}")
         raise SettingsError("\n".join(lines)) from None

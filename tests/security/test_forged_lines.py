@@ -204,3 +204,18 @@ def test_the_chats_mcp_tools_listing_shows_each_hostile_tool_on_one_line(
     for char in ("\u2028", "\u202e", "\u200b", "\U000e0041"):
         assert char not in listing
     assert not any(line.startswith(FORGED) for line in lines)
+
+
+def test_a_settings_key_with_a_line_break_prints_as_one_agent_line(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    agent_home.mkdir()
+    text = f'"model\\n{FORGED}": x\n'
+    (agent_home / "settings.yaml").write_text(text, encoding="utf-8")
+
+    done = run("-p", "hi", cwd=tmp_path, env={**os.environ, "AGENT_HOME": str(agent_home)})
+
+    assert done.returncode != 0
+    assert_no_forged_line(done.stderr)
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"\\n{FORGED}" in done.stderr
