@@ -99,7 +99,7 @@ def test_a_local_server_is_trusted_through_the_dialog_and_its_tools_join(
     configure_fx(world["agent_home"])
     fake, chat = start(world, [{"text": "I see the echo tool."}])
     chat.send("/mcp trust fx\r")
-    chat.expect("Start it and trust this exact definition\\?")
+    chat.expect("Start it and trust what it runs here\\?")
     assert "tools_server.py" in chat.before
     chat.send("y")
     chat.expect("Trusted fx; 16 tools")

@@ -191,7 +191,7 @@ def test_trust_at_a_terminal_shows_the_exact_command_and_yes_starts_and_trusts_i
         f"  command:     {shlex.join([python, TOOLS_SERVER])} --name 'fixture server'\n"
         f"  working dir: {tmp_path}\n"
         "  environment: CANARY, LEVEL\n"
-        "Start it and trust this exact definition? [y/N] y\n"
+        "Start it and trust what it runs here? [y/N] y\n"
         "Trusted fx; 16 tools discovered. Enable it with: agent mcp enable fx\n",
     )
     assert len(server_pids(agent_home)) == 1

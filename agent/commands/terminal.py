@@ -109,10 +109,11 @@ class TerminalTrustPrompt:
                 f"MCP server {request.server!r} is not trusted{changed} and there is no "
                 f"terminal to ask; run `agent mcp trust {request.server}` in a terminal"
             )
+        # One line each: a path or argument with a line break must not draw lines of ours.
         for line in request.describe():
-            print(sanitize(line), file=sys.stderr)
+            print(sanitize_line(line), file=sys.stderr)
         try:
-            answer = await ask("Start it and trust this exact definition? [y/N] ")
+            answer = await ask("Start it and trust what it runs here? [y/N] ")
         except NoAnswerError:
             return False
         return answer.strip().lower() in ("y", "yes")

@@ -56,13 +56,17 @@ class StdioLaunch:
 def resolve_command(command: str, cwd: str, env: Mapping[str, str]) -> str | None:
     """The executable `command` names for a child with this PATH and working directory.
 
-    The child's PATH is the one we pass it, so that is where we look; a relative path with a
-    slash is relative to the child's working directory, not ours.
+    The child's PATH is the one we pass it, and the system resolves a relative PATH entry (or
+    an empty one, meaning ".") and a relative path with a slash against the child's working
+    directory, not ours: so do we, or the question would name another program than runs.
     """
-    search_path = env.get("PATH", os.defpath)
-    relative_to = cwd if "/" in command and not os.path.isabs(command) else None
-    candidate = os.path.join(relative_to, command) if relative_to else command
-    found = shutil.which(candidate, path=search_path)
+    if "/" in command:
+        candidate = command if os.path.isabs(command) else os.path.join(cwd, command)
+        found = shutil.which(candidate, path="")
+        return os.path.abspath(found) if found else None
+    entries = env.get("PATH", os.defpath).split(os.pathsep)
+    search_path = os.pathsep.join(os.path.join(cwd, entry) if entry else cwd for entry in entries)
+    found = shutil.which(command, path=search_path)
     return os.path.abspath(found) if found else None
 
 
@@ -114,6 +118,9 @@ def expand_definition(definition: ServerDefinition, expander: Expander) -> Launc
         cwd = os.path.expanduser(cwd)
         if not Path(cwd).is_dir():
             raise ServerStartError(f"{where}: working directory {cwd} does not exist")
+        # Links resolved once, here: trust is judged on this path and the child starts in it,
+        # so a link swapped after the question cannot move the child elsewhere.
+        cwd = os.path.realpath(cwd)
         env = {
             key: expander.expand(value, f"{where} env.{key}")
             for key, value in definition.env.items()

@@ -29,6 +29,7 @@ from agent.home import data_home, ensure_private_dir
 from agent.mcp.definitions import StdioDefinition
 from agent.mcp.launch import StdioLaunch, expand_definition
 from agent.mcp.variables import Expander, references_environment
+from agent.text import sanitize_line
 
 KEY_FILE_NAME = "trust.key"
 _KEY_BYTES = 32
@@ -55,7 +56,7 @@ class TrustedLaunch:
     project: str | None  # the project directory, when the launch depends on it
     command: str  # as written in the definition
     executable: str | None  # what it resolved to; None when not found
-    cwd: str
+    cwd: TrustedValue
     args: tuple[TrustedValue, ...]
     env: tuple[tuple[str, str], ...]  # (name, keyed hash of the value), sorted by name
 
@@ -74,7 +75,7 @@ class TrustedLaunch:
             "project": self.project,
             "command": self.command,
             "executable": self.executable,
-            "cwd": self.cwd,
+            "cwd": self.cwd.to_json(),
             "args": [arg.to_json() for arg in self.args],
             "env": dict(self.env),
         }
@@ -89,6 +90,11 @@ class LaunchVerdict:
     trusted: bool
     previously_trusted: bool
     changes: tuple[str, ...]
+
+    def reason(self) -> str:
+        """Why this launch is not trusted, in one line, e.g. "what it runs changed (...)"."""
+        why = "what it runs changed" if self.previously_trusted else "its launch here is new"
+        return why + (" (" + "; ".join(self.changes) + ")" if self.changes else "")
 
 
 class LaunchTrust:
@@ -128,11 +134,14 @@ class LaunchTrust:
     def record(self, definition: StdioDefinition, launch: StdioLaunch) -> TrustedLaunch:
         """The trust record of `launch`: secrets as keyed hashes, never as values."""
         key = self._load_key()
+        def value(written: str, expanded: str) -> TrustedValue:
+            if references_environment(written):  # may be a secret: only its keyed hash
+                return TrustedValue(keyed_hash=_keyed_hash(key, expanded))
+            return TrustedValue(text=expanded)
+
         args = tuple(
-            TrustedValue(keyed_hash=_keyed_hash(key, value))
-            if references_environment(written)
-            else TrustedValue(text=value)
-            for written, value in zip(definition.args, launch.args, strict=True)
+            value(written, expanded)
+            for written, expanded in zip(definition.args, launch.args, strict=True)
         )
         env = {
             name: _keyed_hash(key, value)
@@ -143,7 +152,7 @@ class LaunchTrust:
             project=str(self.project_dir) if depends_on_project(definition) else None,
             command=launch.command,
             executable=launch.resolved_command(),
-            cwd=os.path.realpath(launch.cwd),
+            cwd=value(definition.cwd or "", launch.cwd),
             args=args,
             env=tuple(sorted(env.items())),
         )
@@ -152,6 +161,17 @@ class LaunchTrust:
         if self._key is None:
             self._key = load_or_create_key(self._key_path or data_home() / KEY_FILE_NAME)
         return self._key
+
+
+def shown_launch(definition: StdioDefinition, launch: StdioLaunch) -> tuple[tuple[str, ...], str]:
+    """The arguments and working directory as a question may show them: a value taken from an
+    environment variable (a password in a URL, a token) is shown as written, `${NAME}`."""
+    args = tuple(
+        written if references_environment(written) else expanded
+        for written, expanded in zip(definition.args, launch.args, strict=True)
+    )
+    written_cwd = definition.cwd or ""
+    return args, written_cwd if references_environment(written_cwd) else launch.cwd
 
 
 def remember(
@@ -180,25 +200,31 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     """What differs between two launches, in words, never showing a secret value."""
     changes = []
     if old.project != new.project and old.project is not None and new.project is not None:
-        changes.append(f"project: {old.project} -> {new.project} (trust is kept per project)")
+        changes.append(
+            f"project: {sanitize_line(old.project)} -> {sanitize_line(new.project)} "
+            "(trust is kept per project)"
+        )
     if (old.command, old.executable) != (new.command, new.executable):
         changes.append(f"program: {_program(old)} -> {_program(new)}")
     if old.cwd != new.cwd:
-        changes.append(f"working directory: {old.cwd} -> {new.cwd}")
+        if old.cwd.text is not None and new.cwd.text is not None:
+            changes.append(f"working directory: {_shown(old.cwd)} -> {_shown(new.cwd)}")
+        else:
+            changes.append("working directory changed (set from an environment variable)")
     changes.extend(_argument_changes(old.args, new.args))
     old_env, new_env = dict(old.env), dict(new.env)
     for name in sorted(new_env.keys() - old_env.keys()):
-        changes.append(f"environment: {name} added")
+        changes.append(f"environment: {sanitize_line(name)} added")
     for name in sorted(old_env.keys() - new_env.keys()):
-        changes.append(f"environment: {name} removed")
+        changes.append(f"environment: {sanitize_line(name)} removed")
     for name in sorted(old_env.keys() & new_env.keys()):
         if old_env[name] != new_env[name]:
-            changes.append(f"environment: the value of {name} changed")
+            changes.append(f"environment: the value of {sanitize_line(name)} changed")
     return changes
 
 
 def _program(record: TrustedLaunch) -> str:
-    return record.executable or f"{record.command} (not found)"
+    return sanitize_line(record.executable or f"{record.command} (not found)")
 
 
 def _argument_changes(old: tuple[TrustedValue, ...], new: tuple[TrustedValue, ...]) -> list[str]:
@@ -218,7 +244,10 @@ def _argument_changes(old: tuple[TrustedValue, ...], new: tuple[TrustedValue, ..
 
 
 def _shown(value: TrustedValue) -> str:
-    return shlex.quote(value.text) if value.text is not None else "(from an environment variable)"
+    """A recorded value as text of one line (names and paths may hold line breaks)."""
+    if value.text is None:
+        return "(from an environment variable)"
+    return sanitize_line(shlex.quote(value.text))
 
 
 def _baseline(record: TrustedLaunch, trusted: tuple[TrustedLaunch, ...]) -> TrustedLaunch | None:
@@ -240,6 +269,19 @@ def load_or_create_key(path: Path) -> bytes:
         return _read_key(path)
     except FileNotFoundError:
         pass
+    except OSError as error:
+        raise StoreError(f"{path}: cannot read the trust key ({error.strerror})") from None
+    try:
+        _create_key(path)
+        return _read_key(path)
+    except OSError as error:
+        raise StoreError(
+            f"{path}: cannot create the trust key ({error.strerror or error}); check that the "
+            "folder is writable"
+        ) from None
+
+
+def _create_key(path: Path) -> None:
     ensure_private_dir(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -248,12 +290,25 @@ def load_or_create_key(path: Path) -> bytes:
             handle.write(os.urandom(_KEY_BYTES))  # what secrets.token_bytes does, unimported
             handle.flush()
             os.fsync(handle.fileno())
-        # link() fails when another process made the key first; then theirs is the key.
-        with contextlib.suppress(FileExistsError):
+        # link() makes the whole key appear at once, and fails when another process made
+        # the key first; then theirs is the key.
+        try:
             os.link(temporary, path)
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: exclusive create, then write
+            with contextlib.suppress(FileExistsError):
+                _write_exclusively(path, Path(temporary).read_bytes())
     finally:
         os.unlink(temporary)
-    return _read_key(path)
+
+
+def _write_exclusively(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def _read_key(path: Path) -> bytes:
@@ -294,17 +349,13 @@ _RECORD_KEYS = frozenset({"project", "command", "executable", "cwd", "args", "en
 def _decode_record(item: object) -> TrustedLaunch | None:
     if not isinstance(item, dict) or set(item) != _RECORD_KEYS:
         return None
-    project, command, executable, cwd = (
-        item["project"],
-        item["command"],
-        item["executable"],
-        item["cwd"],
-    )
+    project, command, executable = item["project"], item["command"], item["executable"]
+    cwd = _decode_value(item["cwd"])
     if not (
         isinstance(project, str | None)
         and isinstance(command, str)
         and isinstance(executable, str | None)
-        and isinstance(cwd, str)
+        and cwd is not None
     ):
         return None
     args = [_decode_value(arg) for arg in item["args"]] if isinstance(item["args"], list) else None

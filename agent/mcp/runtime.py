@@ -25,6 +25,7 @@ from agent.errors import (
     McpServerError,
     NotTrustedError,
     ServerOfflineError,
+    ServerStartError,
     ToolCallError,
 )
 from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback
@@ -33,7 +34,7 @@ from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.expansions import expanded_secrets
 from agent.mcp.launch import Launch, expand_definition
-from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember
+from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember, shown_launch
 from agent.mcp.names import normalize_server_name
 from agent.mcp.server_log import ServerLog
 from agent.mcp.store import McpStore, ServerState
@@ -144,18 +145,25 @@ class McpRuntime:
 
     # -- trust ----------------------------------------------------------------------------
 
-    def is_trusted(self, definition: ServerDefinition) -> bool:
+    def is_trusted(self, definition: ServerDefinition, *, fresh: bool = False) -> bool:
         """True when the server may start here without asking: its launch as it would run now
         (program, arguments, working directory, environment) was trusted. Remote servers run
-        nothing on this computer."""
+        nothing on this computer. `fresh` looks again at PATH instead of the cached answer.
+
+        A trust key that cannot be read means not trusted: starting then says why.
+        """
         if not isinstance(definition, StdioDefinition):
             return True
         state = self.store.load().state(definition.name)
         key = (definition, state.trusted_launches)
         cached = self._trusted_cache.get(definition.name)
-        if cached is None or cached[0] != key:
+        if fresh or cached is None or cached[0] != key:
             # Expanding resolves the program on PATH: once per definition and trust, not per call.
-            cached = (key, self.launch_trust.is_trusted(definition, state.trusted_launches))
+            try:
+                trusted = self.launch_trust.is_trusted(definition, state.trusted_launches)
+            except AgentError:
+                trusted = False
+            cached = (key, trusted)
             self._trusted_cache[definition.name] = cached
         return cached[1]
 
@@ -166,11 +174,8 @@ class McpRuntime:
             verdict = self.launch_trust.verdict(definition, state.trusted_launches)
         except AgentError as error:
             return f"MCP server {definition.name} cannot start: {error}"
-        why = "what it runs changed" if verdict.previously_trusted else "its launch here is new"
-        if verdict.changes:
-            why += " (" + "; ".join(verdict.changes) + ")"
         return (
-            f"MCP server {definition.name} is not trusted here: {why}; "
+            f"MCP server {definition.name} is not trusted here: {verdict.reason()}; "
             f"/mcp trust {definition.name} reviews it"
         )
 
@@ -340,6 +345,14 @@ class McpRuntime:
             state = self.store.load().state(definition.name)
             verdict = self.launch_trust.verdict(definition, state.trusted_launches)
             launch = verdict.launch
+            if launch.resolved is None:
+                # Never spawn a bare name: the system would look it up by rules of its own.
+                error = ServerStartError(
+                    f"MCP server {definition.name!r} could not start: command "
+                    f"{definition.command!r} not found"
+                )
+                slot.state, slot.last_error = "failed", str(error)
+                raise error
             if not verdict.trusted:
                 await self._ask_trust(definition, verdict, ask_trust)
                 trust_verdict = verdict
@@ -405,20 +418,18 @@ class McpRuntime:
     ) -> None:
         """Ask the person about this launch; raise NotTrustedError unless they say yes."""
         if not ask_trust:
-            why = "its launch is new" if not verdict.previously_trusted else "what it runs changed"
-            if verdict.changes:
-                why += " (" + "; ".join(verdict.changes) + ")"
             raise NotTrustedError(
-                f"MCP server {definition.name!r} is not trusted here: {why}; "
+                f"MCP server {definition.name!r} is not trusted here: {verdict.reason()}; "
                 f"trust it with: agent mcp trust {definition.name}"
             )
         launch = verdict.launch
+        args, cwd = shown_launch(definition, launch)
         request = TrustRequest(
             server=definition.name,
             executable=launch.command,
             resolved_executable=launch.resolved_command(),
-            args=launch.args,
-            cwd=launch.cwd,
+            args=args,
+            cwd=cwd,
             env_names=tuple(launch.env),
             previously_trusted=verdict.previously_trusted,
             changes=verdict.changes,

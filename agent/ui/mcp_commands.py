@@ -122,7 +122,7 @@ async def _trust(chat: ChatSession, name: str) -> None:
     if not isinstance(definition, StdioDefinition):
         _say(f"{definition.name} runs nothing on this computer; there is nothing to trust.")
         return
-    if runtime.is_trusted(definition):
+    if runtime.is_trusted(definition, fresh=True):
         _say(f"{definition.name} is already trusted.")
         return
     await runtime.start(definition.name, ask_trust=True)

@@ -19,7 +19,7 @@ class ChatTrustPrompt:
         lines[0] = styled(lines[0], "bold")
         choice = await ask_with_pages(
             ["", *lines],
-            "Start it and trust this exact definition? [y] yes  [n] no ",
+            "Start it and trust what it runs here? [y] yes  [n] no ",
             {"y": "y", "n": "n"},
         )
         return choice == "y"

@@ -73,7 +73,7 @@ async def test_trusting_a_server_discovers_every_page_of_tools_and_records_trust
     assert state.enabled_tools == tuple(names)  # the first discovery selects every tool
     [record] = state.trusted_launches  # the launch it ran, for this project
     assert record.project == str(tmp_path)
-    assert record.cwd == str(tmp_path.resolve())
+    assert record.cwd.text == str(tmp_path.resolve())
     assert "s3cret-value" not in json.dumps(record.to_json())
     assert state.enabled is False
 

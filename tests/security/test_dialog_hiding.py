@@ -60,7 +60,7 @@ def test_line_breaks_in_an_argument_cannot_hide_the_command_in_the_trust_dialog(
         chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
         chat.expect("›")
         chat.send("/mcp trust hz\r")
-        chat.expect("Start it and trust this exact definition\\?")
+        chat.expect("Start it and trust what it runs here\\?")
         drawn = chat.before
         chat.send("n")
         chat.expect("›")

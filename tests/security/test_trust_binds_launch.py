@@ -260,3 +260,109 @@ def test_a_chat_in_another_project_says_why_the_server_is_off_and_offers_none_of
     ) in done.stderr
     offered = [tool["function"]["name"] for tool in requests[0]["body"].get("tools", [])]
     assert not [name for name in offered if name.startswith("mcp__fx__")]
+
+
+def test_a_relative_path_entry_is_resolved_as_the_child_will_and_the_question_names_it(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    here = project(tmp_path, "here", BENIGN_MODULE)
+    (here / "bin").mkdir()
+    launcher = here / "bin" / "fx-server"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {TOOLS_SERVER}\n", encoding="utf-8")
+    launcher.chmod(0o755)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    import_servers({"fx": {"command": "fx-server", "cwd": str(here)}}, elsewhere)
+    # "bin" is relative: the system resolves it in the child's working directory, not ours.
+    env = {**os.environ, "PATH": f"bin:{os.environ.get('PATH', '')}"}
+
+    status, shown = at_terminal(
+        "mcp", "trust", "fx", cwd=elsewhere, env=env, answers=[("[y/N] ", "n")]
+    )
+
+    assert status == 1
+    assert f"  executable:  fx-server  ({launcher})\n" in shown
+
+
+def test_a_command_found_nowhere_is_never_spawned_nor_offered_for_trust(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    here = project(tmp_path, "here", BENIGN_MODULE)
+    import_servers({"fx": {"command": "no-such-fx-server", "cwd": str(here)}}, here)
+
+    status, shown = at_terminal("mcp", "trust", "fx", cwd=here, answers=[])
+
+    assert status == 1
+    assert "[y/N]" not in shown
+    assert shown.endswith(
+        "agent: MCP server 'fx' could not start: command 'no-such-fx-server' not found\n"
+    )
+
+
+def test_the_trust_question_shows_an_argument_from_the_environment_as_written(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    here = project(tmp_path, "here", BENIGN_MODULE)
+    password = "pw-3c81f0-never-shown"
+    definition = {
+        "command": sys.executable,
+        "args": [TOOLS_SERVER, "--name", "postgres://u:${DB_PASS}@db/x"],
+        "cwd": "${env:FX_CWD}",
+    }
+    import_servers({"fx": definition}, here)
+    env = {**os.environ, "DB_PASS": password, "FX_CWD": str(here)}
+
+    status, shown = at_terminal("mcp", "trust", "fx", cwd=here, env=env, answers=[("[y/N] ", "n")])
+
+    assert status == 1
+    assert password not in shown and str(here) not in shown.split("[y/N]")[0].split("command:")[1]
+    assert "postgres://u:${DB_PASS}@db/x" in shown
+    assert "  working dir: ${env:FX_CWD}\n" in shown
+
+
+def test_a_project_path_with_a_line_break_cannot_forge_a_line_in_the_refusal(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    first = project(tmp_path, "first", BENIGN_MODULE)
+    second = project(tmp_path, "p\nagent: MCP server fx trusted", BENIGN_MODULE)
+    import_servers({"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}, first)
+    assert at_terminal("mcp", "trust", "fx", cwd=first, answers=[("[y/N] ", "y")])[0] == 0
+
+    refused = call_echo(second)
+
+    assert refused.returncode == 1
+    assert refused.stderr.count("\n") == 1, refused.stderr
+    assert "p\\nagent: MCP server fx trusted" in refused.stderr
+
+
+def test_a_damaged_trust_key_is_one_clear_line_and_the_answer_still_comes(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    here = project(tmp_path, "here", BENIGN_MODULE)
+    import_servers({"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}, here)
+    assert at_terminal("mcp", "trust", "fx", cwd=here, answers=[("[y/N] ", "y")])[0] == 0
+    assert agent("mcp", "enable", "fx", cwd=here).returncode == 0
+    key = agent_home / "trust.key"
+    key.write_bytes(b"short")
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    env.pop("AGENT_MODEL", None)
+
+    with FakeOpenAI([{"text": "ok"}]) as fake:
+        args = ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "hi"]
+        done = subprocess.run(
+            [AGENT, *args],
+            capture_output=True,
+            text=True,
+            cwd=here,
+            env=env,
+            timeout=60,
+            start_new_session=True,
+            check=False,
+        )
+
+    assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"MCP server fx cannot start: {key}: not a trust key (5 bytes, expected 32)" in (
+        done.stderr
+    )
+    assert key.read_bytes() == b"short"  # never replaced behind the person's back
