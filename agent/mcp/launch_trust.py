@@ -134,25 +134,26 @@ class LaunchTrust:
     def record(self, definition: StdioDefinition, launch: StdioLaunch) -> TrustedLaunch:
         """The trust record of `launch`: secrets as keyed hashes, never as values."""
         key = self._load_key()
-        def value(written: str, expanded: str) -> TrustedValue:
+
+        def recorded(written: str, expanded: str) -> TrustedValue:
             if references_environment(written):  # may be a secret: only its keyed hash
                 return TrustedValue(keyed_hash=_keyed_hash(key, expanded))
             return TrustedValue(text=expanded)
 
         args = tuple(
-            value(written, expanded)
+            recorded(written, expanded)
             for written, expanded in zip(definition.args, launch.args, strict=True)
         )
         env = {
-            name: _keyed_hash(key, value)
-            for name, value in launch.child_environment().items()
+            name: _keyed_hash(key, text)
+            for name, text in launch.child_environment().items()
             if name not in _UNBOUND_ENV
         }
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
             command=launch.command,
             executable=launch.resolved_command(),
-            cwd=value(definition.cwd or "", launch.cwd),
+            cwd=recorded(definition.cwd or "", launch.cwd),
             args=args,
             env=tuple(sorted(env.items())),
         )
