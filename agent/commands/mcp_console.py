@@ -77,7 +77,7 @@ def _state_with_tools(store: McpStore, name: str, refresh: bool) -> tuple[str, S
         discovered: list[ServerState] = []
 
         async def discover(runtime: McpRuntime) -> int:
-            discovered.append(await runtime.discover(definition.name, ask_trust=True))
+            discovered.append(await runtime.tools_state(definition.name, refresh=refresh))
             return 0
 
         _run(store, discover)

@@ -23,7 +23,6 @@ import mcp_types as types
 from agent.errors import (
     AgentError,
     McpServerError,
-    NotTrustedError,
     ServerOfflineError,
     ServerStartError,
     ToolCallError,
@@ -34,12 +33,13 @@ from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.expansions import expanded_secrets
 from agent.mcp.launch import Launch, expand_definition
-from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember, shown_launch
+from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember
 from agent.mcp.names import normalize_server_name
 from agent.mcp.server_log import ServerLog
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.streams import Direction
-from agent.mcp.trust import DenyTrust, TrustPrompt, TrustRequest
+from agent.mcp.trust import DenyTrust, TrustPrompt
+from agent.mcp.trust_gate import TrustGate
 from agent.settings import McpLimits
 
 T = TypeVar("T")
@@ -89,14 +89,12 @@ class McpRuntime:
         self.limits = limits
         self._logs_dir = logs_dir
         self._project_dir = project_dir
-        self._trust = trust or DenyTrust()
         self._elicitation = elicitation or DeclineElicitation()
-        self.launch_trust = launch_trust_for(project_dir, environ)
-        self._expander = self.launch_trust.expander
+        self.trust_gate = TrustGate(launch_trust_for(project_dir, environ), trust or DenyTrust())
+        self._expander = self.trust_gate.launch_trust.expander
         self._observe = observe
         self._on_tools_changed = on_tools_changed
         self._slots: dict[str, _Slot] = {}
-        self._trusted_cache: dict[str, tuple[object, bool]] = {}
         self._scope: list[Connection] | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
 
@@ -148,36 +146,16 @@ class McpRuntime:
     def is_trusted(self, definition: ServerDefinition, *, fresh: bool = False) -> bool:
         """True when the server may start here without asking: its launch as it would run now
         (program, arguments, working directory, environment) was trusted. Remote servers run
-        nothing on this computer. `fresh` looks again at PATH instead of the cached answer.
-
-        A trust key that cannot be read means not trusted: starting then says why.
-        """
+        nothing on this computer. `fresh` looks again at PATH instead of the cached answer."""
         if not isinstance(definition, StdioDefinition):
             return True
-        state = self.store.load().state(definition.name)
-        key = (definition, state.trusted_launches)
-        cached = self._trusted_cache.get(definition.name)
-        if fresh or cached is None or cached[0] != key:
-            # Expanding resolves the program on PATH: once per definition and trust, not per call.
-            try:
-                trusted = self.launch_trust.is_trusted(definition, state.trusted_launches)
-            except AgentError:
-                trusted = False
-            cached = (key, trusted)
-            self._trusted_cache[definition.name] = cached
-        return cached[1]
+        trusted = self.store.load().state(definition.name).trusted_launches
+        return self.trust_gate.is_trusted(definition, trusted, fresh=fresh)
 
     def untrusted_reason(self, definition: StdioDefinition) -> str:
         """One line on why an enabled local server does not start here, and what to do."""
-        state = self.store.load().state(definition.name)
-        try:
-            verdict = self.launch_trust.verdict(definition, state.trusted_launches)
-        except AgentError as error:
-            return f"MCP server {definition.name} cannot start: {error}"
-        return (
-            f"MCP server {definition.name} is not trusted here: {verdict.reason()}; "
-            f"/mcp trust {definition.name} reviews it"
-        )
+        trusted = self.store.load().state(definition.name).trusted_launches
+        return self.trust_gate.reason(definition, trusted)
 
     # -- starting and stopping ------------------------------------------------------------
 
@@ -301,6 +279,15 @@ class McpRuntime:
             return self.store.load().state(definition.name)
         return await self._discover(definition, connection)
 
+    async def tools_state(self, name: str, *, refresh: bool = False) -> ServerState:
+        """The server's state with its tools: discovered first when asked or never listed
+        (starting it, and asking for trust if it needs it)."""
+        definition = self.store.load().find(name)
+        state = self.store.load().state(definition.name)
+        if refresh or state.cached_tools is None:
+            state = await self.discover(definition.name, ask_trust=True)
+        return state
+
     async def call_tool(
         self,
         name: str,
@@ -342,20 +329,15 @@ class McpRuntime:
         launch: Launch
         trust_verdict: LaunchVerdict | None = None
         if isinstance(definition, StdioDefinition):
-            state = self.store.load().state(definition.name)
-            verdict = self.launch_trust.verdict(definition, state.trusted_launches)
-            launch = verdict.launch
-            if launch.resolved is None:
-                # Never spawn a bare name: the system would look it up by rules of its own.
-                error = ServerStartError(
-                    f"MCP server {definition.name!r} could not start: command "
-                    f"{definition.command!r} not found"
-                )
+            trusted = self.store.load().state(definition.name).trusted_launches
+            try:
+                verdict = await self.trust_gate.admit(definition, trusted, ask=ask_trust)
+            except ServerStartError as error:
                 slot.state, slot.last_error = "failed", str(error)
-                raise error
+                raise
+            launch = verdict.launch
             if not verdict.trusted:
-                await self._ask_trust(definition, verdict, ask_trust)
-                trust_verdict = verdict
+                trust_verdict = verdict  # recorded once it has started and listed its tools
         else:
             launch = expand_definition(definition, self._expander)
         await self._close_slot(slot)
@@ -412,33 +394,6 @@ class McpRuntime:
 
         config = self.store.update_state(definition.name, fingerprint(definition), update)
         return config.state(definition.name)
-
-    async def _ask_trust(
-        self, definition: StdioDefinition, verdict: LaunchVerdict, ask_trust: bool
-    ) -> None:
-        """Ask the person about this launch; raise NotTrustedError unless they say yes."""
-        if not ask_trust:
-            raise NotTrustedError(
-                f"MCP server {definition.name!r} is not trusted here: {verdict.reason()}; "
-                f"trust it with: agent mcp trust {definition.name}"
-            )
-        launch = verdict.launch
-        args, cwd = shown_launch(definition, launch)
-        request = TrustRequest(
-            server=definition.name,
-            executable=launch.command,
-            resolved_executable=launch.resolved_command(),
-            args=args,
-            cwd=cwd,
-            env_names=tuple(launch.env),
-            previously_trusted=verdict.previously_trusted,
-            changes=verdict.changes,
-            project=verdict.record.project,
-        )
-        if not await self._trust.confirm(request):
-            raise NotTrustedError(
-                f"MCP server {definition.name!r} was not started: you did not trust it"
-            )
 
     def _hooks(self, slot: _Slot, log: ServerLog, secrets: list[str]) -> ConnectionHooks:
         def tools_changed() -> None:

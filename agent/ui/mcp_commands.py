@@ -94,9 +94,7 @@ async def _status(chat: ChatSession) -> None:
 async def _enable(chat: ChatSession, name: str) -> None:
     runtime = await _runtime(chat)
     definition = runtime.store.load().find(name)
-    state = runtime.store.load().state(definition.name)
-    if state.cached_tools is None:
-        state = await runtime.discover(definition.name, ask_trust=True)
+    state = await runtime.tools_state(definition.name)
     runtime.store.update_state(
         definition.name, fingerprint(definition), lambda s: replace(s, enabled=True)
     )
@@ -143,9 +141,7 @@ async def _restart(chat: ChatSession, name: str) -> None:
 async def _tools(chat: ChatSession, name: str) -> None:
     runtime = await _runtime(chat)
     definition = runtime.store.load().find(name)
-    state = runtime.store.load().state(definition.name)
-    if state.cached_tools is None:
-        state = await runtime.discover(definition.name, ask_trust=True)
+    state = await runtime.tools_state(definition.name)
     selected = set(state.enabled_tools)
     for tool in state.cached_tools or ():
         mark = "✓" if tool.name in selected else " "
