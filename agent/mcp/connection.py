@@ -35,6 +35,7 @@ from agent.text import sanitize, sanitize_line
 
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
+_ERROR_LINE_CHARS = 500
 
 ProgressCallback = Callable[[float, float | None, str | None], None]
 
@@ -198,6 +199,15 @@ class Connection:
             return result
         return types.CallToolResult.model_validate(redacted)
 
+    def _invalid_answer(self, error: ValueError) -> str:
+        """One line on what was wrong with an answer: server-chosen keys are in it, redacted."""
+        return sanitize_line(self._redactor.clip(validation_summary(error), _ERROR_LINE_CHARS))
+
+    def _first_line(self, error: Exception) -> str:
+        """The first line of an error's text (the rest quotes schemas and values), redacted."""
+        lines = str(error).strip().splitlines() or [type(error).__name__]
+        return sanitize_line(self._redactor.clip(lines[0], _ERROR_LINE_CHARS))
+
     def _connection_gone(self, error: MCPError) -> bool:
         """Whether `error` means the connection ended. The SDK reports that as code -32000,
         but a live server may answer -32000 too: only the transport can tell."""
@@ -225,6 +235,20 @@ class Connection:
             raise ToolCallError(
                 f"MCP server {self.name!r} returned an error while {what}: {message} "
                 f"(code {error.code})"
+            ) from None
+        except ValueError as error:
+            # The SDK validates each answer (pydantic's ValidationError is a ValueError): a
+            # malformed one is that request's failure, never the connection's or the app's.
+            raise ToolCallError(
+                f"MCP server {self.name!r} sent an answer that is not valid MCP while {what}: "
+                f"{self._invalid_answer(error)}"
+            ) from None
+        except RuntimeError as error:
+            # The SDK's other refusals of an answer: structured content against the tool's
+            # output schema, an InputRequiredResult we never asked for.
+            raise ToolCallError(
+                f"MCP server {self.name!r} sent an answer the MCP client refused while {what}: "
+                f"{self._first_line(error)}"
             ) from None
 
     async def _own(self) -> None:
@@ -278,6 +302,15 @@ class Connection:
             else:
                 self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
             return False
+        except ValueError as error:  # an initialize result the SDK could not validate
+            self._fail(
+                f"sent an answer that is not valid MCP to the handshake: "
+                f"{self._invalid_answer(error)}"
+            )
+            return False
+        except RuntimeError as error:  # e.g. a protocol version the SDK does not speak
+            self._fail(f"failed the MCP handshake: {self._first_line(error)}")
+            return False
         finally:
             self._handshake_scope = None
         capabilities = result.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -317,12 +350,12 @@ class Connection:
         try:
             self._describe_failure(_first_leaf(error))
         except Exception as unexpected:  # describing must never be what breaks the app
-            self._fail(f"failed: {_describe(unexpected)}")
+            self._fail(f"failed: {describe_error(unexpected)}")
         if self._ready.is_set() and self._session is not None:
             self.lost = True
 
     def _describe_failure(self, leaf: BaseException) -> None:
-        self._write_log(f"connection ended with {type(leaf).__name__}: {leaf}")
+        self._write_log(f"connection ended with {describe_error(leaf)}")
         command = self.launch.command if isinstance(self.launch, StdioLaunch) else None
         if isinstance(leaf, FileNotFoundError) and command is not None:
             self._fail(f"could not start: command {command!r} not found")
@@ -331,9 +364,9 @@ class Connection:
         elif isinstance(leaf, RedirectRefusedError):
             self._fail(str(leaf).removeprefix(f"MCP server {self.name!r} "))
         elif isinstance(leaf, (OSError, *httpx_errors())):
-            self._fail(f"could not be reached: {_describe(leaf)}")
+            self._fail(f"could not be reached: {describe_error(leaf)}")
         else:
-            self._fail(f"failed: {_describe(leaf)}")
+            self._fail(f"failed: {describe_error(leaf)}")
 
     def _tail_suffix(self) -> str:
         if not self._stderr_tail:
@@ -458,14 +491,33 @@ def _redact_strings(value: Any, redactor: Redactor) -> Any:
     return value
 
 
+def validation_summary(error: ValueError) -> str:
+    """The first problem pydantic found (field path: message), and how many more there are."""
+    errors = getattr(error, "errors", None)
+    try:
+        problems = errors() if callable(errors) else []
+    except Exception:  # a ValueError that is not pydantic's after all
+        problems = []
+    if not problems:
+        return str(error).strip().split("\n")[0] or type(error).__name__
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    text = f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
+    if len(problems) > 1:
+        text += f" (and {len(problems) - 1} more problems)"
+    return text
+
+
 def _first_leaf(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
 
 
-def _describe(error: BaseException) -> str:
-    text = str(error).strip()
+def describe_error(error: BaseException) -> str:
+    """The exception's type and text, as one line."""
+    # One line: an exception's text may quote what a server sent, line breaks and all.
+    text = sanitize_line(str(error).strip())
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
