@@ -25,12 +25,14 @@ from mcp.shared.exceptions import MCPError
 
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
 from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_fields
-from agent.mcp.launch import Launch, StdioLaunch, redact
+from agent.mcp.launch import Launch, StdioLaunch
+from agent.mcp.launch_secrets import without_ordinary
+from agent.mcp.result_redaction import redact_result
 from agent.mcp.server_log import ServerLog
 from agent.mcp.stdio import ChildOutput
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
-from agent.redaction import Redactor, redactor
+from agent.redaction import Redactor, redact, redactor
 from agent.text import sanitize, sanitize_line
 
 _TAIL_LINES = 15
@@ -77,7 +79,10 @@ class Connection:
         self._session: ClientSession | None = None
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
-        self._redactor: Redactor = redactor([*launch.secrets(), *hooks.secrets])
+        inherited = launch.inherited_env if isinstance(launch, StdioLaunch) else {}
+        self._redactor: Redactor = redactor(
+            [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
+        )
         self._stderr_tail: deque[str] = deque(maxlen=_TAIL_LINES)
         self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
@@ -152,7 +157,7 @@ class Connection:
                     session.call_tool(tool, arguments, progress_callback=progress),
                     f"calling {tool}",
                 )
-                return self._redact_result(result)
+                return redact_result(result, self._redactor)
         finally:
             self._calls_running -= 1
             if self._calls_running == 0:
@@ -188,16 +193,6 @@ class Connection:
         if self._session is None or not self.alive:
             raise ToolCallError(f"MCP server {self.name!r} is not connected")
         return self._session
-
-    def _redact_result(self, result: types.CallToolResult) -> types.CallToolResult:
-        """The result with secrets the server echoed masked, in text and structured content."""
-        if not self._redactor:
-            return result
-        data = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        redacted = _redact_strings(data, self._redactor)
-        if redacted == data:
-            return result
-        return types.CallToolResult.model_validate(redacted)
 
     def _invalid_answer(self, error: ValueError) -> str:
         """One line on what was wrong with an answer: server-chosen keys are in it, redacted."""
@@ -478,17 +473,6 @@ def _unparsed_line(error: Exception) -> str:
             return value[:4096]  # cut (after redaction) by the caller
     text = str(error).strip()
     return text.splitlines()[0][:4096] if text else type(error).__name__
-
-
-def _redact_strings(value: Any, redactor: Redactor) -> Any:
-    """`value` (JSON data) with every string, keys included, redacted."""
-    if isinstance(value, str):
-        return redactor.redact(value)
-    if isinstance(value, dict):
-        return {redactor.redact(k): _redact_strings(v, redactor) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_strings(item, redactor) for item in value]
-    return value
 
 
 def validation_summary(error: ValueError) -> str:
