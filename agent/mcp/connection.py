@@ -24,15 +24,17 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
-from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_fields
+from agent.mcp.elicitation import ElicitationHandler
+from agent.mcp.forms import ServerForms
 from agent.mcp.launch import Launch, StdioLaunch
 from agent.mcp.launch_secrets import without_ordinary
 from agent.mcp.result_redaction import redact_result
+from agent.mcp.sdk import FormElicitationSession
 from agent.mcp.server_log import ServerLog
 from agent.mcp.stdio import ChildOutput
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
-from agent.redaction import Redactor, redact, redactor
+from agent.redaction import Redactor, redactor
 from agent.text import sanitize, sanitize_line
 
 _TAIL_LINES = 15
@@ -86,9 +88,7 @@ class Connection:
         self._stderr_tail: deque[str] = deque(maxlen=_TAIL_LINES)
         self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
-        self._calls_running = 0  # a form is answered only while a tool call of ours runs
-        self._secret_answers: list[str] = []  # typed into secret fields: never traced
-        self._open_forms: set[anyio.CancelScope] = set()  # closed when the last call ends
+        self._forms = ServerForms(self.name, hooks.elicitation, self._write_log)
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -150,20 +150,12 @@ class Connection:
             if on_progress is not None:
                 on_progress(progress, total, message)
 
-        self._calls_running += 1
-        try:
-            with scope:
-                result: types.CallToolResult = await self._request(
-                    session.call_tool(tool, arguments, progress_callback=progress),
-                    f"calling {tool}",
-                )
-                return redact_result(result, self._redactor)
-        finally:
-            self._calls_running -= 1
-            if self._calls_running == 0:
-                # A form outliving the call it belongs to would stay drawn over the prompt.
-                for form in self._open_forms:
-                    form.cancel()
+        with self._forms.tool_call(), scope:
+            result: types.CallToolResult = await self._request(
+                session.call_tool(tool, arguments, progress_callback=progress),
+                f"calling {tool}",
+            )
+            return redact_result(result, self._redactor)
         raise ToolTimeoutError(
             f"MCP server {self.name!r}: {tool} did not answer within {timeout:g} s "
             "(the call was cancelled)"
@@ -251,7 +243,7 @@ class Connection:
             output = ChildOutput(stderr_line=self._stderr_line, note=self._write_log)
             async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
-                async with _FormElicitationSession(
+                async with FormElicitationSession(
                     read,
                     write,
                     elicitation_callback=self._elicit,
@@ -324,8 +316,9 @@ class Connection:
             return None
 
         def observer(direction: Direction, payload: dict[str, Any]) -> None:
-            text = self._redactor.redact(json.dumps(payload, ensure_ascii=False))
-            observe(direction, redact(text, self._secret_answers))
+            shown = self._forms.for_trace(direction == "send", payload)
+            text = self._redactor.redact(json.dumps(shown, ensure_ascii=False))
+            observe(direction, self._forms.redact_echoes(text))
 
         return observer
 
@@ -394,37 +387,7 @@ class Connection:
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        if not isinstance(params, types.ElicitRequestFormParams):
-            return types.ElicitResult(action="decline")  # URL mode is not advertised
-        if self._calls_running == 0:
-            # Nobody is waiting on this server: a form now would draw over the chat's prompt
-            # (or wait there unanswered). Answer at once and say so in one line.
-            self._write_log("declined a form sent while none of its tool calls was running")
-            self._hooks.elicitation.notice(
-                f"Declined a form from MCP server {self.name}: it asked while none of its "
-                "tool calls was running."
-            )
-            return types.ElicitResult(action="decline")
-        request = ElicitationRequest(self.name, params.message, dict(params.requested_schema))
-        with anyio.CancelScope() as form:
-            self._open_forms.add(form)
-            try:
-                answer = await self._hooks.elicitation.elicit(request)
-            finally:
-                self._open_forms.discard(form)
-        if form.cancelled_caught:
-            self._hooks.elicitation.notice(
-                f"Closed a form from MCP server {self.name}: the tool call it asked for ended."
-            )
-            return types.ElicitResult(action="cancel")
-        if answer.action != "accept":
-            return types.ElicitResult(action=answer.action)
-        self._secret_answers.extend(
-            str(answer.content[f.name])
-            for f in form_fields(request.schema)
-            if f.secret and answer.content.get(f.name) not in (None, "")
-        )
-        return types.ElicitResult(action="accept", content=dict(answer.content))
+        return await self._forms.elicit(context.request_id, params)
 
     async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(
@@ -444,21 +407,6 @@ class Connection:
             self._write_log(f"unreadable message from server: {text}")
         elif isinstance(message, types.ToolListChangedNotification):
             self._hooks.on_tools_changed()
-
-
-class _FormElicitationSession(ClientSession):
-    """A ClientSession that advertises form elicitation only.
-
-    The SDK advertises URL mode too whenever an elicitation callback is given; we decline every
-    URL request, so saying we support it would be a promise we break.
-    """
-
-    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
-        capabilities = super()._build_capabilities(version)
-        if capabilities.elicitation is None:
-            return capabilities
-        form_only = types.ElicitationCapability(form=types.FormElicitationCapability())
-        return capabilities.model_copy(update={"elicitation": form_only})
 
 
 def _unparsed_line(error: Exception) -> str:
