@@ -3,6 +3,8 @@
 The mcp SDK binds a session's cancel scopes to the task that entered them, so the owner task
 enters the transport and the ClientSession, then waits; other tasks call through the session.
 Failures become McpServerError with the server's name; they never escape into other servers.
+An answer the SDK refuses (invalid MCP, a result against the tool's schema) is an error for
+that request, or for the start, never an exception that escapes. Forms are forms.py's.
 Everything the server says that we pass on (stderr, errors, tool results, log lines, progress)
 is redacted of the definition's secrets before it is written or shown.
 """
