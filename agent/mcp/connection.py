@@ -3,6 +3,8 @@
 The mcp SDK binds a session's cancel scopes to the task that entered them, so the owner task
 enters the transport and the ClientSession, then waits; other tasks call through the session.
 Failures become McpServerError with the server's name; they never escape into other servers.
+An answer the SDK refuses (invalid MCP, a result against the tool's schema) is an error for
+that request, or for the start, never an exception that escapes. Forms are forms.py's.
 Everything the server says that we pass on (stderr, errors, tool results, log lines, progress)
 is redacted of the definition's secrets before it is written or shown.
 """
@@ -24,8 +26,12 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
-from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_fields
-from agent.mcp.launch import Launch, StdioLaunch, redact
+from agent.mcp.elicitation import ElicitationHandler
+from agent.mcp.forms import ServerForms
+from agent.mcp.launch import Launch, StdioLaunch
+from agent.mcp.launch_secrets import without_ordinary
+from agent.mcp.result_redaction import redact_result
+from agent.mcp.sdk import FormElicitationSession
 from agent.mcp.server_log import ServerLog
 from agent.mcp.stdio import ChildOutput
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
@@ -35,6 +41,7 @@ from agent.text import sanitize, sanitize_line
 
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
+_ERROR_LINE_CHARS = 500
 
 ProgressCallback = Callable[[float, float | None, str | None], None]
 
@@ -76,13 +83,14 @@ class Connection:
         self._session: ClientSession | None = None
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
-        self._redactor: Redactor = redactor([*launch.secrets(), *hooks.secrets])
+        inherited = launch.inherited_env if isinstance(launch, StdioLaunch) else {}
+        self._redactor: Redactor = redactor(
+            [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
+        )
         self._stderr_tail: deque[str] = deque(maxlen=_TAIL_LINES)
         self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
-        self._calls_running = 0  # a form is answered only while a tool call of ours runs
-        self._secret_answers: list[str] = []  # typed into secret fields: never traced
-        self._open_forms: set[anyio.CancelScope] = set()  # closed when the last call ends
+        self._forms = ServerForms(self.name, hooks.elicitation, self._write_log)
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -144,20 +152,12 @@ class Connection:
             if on_progress is not None:
                 on_progress(progress, total, message)
 
-        self._calls_running += 1
-        try:
-            with scope:
-                result: types.CallToolResult = await self._request(
-                    session.call_tool(tool, arguments, progress_callback=progress),
-                    f"calling {tool}",
-                )
-                return self._redact_result(result)
-        finally:
-            self._calls_running -= 1
-            if self._calls_running == 0:
-                # A form outliving the call it belongs to would stay drawn over the prompt.
-                for form in self._open_forms:
-                    form.cancel()
+        with self._forms.tool_call(), scope:
+            result: types.CallToolResult = await self._request(
+                session.call_tool(tool, arguments, progress_callback=progress),
+                f"calling {tool}",
+            )
+            return redact_result(result, self._redactor)
         raise ToolTimeoutError(
             f"MCP server {self.name!r}: {tool} did not answer within {timeout:g} s "
             "(the call was cancelled)"
@@ -188,15 +188,14 @@ class Connection:
             raise ToolCallError(f"MCP server {self.name!r} is not connected")
         return self._session
 
-    def _redact_result(self, result: types.CallToolResult) -> types.CallToolResult:
-        """The result with secrets the server echoed masked, in text and structured content."""
-        if not self._redactor:
-            return result
-        data = result.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        redacted = _redact_strings(data, self._redactor)
-        if redacted == data:
-            return result
-        return types.CallToolResult.model_validate(redacted)
+    def _invalid_answer(self, error: ValueError) -> str:
+        """One line on what was wrong with an answer: server-chosen keys are in it, redacted."""
+        return sanitize_line(self._redactor.clip(validation_summary(error), _ERROR_LINE_CHARS))
+
+    def _first_line(self, error: Exception) -> str:
+        """The first line of an error's text (the rest quotes schemas and values), redacted."""
+        lines = str(error).strip().splitlines() or [type(error).__name__]
+        return sanitize_line(self._redactor.clip(lines[0], _ERROR_LINE_CHARS))
 
     def _connection_gone(self, error: MCPError) -> bool:
         """Whether `error` means the connection ended. The SDK reports that as code -32000,
@@ -226,13 +225,27 @@ class Connection:
                 f"MCP server {self.name!r} returned an error while {what}: {message} "
                 f"(code {error.code})"
             ) from None
+        except ValueError as error:
+            # The SDK validates each answer (pydantic's ValidationError is a ValueError): a
+            # malformed one is that request's failure, never the connection's or the app's.
+            raise ToolCallError(
+                f"MCP server {self.name!r} sent an answer that is not valid MCP while {what}: "
+                f"{self._invalid_answer(error)}"
+            ) from None
+        except RuntimeError as error:
+            # The SDK's other refusals of an answer: structured content against the tool's
+            # output schema, an InputRequiredResult we never asked for.
+            raise ToolCallError(
+                f"MCP server {self.name!r} sent an answer the MCP client refused while {what}: "
+                f"{self._first_line(error)}"
+            ) from None
 
     async def _own(self) -> None:
         try:
             output = ChildOutput(stderr_line=self._stderr_line, note=self._write_log)
             async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
-                async with _FormElicitationSession(
+                async with FormElicitationSession(
                     read,
                     write,
                     elicitation_callback=self._elicit,
@@ -278,6 +291,15 @@ class Connection:
             else:
                 self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
             return False
+        except ValueError as error:  # an initialize result the SDK could not validate
+            self._fail(
+                f"sent an answer that is not valid MCP to the handshake: "
+                f"{self._invalid_answer(error)}"
+            )
+            return False
+        except RuntimeError as error:  # e.g. a protocol version the SDK does not speak
+            self._fail(f"failed the MCP handshake: {self._first_line(error)}")
+            return False
         finally:
             self._handshake_scope = None
         capabilities = result.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -296,8 +318,9 @@ class Connection:
             return None
 
         def observer(direction: Direction, payload: dict[str, Any]) -> None:
-            text = self._redactor.redact(json.dumps(payload, ensure_ascii=False))
-            observe(direction, redact(text, self._secret_answers))
+            shown = self._forms.for_trace(direction == "send", payload)
+            text = self._redactor.redact(json.dumps(shown, ensure_ascii=False))
+            observe(direction, self._forms.redact_echoes(text))
 
         return observer
 
@@ -317,12 +340,12 @@ class Connection:
         try:
             self._describe_failure(_first_leaf(error))
         except Exception as unexpected:  # describing must never be what breaks the app
-            self._fail(f"failed: {_describe(unexpected)}")
+            self._fail(f"failed: {describe_error(unexpected)}")
         if self._ready.is_set() and self._session is not None:
             self.lost = True
 
     def _describe_failure(self, leaf: BaseException) -> None:
-        self._write_log(f"connection ended with {type(leaf).__name__}: {leaf}")
+        self._write_log(f"connection ended with {describe_error(leaf)}")
         command = self.launch.command if isinstance(self.launch, StdioLaunch) else None
         if isinstance(leaf, FileNotFoundError) and command is not None:
             self._fail(f"could not start: command {command!r} not found")
@@ -331,9 +354,9 @@ class Connection:
         elif isinstance(leaf, RedirectRefusedError):
             self._fail(str(leaf).removeprefix(f"MCP server {self.name!r} "))
         elif isinstance(leaf, (OSError, *httpx_errors())):
-            self._fail(f"could not be reached: {_describe(leaf)}")
+            self._fail(f"could not be reached: {describe_error(leaf)}")
         else:
-            self._fail(f"failed: {_describe(leaf)}")
+            self._fail(f"failed: {describe_error(leaf)}")
 
     def _tail_suffix(self) -> str:
         if not self._stderr_tail:
@@ -366,37 +389,7 @@ class Connection:
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        if not isinstance(params, types.ElicitRequestFormParams):
-            return types.ElicitResult(action="decline")  # URL mode is not advertised
-        if self._calls_running == 0:
-            # Nobody is waiting on this server: a form now would draw over the chat's prompt
-            # (or wait there unanswered). Answer at once and say so in one line.
-            self._write_log("declined a form sent while none of its tool calls was running")
-            self._hooks.elicitation.notice(
-                f"Declined a form from MCP server {self.name}: it asked while none of its "
-                "tool calls was running."
-            )
-            return types.ElicitResult(action="decline")
-        request = ElicitationRequest(self.name, params.message, dict(params.requested_schema))
-        with anyio.CancelScope() as form:
-            self._open_forms.add(form)
-            try:
-                answer = await self._hooks.elicitation.elicit(request)
-            finally:
-                self._open_forms.discard(form)
-        if form.cancelled_caught:
-            self._hooks.elicitation.notice(
-                f"Closed a form from MCP server {self.name}: the tool call it asked for ended."
-            )
-            return types.ElicitResult(action="cancel")
-        if answer.action != "accept":
-            return types.ElicitResult(action=answer.action)
-        self._secret_answers.extend(
-            str(answer.content[f.name])
-            for f in form_fields(request.schema)
-            if f.secret and answer.content.get(f.name) not in (None, "")
-        )
-        return types.ElicitResult(action="accept", content=dict(answer.content))
+        return await self._forms.elicit(context.request_id, params)
 
     async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(
@@ -418,21 +411,6 @@ class Connection:
             self._hooks.on_tools_changed()
 
 
-class _FormElicitationSession(ClientSession):
-    """A ClientSession that advertises form elicitation only.
-
-    The SDK advertises URL mode too whenever an elicitation callback is given; we decline every
-    URL request, so saying we support it would be a promise we break.
-    """
-
-    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
-        capabilities = super()._build_capabilities(version)
-        if capabilities.elicitation is None:
-            return capabilities
-        form_only = types.ElicitationCapability(form=types.FormElicitationCapability())
-        return capabilities.model_copy(update={"elicitation": form_only})
-
-
 def _unparsed_line(error: Exception) -> str:
     """The text a server printed instead of JSON-RPC (pydantic keeps it as the input)."""
     errors = getattr(error, "errors", None)
@@ -447,15 +425,21 @@ def _unparsed_line(error: Exception) -> str:
     return text.splitlines()[0][:4096] if text else type(error).__name__
 
 
-def _redact_strings(value: Any, redactor: Redactor) -> Any:
-    """`value` (JSON data) with every string, keys included, redacted."""
-    if isinstance(value, str):
-        return redactor.redact(value)
-    if isinstance(value, dict):
-        return {redactor.redact(k): _redact_strings(v, redactor) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_strings(item, redactor) for item in value]
-    return value
+def validation_summary(error: ValueError) -> str:
+    """The first problem pydantic found (field path: message), and how many more there are."""
+    errors = getattr(error, "errors", None)
+    try:
+        problems = errors() if callable(errors) else []
+    except Exception:  # a ValueError that is not pydantic's after all
+        problems = []
+    if not problems:
+        return str(error).strip().split("\n")[0] or type(error).__name__
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    text = f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
+    if len(problems) > 1:
+        text += f" (and {len(problems) - 1} more problems)"
+    return text
 
 
 def _first_leaf(error: BaseException) -> BaseException:
@@ -464,8 +448,10 @@ def _first_leaf(error: BaseException) -> BaseException:
     return error
 
 
-def _describe(error: BaseException) -> str:
-    text = str(error).strip()
+def describe_error(error: BaseException) -> str:
+    """The exception's type and text, as one line."""
+    # One line: an exception's text may quote what a server sent, line breaks and all.
+    text = sanitize_line(str(error).strip())
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 

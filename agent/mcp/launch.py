@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -12,8 +12,9 @@ from urllib.parse import parse_qsl, urlsplit
 from agent.errors import ExpansionError, ServerStartError
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
+from agent.mcp.launch_secrets import env_secrets
 from agent.mcp.variables import Expander
-from agent.redaction import redactor, secret_values
+from agent.redaction import secret_values
 
 # What a stdio child inherits from us (the mcp SDK's list on POSIX); the rest comes from the
 # definition's env. Trust covers both, so both are decided once, when the launch is expanded.
@@ -37,8 +38,8 @@ class StdioLaunch:
     resolved: str | None = None  # the executable PATH resolved the command to at expansion
 
     def secrets(self) -> list[str]:
-        """Values that must never appear in output: the env values."""
-        return _secret_values(self.env.values())
+        """Values that must never appear in output: the env values that are secrets."""
+        return env_secrets(self.env, self.inherited_env)
 
     def resolved_command(self) -> str | None:
         """The executable the command resolved to when the launch was expanded."""
@@ -94,13 +95,7 @@ class HttpLaunch:
         url = urlsplit(self.url)
         values.extend(value for _, value in parse_qsl(url.query))
         values.extend(part for part in (url.password,) if part)
-        return _secret_values(values)
-
-
-def _secret_values(values: Iterable[str]) -> list[str]:
-    """Each value, plus the secrets embedded in it: the credential after an auth scheme
-    ("Bearer abc" -> "abc"), a URL's password and query values, cookie values."""
-    return secret_values(values)
+        return secret_values(values)  # with the parts: "Bearer abc" -> "abc", cookies
 
 
 Launch = StdioLaunch | HttpLaunch
@@ -156,8 +151,3 @@ def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> 
             for key, value in definition.headers.items()
         },
     )
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    """`text` with every secret value replaced by ***, also where JSON escaped it."""
-    return redactor(secrets).redact(text)

@@ -27,7 +27,7 @@ from agent.errors import (
     ServerStartError,
     ToolCallError,
 )
-from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback
+from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback, describe_error
 from agent.mcp.definitions import ServerDefinition, StdioDefinition, fingerprint
 from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
@@ -421,8 +421,12 @@ class McpRuntime:
             return
         try:
             await self._discover(self.store.load().find(name), connection)
-        except AgentError as error:  # a failed refresh keeps the old cache; say why in the log
-            connection.note(f"refreshing tools after list_changed failed: {error}")
+        except Exception as error:
+            # This runs in the runtime's own task group, which hosts every server (and in a
+            # chat the chat itself): whatever goes wrong, a failed refresh keeps the old
+            # cache and says why in the server's log.
+            why = str(error) if isinstance(error, AgentError) else describe_error(error)
+            connection.note(f"refreshing tools after list_changed failed: {why}")
             return
         if self._on_tools_changed is not None:
             self._on_tools_changed(name)

@@ -29,11 +29,10 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 import mcp_types as types
-from mcp.client._transport import TransportStreams
-from mcp.client.stdio import _stop_server_process
 from mcp.shared.message import SessionMessage
 
 from agent.mcp.line_buffer import LineBuffer, Overlong
+from agent.mcp.sdk import TransportStreams, stop_server_process
 
 MIB = 1024 * 1024
 MAX_MESSAGE_BYTES = 16 * MIB
@@ -136,7 +135,7 @@ async def stdio_transport(
         write_stream.close()
         with anyio.move_on_after(WRITER_FLUSH_SECONDS):
             await writer_done.wait()
-        await _stop_server_process(process)
+        await stop_server_process(process)
         assert process.stderr is not None
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stderr.aclose()

@@ -8,9 +8,9 @@ from types import TracebackType
 from typing import Any, Literal
 
 import anyio
-from mcp.client._transport import TransportStreams
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
+
+from agent.mcp.sdk import ReadStream, TransportStreams, WriteStream
 
 Direction = Literal["send", "receive"]
 MessageObserver = Callable[[Direction, dict[str, Any]], None]

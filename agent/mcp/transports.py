@@ -14,12 +14,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx2
-from mcp.client._transport import TransportStreams
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
 from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from agent.mcp.sdk import TransportStreams
 from agent.mcp.stdio import ChildOutput, StdioCommand, stdio_transport
 
 # The SDK logs tracebacks (junk on a server's stdout, dropped streams) through `logging`;

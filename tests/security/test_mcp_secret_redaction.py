@@ -3,10 +3,12 @@ stderr, in tool results, in errors, or floods its log. Through McpRuntime and re
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
 import anyio
+import mcp_types as types
 import pytest
 
 from agent.errors import ToolCallError
@@ -118,3 +120,43 @@ async def test_a_servers_log_is_private_capped_and_keeps_one_old_file(
         assert path.stat().st_size <= cap
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+async def test_plain_env_words_and_an_inherited_home_are_no_secrets_so_results_stay_whole(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    home = str(tmp_path / "home")
+    env = {"FORMAT": "text", "DATA_HOME": "${HOME}", "API_TOKEN": "${MY_TOKEN}"}
+    save(store, {"fx": hostile(env=env)})
+    environ = {"HOME": home, "PATH": os.environ["PATH"], "MY_TOKEN": TOKEN}
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust(), environ=environ) as rt:
+        await rt.start("fx")
+        with anyio.fail_after(20):
+            said = f"plain text about {home}/notes.txt and {TOKEN}"
+            result = await rt.call_tool("fx", "echo", {"text": said})
+
+    assert result.content == [
+        types.TextContent(type="text", text=f"plain text about {home}/notes.txt and ***")
+    ]
+
+
+async def test_a_secret_equal_to_a_protocol_word_is_masked_in_text_never_in_the_results_shape(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"fx": hostile(env={"API_KEY": "text", "SESSION_TOKEN": "notes"})})
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust()) as rt:
+        await rt.start("fx")
+        with anyio.fail_after(20):
+            echoed = await rt.call_tool("fx", "echo", {"text": "type text here"})
+            resources = await rt.call_tool("fx", "resource_link", {})
+            leaked = await rt.call_tool("fx", "leak_result", {"name": "API_KEY"})
+
+    assert echoed.content == [types.TextContent(type="text", text="type *** here")]
+    link, embedded = resources.content
+    assert isinstance(link, types.ResourceLink) and link.mime_type == "text/plain"
+    assert isinstance(embedded, types.EmbeddedResource)
+    assert embedded.resource == types.TextResourceContents(
+        uri="file:///fixture/***.txt", text="embedded ***", mime_type="text/plain"
+    )
+    assert leaked.structured_content == {"value": "***", "sentence": "the secret is ***!"}
+    assert all(block.type == "text" for block in leaked.content)
