@@ -135,4 +135,6 @@ def _what(value: object) -> str:
         return "a number"  # not its digits: a 5000-digit integer cannot even be printed
     if isinstance(value, str):
         return f"the text {_name(value)}"
-    return "a list" if isinstance(value, list) else "an object"
+    if isinstance(value, list):
+        return "a list" if value else "an empty list"
+    return "an object"

@@ -192,6 +192,7 @@ def test_a_chat_declines_a_form_with_a_malformed_schema_and_says_why_in_one_line
             'not the text "object"',
         ),
     ],
+    ids=["items_text", "enum_number", "nested_object"],
 )
 def test_mcp_call_in_a_plain_terminal_declines_a_malformed_form_and_names_the_problem(
     tmp_path: Path, agent_home: Path, case: str, problem: str

@@ -22,8 +22,7 @@ def drawn_rows(rows: list[str], width: int) -> list[str]:
         screen, MouseHandlers(), WritePosition(0, 0, width, height), "", False, None
     )
     drawn = [
-        "".join(screen.data_buffer[y][x].char for x in range(width)).rstrip()
-        for y in range(height)
+        "".join(screen.data_buffer[y][x].char for x in range(width)).rstrip() for y in range(height)
     ]
     while drawn and not drawn[-1]:
         drawn.pop()
