@@ -57,7 +57,7 @@ def test_a_schema_without_fields_or_a_top_level_type_is_still_a_form() -> None:
 @pytest.mark.parametrize(
     ("schema", "problem"),
     [
-        ([], "the schema must be an object, not a list"),
+        ([], "the schema must be an object, not an empty list"),
         ({"type": "array"}, '"type" must be "object", not the text "array"'),
         ({"properties": []}, '"properties" must be an object of fields, not an empty list'),
         (
