@@ -13,7 +13,7 @@ from agent.text import (
     sanitize_line,
     scan_invisible_ranges,
 )
-from agent.ui.approval_dialog import wrap_for_screen
+from agent.ui.dialog import screen_rows
 
 
 def test_escape_sequences_and_invisible_reordering_characters_become_visible() -> None:
@@ -24,8 +24,8 @@ def test_escape_sequences_and_invisible_reordering_characters_become_visible() -
 
 
 def test_long_lines_wrap_to_the_screen_instead_of_running_off_it() -> None:
-    assert wrap_for_screen(["x" * 25, "short"], 20) == ["x" * 19, "    " + "x" * 6, "short"]
-    assert wrap_for_screen(["日本語" * 4], 12) == [
+    assert screen_rows(["x" * 25, "short"], 20) == ["x" * 19, "    " + "x" * 6, "short"]
+    assert screen_rows(["日本語" * 4], 12) == [
         "日本語日本",
         "    語日本",
         "    語日本",

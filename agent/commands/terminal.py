@@ -28,6 +28,7 @@ from agent.mcp.elicitation import (
     describe_form,
     field_question,
     form_fields,
+    refusal,
 )
 from agent.mcp.trust import TrustRequest
 from agent.text import sanitize, sanitize_line
@@ -124,16 +125,22 @@ class TerminalElicitation:
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         """Show the whole form, then ask each field; no terminal declines."""
+        refused = refusal(request)
+        if refused is not None:
+            self.notice(refused)
+            return ElicitationAnswer("decline")
         if not sys.stdin.isatty():
             return ElicitationAnswer("decline")
         for line in describe_form(request):
             print(line, file=sys.stderr)
         try:
-            answer = await ask("Answer? [y]es / [n]o (decline) / [c]ancel: ")
-            choice = answer.strip().lower()
+            choice = ""
+            while not choice:  # Enter alone decides nothing: only a typed y sends the form
+                answer = await ask("Answer? [y]es / [n]o (decline) / [c]ancel: ")
+                choice = answer.strip().lower()
             if choice in ("n", "no"):
                 return ElicitationAnswer("decline")
-            if choice not in ("", "y", "yes"):
+            if choice not in ("y", "yes"):
                 return ElicitationAnswer("cancel")
             content: dict[str, FieldValue] = {}
             for field in form_fields(request.schema):

@@ -2,8 +2,9 @@
 
 Pure logic here (fields from the requested schema, typed conversion, and the text both
 terminal front ends show); drawing is behind the ElicitationHandler protocol. With no person
-present, decline. Everything a server wrote is shown escaped, and each title or description
-on one line, so a form cannot draw lines that look like ours.
+present, decline. A schema that is not MCP's flat form (agent.mcp.form_schema) is declined
+unseen, with a one-line notice. Everything a server wrote is shown escaped, and each title or
+description on one line, so a form cannot draw lines that look like ours.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from agent.errors import McpServerError
+from agent.mcp.form_schema import form_problem
 from agent.text import sanitize, sanitize_line
 
 Action = Literal["accept", "decline", "cancel"]
@@ -83,13 +86,27 @@ def is_secret(name: str, prop: dict[str, Any]) -> bool:
     return _SECRET_WORDS.search(words) is not None
 
 
+def refusal(request: ElicitationRequest) -> str | None:
+    """The one-line notice for a form that must be declined unseen (its schema is not a flat
+    form), or None when it can be shown."""
+    problem = form_problem(request.schema)
+    if problem is None:
+        return None
+    return (
+        f"Declined a form from MCP server {sanitize_line(request.server)}: its schema is not "
+        f"a flat form ({problem}); the server's author can fix it."
+    )
+
+
 def form_fields(schema: dict[str, Any]) -> list[FormField]:
-    """The fields of a requested schema, in declaration order."""
-    required = set(schema.get("required", []))
+    """The fields of a requested schema, in declaration order (a schema that is not a flat
+    form is a McpServerError: front ends check `refusal` first and never show it)."""
+    problem = form_problem(schema)
+    if problem is not None:
+        raise McpServerError(f"bad form schema: {problem}")
+    required = set(schema.get("required") or [])
     fields = []
     for name, prop in (schema.get("properties") or {}).items():
-        if not isinstance(prop, dict):
-            continue
         fields.append(
             FormField(
                 name=name,

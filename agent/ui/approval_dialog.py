@@ -7,11 +7,9 @@ from prompt_toolkit.shortcuts import PromptSession
 
 from agent.approval import ApprovalRequest, Decision
 from agent.text import sanitize, sanitize_line
-from agent.ui.dialog import ask_with_pages, screen_rows
+from agent.ui.dialog import ask_with_pages
 from agent.ui.render import pretty_arguments
 from agent.ui.style import styled
-
-wrap_for_screen = screen_rows  # the name it had when the dialog lived here
 
 _HINTS = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
 _HINT_WORDS = {

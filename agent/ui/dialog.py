@@ -22,6 +22,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Layout
 from prompt_toolkit.layout.containers import HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.utils import get_cwidth
 
 # Our own styling (agent.ui.style): SGR sequences, which take no columns. Text from elsewhere
@@ -32,7 +33,8 @@ _INDENT = "    "  # continuation rows are indented
 
 def screen_rows(lines: Sequence[str], width: int) -> list[str]:
     """The rows `lines` take on a terminal `width` columns wide: split at line breaks, then
-    cut to fit (wide characters count double, our colour codes count nothing)."""
+    cut to fit, each character counted as wide as prompt_toolkit draws it (wide characters
+    double, a tab as its two-column `^I`, our colour codes nothing)."""
     limit = max(width - 1, 10)
     rows: list[str] = []
     for line in lines:
@@ -48,7 +50,7 @@ def _wrap(line: str, limit: int) -> list[str]:
     for match in [*_SGR.finditer(line), None]:
         end = match.start() if match else len(line)
         for char in line[position:end]:
-            size = get_cwidth(char)
+            size = _drawn_width(char)
             if used + size > limit:
                 rows.append(row)
                 row, used = _INDENT, len(_INDENT)
@@ -59,6 +61,13 @@ def _wrap(line: str, limit: int) -> list[str]:
             position = match.end()
     rows.append(row)
     return rows
+
+
+def _drawn_width(char: str) -> int:
+    # prompt_toolkit draws a control character as its caret or hex form (a tab is `^I`, two
+    # columns, where get_cwidth says 0): a row measured any other way is drawn wider than
+    # counted, wraps once more, and pushes the dialog's last lines out of its window.
+    return get_cwidth(Char.display_mappings.get(char, char))
 
 
 async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] = ()) -> str:

@@ -23,6 +23,7 @@ from agent.mcp.elicitation import (
     describe_form,
     field_question,
     form_fields,
+    refusal,
 )
 from agent.text import sanitize, sanitize_line
 from agent.ui.dialog import ask_with_pages
@@ -66,6 +67,10 @@ class ChatElicitation:
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         """Ask the person; only an answered form is accepted."""
+        refused = refusal(request)
+        if refused is not None:
+            self.notice(refused)
+            return ElicitationAnswer("decline")
         async with self._one_at_a_time:
             return await self._ask(request)
 

@@ -4,6 +4,7 @@ after trusting it and selecting its tools (mirrors save_trusted_echo_server)."""
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from agent.mcp.document import parse_document_data
 from agent.mcp.names import model_tool_name
 from agent.mcp.store import CachedTool, McpStore
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
-from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME, LONG_DESCRIPTION
+from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME, LONG_DESCRIPTION, SIGNAL_ENV
 
 SERVER = "hx"
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
@@ -23,9 +24,15 @@ TEXT_ARGUMENT: dict[str, Any] = {
     "properties": {"text": {"type": "string"}},
     "required": ["text"],
 }
+CASE_ARGUMENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"case": {"type": "string"}},
+    "required": ["case"],
+}
 TOOLS = (
     CachedTool(HIDING_NAME, LONG_DESCRIPTION, TEXT_ARGUMENT),
     CachedTool("ask_secret", "Ask for a user name and a password.", NO_ARGUMENTS),
+    CachedTool("ask_form", "Send one of the hostile forms.", CASE_ARGUMENT),
     CachedTool("ask_later", "Return now; ask for a code afterwards.", NO_ARGUMENTS),
     CachedTool("ask_and_leave", "Ask during the call, return without the answer.", NO_ARGUMENTS),
     CachedTool("last_answer", "The answer to ask_later's elicitation.", NO_ARGUMENTS),
@@ -38,12 +45,17 @@ def model_name(tool: str) -> str:
     return model_tool_name(SERVER, tool)
 
 
-def save_trusted_hostile_server(agent_home: Path, environ: Mapping[str, str]) -> None:
+def save_trusted_hostile_server(
+    agent_home: Path, environ: Mapping[str, str], signal: Path | None = None
+) -> None:
     """Save hostile_dialog_server.py as `hx`, enabled with every tool selected, and trusted
-    for a run of agent with `environ` (its fixed cwd makes the launch project-independent)."""
+    for a run of agent with `environ` (its fixed cwd makes the launch project-independent);
+    with `signal`, the server listens there for the test's signals (send_signal)."""
     store = McpStore(agent_home / "mcp-servers.json")
     command = server_command("hostile_dialog_server.py")
-    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
+    server: dict[str, Any] = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
+    if signal is not None:
+        server["env"] = {SIGNAL_ENV: str(signal)}
     document = {"mcpServers": {SERVER: server}}
     store.replace_definitions(parse_document_data(document, "test").definitions)
     trust_launch(store, SERVER, SERVERS, environ)
@@ -58,6 +70,13 @@ def save_trusted_hostile_server(agent_home: Path, environ: Mapping[str, str]) ->
             cached_tools=TOOLS,
         ),
     )
+
+
+def send_signal(path: Path) -> None:
+    """Tell the hostile server that the screen shows what it waits for (it must be listening
+    already: connecting fails at once otherwise, so this never waits)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(path))
 
 
 def pty_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:

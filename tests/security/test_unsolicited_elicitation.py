@@ -1,8 +1,10 @@
 """An elicitation that arrives while no call of its server runs is declined at once, with a
 one-line notice, and never draws a form over the chat's prompt.
 
-The hostile server's ask_later returns at once and then asks for a code from a background
-task; its last_answer tool reports the answer it got (or "no answer" after 15 s).
+The hostile server's ask_later returns at once and asks for a code from a background task
+when the test signals (once the chat shows the call ended); its last_answer tool reports the
+answer it got and how long it took (or "no answer" after 15 s). ask_and_leave returns when
+the test signals that its form is on screen.
 """
 
 from __future__ import annotations
@@ -12,14 +14,20 @@ from pathlib import Path
 
 import pexpect
 
-from tests.security.dialog_servers import model_name, pty_env, save_trusted_hostile_server
+from tests.security.dialog_servers import (
+    model_name,
+    pty_env,
+    save_trusted_hostile_server,
+    send_signal,
+)
 from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 
 def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_the_prompt(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
+    signal = tmp_path / "hx.sock"
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path), signal)
     turns = [
         {"tool_calls": [{"id": "c1", "name": model_name("ask_later"), "arguments": {}}]},
         {"text": "Scheduled it."},
@@ -35,7 +43,9 @@ def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_th
         chat.expect("Approve\\?")
         chat.send("y")
         chat.expect("Scheduled it.")
-        chat.expect("Declined a form from MCP server hx[^\r\n]*", timeout=15)
+        chat.expect("›")
+        send_signal(signal)  # the call is over: now the server sends its form
+        chat.expect("Declined a form from MCP server hx[^\r\n]*")
         notice = chat.after
         chat.send("check\r")
         chat.expect("Approve\\?")
@@ -48,13 +58,16 @@ def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_th
         fake.stop()
     assert "none of its tool calls was running" in notice  # the notice is one line
     answer = json.loads(requests[3]["body"]["messages"][-1]["content"])
+    seconds = answer.pop("seconds")
     assert answer == {"action": "decline", "content": None}
+    assert seconds < 3  # at once: nobody was asked (the server timed it)
 
 
 def test_a_form_still_open_when_its_call_ends_is_closed_and_cancelled_before_the_prompt(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
+    signal = tmp_path / "hx.sock"
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path), signal)
     turns = [
         {"tool_calls": [{"id": "c1", "name": model_name("ask_and_leave"), "arguments": {}}]},
         {"text": "Left it."},
@@ -70,6 +83,7 @@ def test_a_form_still_open_when_its_call_ends_is_closed_and_cancelled_before_the
         chat.expect("Approve\\?")
         chat.send("y")
         chat.expect("Answer MCP server hx\\?")  # the form is open; nobody answers it
+        send_signal(signal)  # now the call ends, under the open form
         chat.expect("Closed a form from MCP server hx[^\r\n]*")
         notice = chat.after
         chat.expect("Left it.")
