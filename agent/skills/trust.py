@@ -18,6 +18,7 @@ from agent.errors import AgentError
 from agent.home import atomic_write, config_home, file_lock
 from agent.skills.fingerprint import MAX_BYTES, MAX_FILES, SkillDigest, skill_digest
 from agent.skills.fingerprint import fingerprint as fingerprint_of
+from agent.skills.folder_walk import MAX_DEPTH
 from agent.skills.model import SCOPE_PRECEDENCE, Skill
 from agent.skills.names import skill_key
 
@@ -72,8 +73,9 @@ class SkillTrustRequest:
             lines.append(f"      {skill.path}")
         if self.over_cap:
             lines.append(
-                f"  {', '.join(self.over_cap)}: more than {MAX_FILES} files or "
-                f"{MAX_BYTES // (1024 * 1024)} MiB; later changes past that are not noticed"
+                f"  {', '.join(self.over_cap)}: more than {MAX_FILES} files, "
+                f"{MAX_BYTES // (1024 * 1024)} MiB or {MAX_DEPTH} folder levels (or a folder "
+                "that cannot be listed); later changes past that are not noticed"
             )
         return lines
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pexpect
 
 from agent.skills.fingerprint import MAX_BYTES, MAX_FILES, skill_digest
+from agent.skills.folder_walk import MAX_DEPTH
 from agent.skills.model import Skill
 from agent.skills.parse import parse_skill_file
 from agent.skills.trust import SkillTrustStore
@@ -111,6 +112,7 @@ def test_a_folder_over_the_cap_is_fingerprinted_as_such_and_the_question_says_so
     store = SkillTrustStore(tmp_path / "trust.json")
     assert store.status(project, [skill]) == "ask"
     assert store.request(project, [skill]).describe()[-1] == (
-        f"  deploy: more than {MAX_FILES} files or {MAX_BYTES // (1024 * 1024)} MiB; "
+        f"  deploy: more than {MAX_FILES} files, {MAX_BYTES // (1024 * 1024)} MiB or "
+        f"{MAX_DEPTH} folder levels (or a folder that cannot be listed); "
         "later changes past that are not noticed"
     )
