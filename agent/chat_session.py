@@ -64,7 +64,7 @@ class ChatSession:
         if request is None:
             return []
         trusted = await prompt.confirm(request)
-        self.trust_store.record(self.project, request.skills, "trusted" if trusted else "declined")
+        self.trust_store.record(request, "trusted" if trusted else "declined")
         self.skills.skills = usable_from(self.discovery, trusted)
         if trusted:
             return [f"Project skills trusted: {', '.join(s.name for s in request.skills)}"]

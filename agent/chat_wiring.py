@@ -192,12 +192,11 @@ def _skills_for(
         notes.append(f"skill at {skipped.path} skipped: {reasons}")
     trust_store = SkillTrustStore()
     mine = project_skills(discovery)
-    status = trust_store.status(project, mine)
-    pending = None
-    if status == "ask":
-        if interactive:
-            pending = trust_store.request(project, mine)
-        else:
+    if interactive:  # the question carries the digests it shows: each folder hashed once
+        status, pending = trust_store.review(project, mine)
+    else:
+        status, pending = trust_store.status(project, mine), None
+        if status == "ask":
             notes.append(
                 f"{len(mine)} project skill(s) are not trusted and stay off; "
                 "run `agent skills trust` to decide"

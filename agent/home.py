@@ -1,4 +1,5 @@
-"""Where files live, and the two safe ways to change them: atomic writes and file locks.
+"""Where files live (agent's own folders among them), and the two safe ways to change them:
+atomic writes and file locks.
 
 Config home holds settings.yaml, mcp-servers.json and trust records; data home holds sessions
 and server logs. `AGENT_HOME` overrides both (tests always set it); otherwise they are the
@@ -40,6 +41,21 @@ def data_home() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def own_folders() -> tuple[Path, ...]:
+    """agent's own folders, resolved: the config and data homes, and the platform's config,
+    data and cache folders for agent (also when AGENT_HOME points elsewhere)."""
+    import platformdirs
+
+    folders = {
+        config_home(),
+        data_home(),
+        Path(platformdirs.user_config_dir(APP_NAME)),
+        Path(platformdirs.user_data_dir(APP_NAME)),
+        Path(platformdirs.user_cache_dir(APP_NAME)),
+    }
+    return tuple(sorted({folder.expanduser().resolve() for folder in folders}))
 
 
 def ensure_private_dir(path: Path) -> Path:

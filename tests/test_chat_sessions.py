@@ -73,7 +73,8 @@ def test_project_skills_reach_the_model_only_while_trusted(places: dict[str, Pat
     with FakeOpenAI([{"text": "one"}, {"text": "two"}, {"text": "three"}]) as fake:
         untrusted = run_agent(places, fake, "hello")
         found = project_skills(discover_skills(places["project"]))
-        SkillTrustStore().record(places["project"], found, "trusted")
+        store = SkillTrustStore()
+        store.record(store.request(places["project"], found), "trusted")
         trusted = run_agent(places, fake, "hello")
         write_skill(skills_root, "release-notes", "Write release notes for this repo.", "Other.\n")
         changed = run_agent(places, fake, "hello")

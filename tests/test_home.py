@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import stat
 import sys
 from pathlib import Path
 
 import pytest
 
-from agent.home import atomic_write, config_home, data_home
+import agent
+from agent.home import atomic_write, config_home, data_home, own_folders
 
 
 def test_agent_home_overrides_both_homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -29,6 +31,42 @@ def test_without_agent_home_the_homes_are_the_platform_folders_for_agent(
         tmp_path / "xdg-config" / "agent",
         tmp_path / "xdg-data" / "agent",
     )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="XDG folders are the Linux convention")
+def test_own_folders_are_the_homes_and_the_platform_folders_for_agent_even_with_agent_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_HOME", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+    assert own_folders() == tuple(
+        sorted(
+            (
+                tmp_path / "elsewhere",
+                tmp_path / "xdg-cache" / "agent",
+                tmp_path / "xdg-config" / "agent",
+                tmp_path / "xdg-data" / "agent",
+            )
+        )
+    )
+
+
+def test_platformdirs_is_imported_by_home_alone() -> None:
+    package = Path(agent.__file__).parent
+    importers = []
+    for source in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            names = (
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            )  # fmt: skip
+            if any(name.split(".")[0] == "platformdirs" for name in names):
+                importers.append(source.relative_to(package).as_posix())
+
+    assert sorted(set(importers)) == ["home.py"]
 
 
 def test_atomic_write_creates_a_private_file_and_its_folder(agent_home: Path) -> None:

@@ -37,7 +37,7 @@ def trust_command(project: Path) -> int:
     except NoAnswerError:
         answer = ""
     trusted = answer.strip().lower() in ("y", "yes")
-    store.record(project, skills, "trusted" if trusted else "declined")
+    store.record(request, "trusted" if trusted else "declined")
     if trusted:
         say(f"Trusted {len(skills)} project skill(s) for {sanitize_line(str(project))}.")
         return 0

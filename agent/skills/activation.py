@@ -8,12 +8,12 @@ even if the file changed since.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from agent.skills.folder_walk import FolderWalk
 from agent.skills.model import Skill
 from agent.skills.names import skill_key
 
@@ -70,10 +70,10 @@ def snapshot_of(skill: Skill) -> SkillSnapshot:
 def skill_files(skill_dir: Path) -> list[str]:
     """Relative paths of the files under a skill (not SKILL.md), for the model to read on demand."""
     files: list[str] = []
-    for root, dirs, names in os.walk(skill_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            relative = os.path.relpath(os.path.join(root, name), skill_dir)
+    for folder in FolderWalk(skill_dir):
+        folder.dirs[:] = [d for d in folder.dirs if not d.startswith(".")]
+        for name in folder.files:
+            relative = "/".join((*folder.relative, name))
             if relative != "SKILL.md" and not name.startswith("."):
                 files.append(relative)
             if len(files) >= MAX_LISTED_FILES:

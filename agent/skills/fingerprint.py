@@ -7,9 +7,10 @@ target, never followed (one pointing out of the folder, at /dev/zero say, is not
 content and must not be read). A FIFO or device counts by name only: opening it could block.
 
 Bounded like the catalog: at most MAX_FILES entries and MAX_BYTES of content are hashed at
-each start. A folder over the cap is fingerprinted as "over the cap" after what was hashed,
-so it never matches a fingerprint of a folder within it; changes past the cap go unnoticed,
-and the trust dialog says so.
+each start, and no folder deeper than MAX_DEPTH levels is entered (see folder_walk.py); a
+folder that cannot be listed counts the same. A folder over the cap is fingerprinted as "over
+the cap" after what was hashed, so it never matches a fingerprint of a folder within it;
+changes past the cap go unnoticed, and the trust dialog says so.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.skills.folder_walk import MAX_DEPTH, FolderWalk
 from agent.skills.model import Skill
 from agent.tools.reading import UnreadableFileError, open_regular
 
@@ -42,13 +44,16 @@ def skill_digest(skill: Skill) -> SkillDigest:
     """sha256 over SKILL.md as parsed and every other entry of the skill's folder, bounded."""
     digest = hashlib.sha256(f"{SKILL_FILE}\0{skill.content_sha256}\n".encode())
     budget = _Budget()
-    root = skill.directory
-    for relative, path in _entries(root):
+    entries, incomplete = _entries(skill.directory)
+    for relative, path in entries:
         if not budget.take_file():
             break
         digest.update(_entry_line(relative, path, budget).encode("utf-8", "surrogateescape"))
         if budget.exhausted:
             break
+    if incomplete and not budget.exhausted:
+        budget.exhausted = True  # what lies deeper or unlisted is not hashed: over the cap too
+        digest.update(f"deeper than {MAX_DEPTH} folders, or a folder not listed\n".encode())
     if budget.exhausted:
         digest.update(f"over the cap of {MAX_FILES} files or {MAX_BYTES} bytes\n".encode())
     return SkillDigest(digest.hexdigest(), budget.exhausted)
@@ -76,24 +81,23 @@ class _Budget:
         return True
 
 
-def _entries(root: Path) -> list[tuple[str, Path]]:
-    """Every entry under `root` but the top SKILL.md, sorted, without following links.
+def _entries(root: Path) -> tuple[list[tuple[str, Path]], bool]:
+    """Every entry under `root` but the top SKILL.md, sorted, without following links, and
+    whether the walk left something out (too deep, or a folder it could not list).
 
     Stops listing once more than MAX_FILES are found: the caller stops there anyway.
     """
     found: list[tuple[str, Path]] = []
-    for folder, dirs, files in os.walk(root, onerror=None):
-        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        dirs[:] = sorted(d for d in dirs if d not in links)  # os.walk would not enter them
-        for name in sorted([*files, *links]):
-            path = Path(folder, name)
-            relative = path.relative_to(root).as_posix()
+    walk = FolderWalk(root)
+    for folder in walk:
+        for name in sorted([*folder.files, *folder.dir_links]):
+            relative = "/".join((*folder.relative, name))
             if relative != SKILL_FILE:
-                found.append((relative, path))
+                found.append((relative, folder.path / name))
         if len(found) > MAX_FILES:
             break
     found.sort()
-    return found
+    return found, walk.incomplete
 
 
 def _entry_line(relative: str, path: Path, budget: _Budget) -> str:

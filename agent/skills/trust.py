@@ -3,13 +3,14 @@
 Recorded in the config home per project path, with a fingerprint of the project's skills
 (names, SKILL.md and every other file in their folders: see fingerprint.py). A changed set
 asks again and shows what changed; a declined set stays off and is not asked about again
-until it changes.
+until it changes. The decision binds the folders as hashed for the question the person saw,
+not as they are when the answer comes (the time-of-check/time-of-use gap of a slow answer).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -18,6 +19,7 @@ from agent.errors import AgentError
 from agent.home import atomic_write, config_home, file_lock
 from agent.skills.fingerprint import MAX_BYTES, MAX_FILES, SkillDigest, skill_digest
 from agent.skills.fingerprint import fingerprint as fingerprint_of
+from agent.skills.folder_walk import MAX_DEPTH
 from agent.skills.model import SCOPE_PRECEDENCE, Skill
 from agent.skills.names import skill_key
 
@@ -37,21 +39,36 @@ def fingerprint(skills: Sequence[Skill]) -> str:
     return _fingerprint(digests(skills))
 
 
-def _fingerprint(found: dict[str, SkillDigest]) -> str:
+def _fingerprint(found: Mapping[str, SkillDigest]) -> str:
     return fingerprint_of([(name, digest.sha256) for name, digest in found.items()])
 
 
 @dataclass(frozen=True)
 class SkillTrustRequest:
-    """What the person is shown: each project skill, and what changed since last time."""
+    """What the person is shown: each project skill, and what changed since last time.
+
+    `digests` are the folders as hashed for this question: the decision is recorded for them,
+    never for the folders as they are once the person answered (they may have changed while
+    the question was open).
+    """
 
     project: Path
     skills: tuple[Skill, ...]
+    digests: Mapping[str, SkillDigest]
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     asked_before: bool = False
-    over_cap: tuple[str, ...] = ()  # folders too big to fingerprint whole
+
+    @property
+    def over_cap(self) -> tuple[str, ...]:
+        """The skills whose folders were too big (or deep) to fingerprint whole."""
+        return tuple(name for name, digest in self.digests.items() if digest.over_cap)
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the skills as shown."""
+        return _fingerprint(self.digests)
 
     def describe(self) -> list[str]:
         """Lines for a dialog: names, descriptions, paths, and the changes."""
@@ -72,8 +89,9 @@ class SkillTrustRequest:
             lines.append(f"      {skill.path}")
         if self.over_cap:
             lines.append(
-                f"  {', '.join(self.over_cap)}: more than {MAX_FILES} files or "
-                f"{MAX_BYTES // (1024 * 1024)} MiB; later changes past that are not noticed"
+                f"  {', '.join(self.over_cap)}: more than {MAX_FILES} files, "
+                f"{MAX_BYTES // (1024 * 1024)} MiB or {MAX_DEPTH} folder levels (or a folder "
+                "that cannot be listed); later changes past that are not noticed"
             )
         return lines
 
@@ -106,29 +124,46 @@ class SkillTrustStore:
             return "ask"
         return record.decision
 
+    def review(
+        self, project: Path, skills: Sequence[Skill]
+    ) -> tuple[Status, SkillTrustRequest | None]:
+        """The decision for exactly these skills, else "ask" and the question (one hashing)."""
+        if not skills:
+            return "none", None
+        record = self._load().get(str(project.resolve()))
+        request = self._request(project, skills, record)
+        if record is not None and record.fingerprint == request.fingerprint:
+            return record.decision, None
+        return "ask", request
+
     def request(self, project: Path, skills: Sequence[Skill]) -> SkillTrustRequest:
         """The question to ask, with the differences from the last decision."""
-        record = self._load().get(str(project.resolve()))
+        return self._request(project, skills, self._load().get(str(project.resolve())))
+
+    def _request(
+        self, project: Path, skills: Sequence[Skill], record: _Record | None
+    ) -> SkillTrustRequest:
         before = record.skills if record else {}
         found = digests(skills)
         now = {name: digest.sha256 for name, digest in found.items()}
         return SkillTrustRequest(
             project=project,
             skills=tuple(skills),
+            digests=found,
             added=tuple(n for n in now if n not in before),
             changed=tuple(n for n in now if n in before and before[n] != now[n]),
             removed=tuple(n for n in before if n not in now),
             asked_before=record is not None,
-            over_cap=tuple(name for name, digest in found.items() if digest.over_cap),
         )
 
-    def record(self, project: Path, skills: Sequence[Skill], decision: Decision) -> None:
-        """Remember the person's decision for exactly this set of skills."""
+    def record(self, request: SkillTrustRequest, decision: Decision) -> None:
+        """Remember the person's decision for the skills exactly as the request showed them."""
         with file_lock(self.path):
             records = self._load()
-            found = digests(skills)
-            records[str(project.resolve())] = _Record(
-                decision, _fingerprint(found), {n: d.sha256 for n, d in found.items()}
+            records[str(request.project.resolve())] = _Record(
+                decision,
+                request.fingerprint,
+                {name: digest.sha256 for name, digest in request.digests.items()},
             )
             payload = {
                 "version": TRUST_VERSION,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.home import APP_NAME, config_home, data_home
+from agent.home import own_folders
 from agent.messages import ToolResult
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, read_lines
@@ -36,21 +36,6 @@ _SKIPPED_DIRS = frozenset(
 OWN_FOLDER_REFUSAL = (
     "is inside agent's own settings and data folder, which the file tools never read"
 )
-
-
-def own_folders() -> tuple[Path, ...]:
-    """agent's own folders, resolved: the config and data homes, and the platform's config,
-    data and cache folders for agent (also when AGENT_HOME points elsewhere)."""
-    import platformdirs
-
-    folders = {
-        config_home(),
-        data_home(),
-        Path(platformdirs.user_config_dir(APP_NAME)),
-        Path(platformdirs.user_data_dir(APP_NAME)),
-        Path(platformdirs.user_cache_dir(APP_NAME)),
-    }
-    return tuple(sorted({folder.expanduser().resolve() for folder in folders}))
 
 
 def _within(path: Path, folder: Path) -> bool:
