@@ -9,10 +9,22 @@ an interruption (Ctrl-C cancels the task) gives every tool call the model made a
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any
 
-from agent.approval import ApprovalRequest, Approver, Decision, ask, needs_approval
+from agent.chat.approval import ApprovalRequest, Approver, ask, needs_approval
+from agent.chat.events import (
+    ApprovalAnswered,
+    ApprovalAsked,
+    Event,
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolFinished,
+    TurnEnded,
+    TurnFailed,
+    UsageReported,
+)
+from agent.chat.history import History, Recorder
 from agent.errors import AgentError
 from agent.messages import (
     Completion,
@@ -25,95 +37,11 @@ from agent.messages import (
     user_message,
 )
 from agent.model import ChatModel, TextChunk
-from agent.tools.base import Tool, Toolset, ToolSpec
+from agent.tools.base import Tool, Toolset
 from agent.tools.combined import combine
 from agent.tools.validation import argument_problems
 
 INTERRUPTED = "interrupted by the user before it finished"
-
-
-@dataclass(frozen=True)
-class TextDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class ToolCallStarted:
-    call: ToolCall
-    spec: ToolSpec | None  # None: the model named a tool that does not exist
-
-
-@dataclass(frozen=True)
-class ApprovalAsked:
-    request: ApprovalRequest
-
-
-@dataclass(frozen=True)
-class ApprovalAnswered:
-    call: ToolCall
-    decision: Decision
-
-
-@dataclass(frozen=True)
-class ToolFinished:
-    call: ToolCall
-    result: ToolResult
-
-
-@dataclass(frozen=True)
-class UsageReported:
-    request: Usage
-    session: Usage
-
-
-@dataclass(frozen=True)
-class Notice:
-    text: str
-
-
-@dataclass(frozen=True)
-class TurnFailed:
-    message: str
-
-
-@dataclass(frozen=True)
-class TurnEnded:
-    reason: Literal["answered", "round_limit", "error"]
-
-
-Event = (
-    TextDelta
-    | ToolCallStarted
-    | ApprovalAsked
-    | ApprovalAnswered
-    | ToolFinished
-    | UsageReported
-    | Notice
-    | TurnFailed
-    | TurnEnded
-)
-
-
-class Recorder(Protocol):
-    """Receives every event worth keeping (the session store implements it)."""
-
-    def record(self, event: dict[str, object]) -> int | None: ...
-
-
-def message_event(message: Message) -> dict[str, object]:
-    """A history message as a session event."""
-    if message.role == "tool":
-        return {
-            "type": "tool_result",
-            "tool_call_id": message.tool_call_id,
-            "content": message.content,
-        }
-    event: dict[str, object] = {"type": message.role, "content": message.content}
-    if message.tool_calls:
-        event["tool_calls"] = [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ]
-    return event
 
 
 class Conversation:
@@ -133,45 +61,32 @@ class Conversation:
         self.approver = approver
         self.system_prompt = system_prompt
         self.max_tool_rounds = max_tool_rounds
-        self.history: list[Message] = []
-        self.usage = Usage()
-        self.recorder = recorder
-        self.memory: str | None = None  # session memory from compaction
-        self.numbers: list[int | None] = []  # aligned with history: each message's n in the file
+        self.history = History(recorder)
 
-    def record(self, event: dict[str, object]) -> int | None:
-        """Hand an event to the session recorder, if there is one; a message's number back."""
-        if self.recorder is not None:
-            return self.recorder.record(event)
-        return None
+    @property
+    def usage(self) -> Usage:
+        """Tokens and cost of this session's requests so far."""
+        return self.history.usage
 
-    def add(self, message: Message) -> None:
-        """Append to the history and record it, so the session file matches the history.
-
-        `numbers` keeps each message's number in the file: compaction records which file
-        messages it summarised, whatever repair did to the history in memory.
-        """
-        self.history.append(message)
-        self.numbers.append(self.record(message_event(message)))
-
-    def _record_usage(self, usage: Usage) -> None:
-        self.record(
-            {
-                "type": "usage",
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "cost_usd": usage.cost_usd,
-            }
-        )
+    @property
+    def memory(self) -> str | None:
+        """The session memory from compaction, if any."""
+        return self.history.memory
 
     def request_messages(self) -> list[dict[str, object]]:
         """What the next request sends: the system prompt, then the history."""
         system = Message("system", self.system_prompt())
         return [system.to_openai(), *(message.to_openai() for message in self.history)]
 
+    async def compact(
+        self, keep_recent_turns: int = 2, focus: str | None = None
+    ) -> tuple[str, int]:
+        """Summarise older turns into session memory with this chat's model."""
+        return await self.history.compact(self.model, keep_recent_turns, focus)
+
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """Take the person's message and run the model and tools until it answers."""
-        self.add(user_message(text))
+        self.history.add(user_message(text))
         partial: list[str] = []
         try:
             rounds = 0
@@ -182,56 +97,20 @@ class Conversation:
                     yield TurnFailed(str(error))
                     yield TurnEnded("error")
                     return
-                partial.clear()
-                completion: Completion | None = None
-                try:
-                    async for item in self.model.stream(
-                        self.request_messages(), [tool.spec.to_openai() for tool in tools.values()]
-                    ):
-                        if isinstance(item, TextChunk):
-                            partial.append(item.text)
-                            yield TextDelta(item.text)
-                        else:
-                            completion = item
-                except AgentError as error:
-                    self._keep_partial_answer(partial, "[the answer broke off]")
-                    yield TurnFailed(str(error))
-                    yield TurnEnded("error")
+                answer: list[Completion] = []
+                ended = False  # a step that ends the turn yields TurnEnded last
+                async for event in self._request(tools, partial, answer):
+                    ended = isinstance(event, TurnEnded)
+                    yield event
+                if ended:
                     return
-                assert completion is not None
-                partial.clear()
-                if not completion.text.strip() and not completion.tool_calls:
-                    # An empty assistant message is rejected by providers in the next
-                    # request; keep it out of the history and say what happened.
-                    self.usage = self.usage + completion.usage
-                    self._record_usage(completion.usage)
-                    yield UsageReported(completion.usage, self.usage)
-                    yield Notice("The model returned an empty answer; ask again or rephrase.")
-                    yield TurnEnded("answered")
-                    return
-                self.add(completion.message())
-                self.usage = self.usage + completion.usage
-                self._record_usage(completion.usage)
-                yield UsageReported(completion.usage, self.usage)
-                if not completion.tool_calls:
-                    yield TurnEnded("answered")
-                    return
-                if rounds == self.max_tool_rounds:
-                    for call in completion.tool_calls:
-                        result = ToolResult(
-                            f"not run: this turn reached the limit of {self.max_tool_rounds} "
-                            "tool rounds",
-                            is_error=True,
-                        )
-                        self.add(tool_message(call, result))
-                    yield Notice(
-                        f"Stopped after {self.max_tool_rounds} tool rounds in one turn "
-                        "(loop.max_tool_rounds in settings.yaml). Say how to continue."
-                    )
-                    yield TurnEnded("round_limit")
+                async for event in self._answer(answer[0], rounds):
+                    ended = isinstance(event, TurnEnded)
+                    yield event
+                if ended:
                     return
                 rounds += 1
-                for call in completion.tool_calls:
+                for call in answer[0].tool_calls:
                     async for event in self._run_call(call, tools):
                         yield event
         except BaseException:
@@ -240,7 +119,60 @@ class Conversation:
             self.answer_dangling_calls(INTERRUPTED)
             raise
 
+    async def _request(
+        self, tools: dict[str, Tool], partial: list[str], answer: list[Completion]
+    ) -> AsyncIterator[Event]:
+        """Stream one model request; its completion lands in `answer`. A model error ends the
+        turn, keeping what was streamed so far."""
+        partial.clear()
+        try:
+            async for item in self.model.stream(
+                self.request_messages(), [tool.spec.to_openai() for tool in tools.values()]
+            ):
+                if isinstance(item, TextChunk):
+                    partial.append(item.text)
+                    yield TextDelta(item.text)
+                else:
+                    answer.append(item)
+        except AgentError as error:
+            self._keep_partial_answer(partial, "[the answer broke off]")
+            yield TurnFailed(str(error))
+            yield TurnEnded("error")
+            return
+        assert answer, "a model stream ends with its completion"
+        partial.clear()
+
+    async def _answer(self, completion: Completion, rounds: int) -> AsyncIterator[Event]:
+        """Keep the model's answer; the turn ends unless it asked for a tool round it may run."""
+        if not completion.text.strip() and not completion.tool_calls:
+            # An empty assistant message is rejected by providers in the next request; keep
+            # it out of the history and say what happened.
+            self.history.add_usage(completion.usage)
+            yield UsageReported(completion.usage, self.usage)
+            yield Notice("The model returned an empty answer; ask again or rephrase.")
+            yield TurnEnded("answered")
+            return
+        self.history.add(completion.message())
+        self.history.add_usage(completion.usage)
+        yield UsageReported(completion.usage, self.usage)
+        if not completion.tool_calls:
+            yield TurnEnded("answered")
+            return
+        if rounds == self.max_tool_rounds:
+            for call in completion.tool_calls:
+                result = ToolResult(
+                    f"not run: this turn reached the limit of {self.max_tool_rounds} tool rounds",
+                    is_error=True,
+                )
+                self.history.add(tool_message(call, result))
+            yield Notice(
+                f"Stopped after {self.max_tool_rounds} tool rounds in one turn "
+                "(loop.max_tool_rounds in settings.yaml). Say how to continue."
+            )
+            yield TurnEnded("round_limit")
+
     async def _run_call(self, call: ToolCall, tools: dict[str, Tool]) -> AsyncIterator[Event]:
+        """One tool call of a tool round: check, ask when it needs approval, run, keep."""
         tool = tools.get(call.name)
         yield ToolCallStarted(call, tool.spec if tool else None)
         checked = self._checked(call, tool)
@@ -252,7 +184,7 @@ class Conversation:
                 request = ApprovalRequest(call, tool.spec, arguments)
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
-                self.record(
+                self.history.record(
                     {
                         "type": "approval",
                         "tool_call_id": call.id,
@@ -270,7 +202,7 @@ class Conversation:
             if result is None:
                 result = await _run_tool(tool, arguments)
         assert result is not None  # every path above decided one
-        self.add(tool_message(call, result))
+        self.history.add(tool_message(call, result))
         yield ToolFinished(call, result)
 
     def _checked(self, call: ToolCall, tool: Tool | None) -> dict[str, Any] | ToolResult:
@@ -294,18 +226,19 @@ class Conversation:
 
     def _keep_partial_answer(self, partial: list[str], note: str) -> None:
         if partial:
-            self.add(Message("assistant", "".join(partial) + f"\n{note}"))
+            self.history.add(Message("assistant", "".join(partial) + f"\n{note}"))
             partial.clear()
 
     def answer_dangling_calls(self, text: str) -> None:
         """Give every unanswered tool call of the last assistant message a result."""
-        for index in range(len(self.history) - 1, -1, -1):
-            message = self.history[index]
+        messages = list(self.history)
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
             if message.role == "assistant" and message.tool_calls:
-                answered = {m.tool_call_id for m in self.history[index + 1 :] if m.role == "tool"}
+                answered = {m.tool_call_id for m in messages[index + 1 :] if m.role == "tool"}
                 for call in message.tool_calls:
                     if call.id not in answered:
-                        self.add(tool_message(call, ToolResult(text, is_error=True)))
+                        self.history.add(tool_message(call, ToolResult(text, is_error=True)))
                 return
             if message.role == "user":
                 return
