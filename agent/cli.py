@@ -464,7 +464,7 @@ def _chat(args: argparse.Namespace) -> int:
         load_settings()  # a broken settings file is the better explanation, if there is one
         print(NO_MODEL_HELP.format(settings=user_settings_path()), file=sys.stderr)
         return 2
-    from agent.chat_wiring import run_chat
+    from agent.ui.launch import run_chat
 
     resume = "latest" if args.continue_latest else args.resume
     return run_chat(

@@ -20,14 +20,14 @@ from pathlib import Path
 import anyio
 from _common import LIMITS, REPO, median_ms, trusted_store
 
-from agent.approval import DenyAll
-from agent.loop import Conversation
+from agent.chat.approval import DenyAll
+from agent.chat.conversation import Conversation
+from agent.chat.prompt import SystemPrompt
 from agent.mcp.definitions import fingerprint
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool
 from agent.mcp.toolset import McpToolset
 from agent.messages import Completion, Usage
-from agent.prompt import SystemPrompt
 from agent.skills.model import Skill
 from agent.skills.tools import SkillSession
 from agent.tools.builtin import BuiltinToolset
@@ -81,7 +81,7 @@ def schema(index: int) -> dict[str, object]:
 async def per_turn_ms(conversation: Conversation) -> list[float]:
     samples = []
     for i in range(TURNS):
-        conversation.history.clear()  # every turn composes the same request size
+        conversation.history.reset()  # every turn composes the same request size
         started = time.perf_counter()
         async for _ in conversation.turn(f"question {i}"):
             pass

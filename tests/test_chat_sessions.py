@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent.chat_session import project_skills
 from agent.skills.discovery import discover_skills
 from agent.skills.trust import SkillTrustStore
+from agent.skills.usable import project_skills
 from tests.fake_openai import FakeOpenAI
 
 AGENT = str(Path(sys.executable).with_name("agent"))

@@ -9,11 +9,11 @@ from typing import Any
 import anyio
 import pytest
 
-from agent.approval import Decision
-from agent.loop import Conversation
+from agent.chat.approval import Decision
+from agent.chat.conversation import Conversation
 from agent.messages import Message, ToolCall
 from agent.model import LiteLLMModel, ModelSettings
-from agent.session.compaction import MEMORY_FRAMING, compact, memory_section, split_point
+from agent.session.compaction import MEMORY_FRAMING, memory_section, split_point
 from agent.session.recorder import SessionRecorder
 from agent.session.store import load_session
 from tests.fake_openai import FakeOpenAI
@@ -74,7 +74,7 @@ async def test_compaction_replaces_older_turns_with_memory_in_the_next_request(
             for question in ("one?", "two?", "three?"):
                 async for _ in chat.turn(question):
                     pass
-            summary, count = await compact(chat, keep_recent_turns=1, focus="numbers")
+            summary, count = await chat.compact(keep_recent_turns=1, focus="numbers")
             async for _ in chat.turn("four?"):
                 pass
         summarising, after = fake.requests[3]["body"], fake.requests[4]["body"]
@@ -101,7 +101,8 @@ async def test_compaction_replaces_older_turns_with_memory_in_the_next_request(
 async def test_compacting_a_resumed_session_that_needed_repair_keeps_file_and_memory_in_step(
     tmp_path: Path,
 ) -> None:
-    from agent.chat_session import ChatSession
+    from agent.chat.state import ChatSession
+    from agent.mcp.host import McpHost
     from agent.session.history import rebuild
     from agent.session.store import SessionWriter
     from agent.skills.model import Discovery
@@ -130,6 +131,7 @@ async def test_compacting_a_resumed_session_that_needed_repair_keeps_file_and_me
         conversation = Conversation(model, [], Approve(), lambda: "", 25, recorder=recorder)
         chat = ChatSession(
             conversation=conversation,
+            host=McpHost(lambda: None, report=lambda line: None),  # type: ignore[arg-type,return-value]
             skills=SkillSession([]),
             recorder=recorder,
             project=tmp_path,
@@ -142,7 +144,7 @@ async def test_compacting_a_resumed_session_that_needed_repair_keeps_file_and_me
         with anyio.fail_after(30):
             async for _ in conversation.turn("u3"):
                 pass
-            await compact(conversation, keep_recent_turns=1)
+            await conversation.compact(keep_recent_turns=1)
         in_memory = [m.to_openai() for m in conversation.history]
         recorder.close()
 

@@ -4,7 +4,6 @@ cannot be opened) and with a pseudo-terminal where the person answers the approv
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shlex
@@ -270,23 +269,9 @@ def test_the_one_shot_path_loads_no_prompt_toolkit_and_none_of_the_chats_termina
     # rich arrives with litellm (httpx's command line imports it); ours must not ask for it
     assert {name for name in loaded if name.startswith("agent.ui")} == {
         "agent.ui",
+        "agent.ui.launch",
         "agent.ui.oneshot",
     }
-
-
-def test_the_light_parts_match_the_chats() -> None:
-    import agent.ui.chat as chat
-    import agent.ui.oneshot as oneshot
-
-    assert [f.name for f in dataclasses.fields(oneshot.ChatParts)] == [
-        f.name for f in dataclasses.fields(chat.ChatParts)
-    ]
-
-    class Host:
-        def tools(self) -> list[str]:
-            return ["a tool"]
-
-    assert oneshot.host_toolset(Host()).tools() == chat.host_toolset(Host()).tools()  # type: ignore[arg-type]
 
 
 def test_in_a_terminal_the_person_approves_and_the_answer_is_printed(

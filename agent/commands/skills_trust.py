@@ -7,12 +7,12 @@ from pathlib import Path
 
 import anyio
 
-from agent.chat_session import project_skills
 from agent.commands.output import say
 from agent.commands.terminal import NoAnswerError, ask
 from agent.errors import AgentError
 from agent.skills.discovery import discover_skills
 from agent.skills.trust import SkillTrustStore
+from agent.skills.usable import project_skills
 from agent.text import sanitize_line
 
 

@@ -39,7 +39,7 @@ def _import_runtime() -> None:
 
 
 class McpHost:
-    """Owns the chat's McpRuntime for the whole app run."""
+    """Owns the chat's McpRuntime for the whole app run; a Toolset asked afresh per request."""
 
     def __init__(self, make_runtime: Callable[[], McpRuntime], report: Report) -> None:
         self._make_runtime = make_runtime

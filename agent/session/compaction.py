@@ -1,4 +1,5 @@
-"""Session memory: older turns summarised by the model, replacing them in the history.
+"""Session memory: where to cut the history, and the model's summary of the older turns
+(History.compact in agent/chat/history.py applies it).
 
 The cut is always at the start of a user turn, so a tool call and its result are never
 separated; the most recent turns stay verbatim. Skill snapshots live in the system prompt
@@ -11,7 +12,6 @@ import json
 import re
 
 from agent.errors import AgentError
-from agent.loop import Conversation
 from agent.messages import Completion, Message, Usage
 from agent.model import ChatModel
 
@@ -75,38 +75,6 @@ async def summarize(
     if completion is None or not completion.text.strip():
         raise AgentError("the model returned an empty summary; nothing was compacted")
     return completion.text.strip(), completion.usage
-
-
-async def compact(
-    conversation: Conversation, keep_recent_turns: int = 2, focus: str | None = None
-) -> tuple[str, int]:
-    """Summarise older turns into session memory; returns (summary, messages compacted)."""
-    cut = split_point(conversation.history, keep_recent_turns)
-    if cut == 0:
-        raise NothingToCompactError(
-            f"nothing to compact yet: the conversation has at most {keep_recent_turns} turns"
-        )
-    older, recent = conversation.history[:cut], conversation.history[cut:]
-    summary, usage = await summarize(conversation.model, conversation.memory, older, focus)
-    numbers = (
-        conversation.numbers[:cut] if len(conversation.numbers) == len(conversation.history) else []
-    )
-    known = [n for n in numbers if n is not None]
-    through = max(known) if known else cut
-    conversation.history = list(recent)
-    conversation.numbers = conversation.numbers[cut:] if numbers else []
-    conversation.memory = summary
-    conversation.usage = conversation.usage + usage
-    conversation.record(
-        {
-            "type": "usage",
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "cost_usd": usage.cost_usd,
-        }
-    )
-    conversation.record({"type": "compaction", "summary": summary, "through": through})
-    return summary, len(older)
 
 
 MEMORY_FRAMING = (

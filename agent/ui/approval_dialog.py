@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.approval import ApprovalRequest, Decision
+from agent.chat.approval import ApprovalRequest, Decision
 from agent.text import sanitize, sanitize_line
 from agent.ui.dialog import ask_with_pages
 from agent.ui.render import pretty_arguments

@@ -11,11 +11,10 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TypeVar
 
 import anyio
 import anyio.abc
@@ -25,11 +24,10 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.chat_session import ChatSession
+from agent.chat.events import TurnEnded
+from agent.chat.state import ChatSession
 from agent.errors import AgentError
-from agent.loop import Conversation, TurnEnded
 from agent.text import error_lines, sanitize
-from agent.tools.base import Tool
 from agent.ui.completion import chat_completer
 from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash import EXIT, run_slash
@@ -37,58 +35,18 @@ from agent.ui.spinner import mcp_progress
 from agent.ui.style import styled
 from agent.ui.toolbar import StatusToolbar
 
-if TYPE_CHECKING:
-    from agent.mcp.host import ServerCounts
-
-
 T = TypeVar("T")
-
-
-class ToolHost(Protocol):
-    """The MCP side as the chat sees it."""
-
-    started: anyio.Event  # set once the enabled servers have started (or failed to)
-
-    async def serve(self, stop: anyio.Event) -> None: ...
-
-    def tools(self) -> Sequence[Tool]: ...
-
-    def request_scope(self) -> AbstractAsyncContextManager[None]: ...
-
-    def server_counts(self) -> ServerCounts | None: ...
-
-
-@dataclass
-class ChatParts:
-    """The conversation, its session state and its MCP side, built once settings are valid."""
-
-    conversation: Conversation
-    host: ToolHost
-    chat: ChatSession
 
 
 @dataclass
 class ChatSetup:
-    """Everything the chat needs, wired by chat_wiring.py."""
+    """Everything the interactive chat needs, wired by agent/ui/launch.py."""
 
-    prepare: Callable[[], ChatParts]  # validates settings, builds the parts (~150 ms)
+    prepare: Callable[[], ChatSession]  # validates settings, builds the chat (~150 ms)
     history_path: Path
     greeting: str
     load_model: Callable[[], None]  # starts the background import of litellm
     resume: str | None = None  # "pick", "latest", a session id, or None
-
-
-class _HostToolset:
-    def __init__(self, host: ToolHost) -> None:
-        self.host = host
-
-    def tools(self) -> Sequence[Tool]:
-        return self.host.tools()
-
-
-def host_toolset(host: ToolHost) -> _HostToolset:
-    """The host's tools as a Toolset that is asked afresh for each request."""
-    return _HostToolset(host)
 
 
 async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
@@ -105,9 +63,7 @@ async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
     return None
 
 
-async def _run_turn(
-    conversation: Conversation, host: ToolHost, text: str, renderer: EventRenderer
-) -> bool:
+async def _run_turn(chat: ChatSession, text: str, renderer: EventRenderer) -> bool:
     """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error."""
     failed = False
     loop = asyncio.get_running_loop()
@@ -115,8 +71,8 @@ async def _run_turn(
         loop.add_signal_handler(signal.SIGINT, scope.cancel)
         renderer.begin()
         try:
-            async with host.request_scope():
-                async for event in conversation.turn(text):
+            async with chat.host.request_scope():
+                async for event in chat.conversation.turn(text):
                     renderer.render(event)
                     if isinstance(event, TurnEnded) and event.reason == "error":
                         failed = True
@@ -148,15 +104,15 @@ def _bindings() -> KeyBindings:
     return bindings
 
 
-def prompt_session(history: History, parts: Sequence[ChatParts]) -> PromptSession[str]:
+def prompt_session(history: History, chat: Callable[[], ChatSession | None]) -> PromptSession[str]:
     """The chat's prompt: Enter sends, Esc Enter adds a line, a paste stays one message,
     Ctrl-R searches the history, Tab completes slash commands, a toolbar shows the status."""
     return PromptSession(
         history=history,
         key_bindings=_bindings(),
-        completer=ThreadedCompleter(chat_completer(parts)),  # listing sessions reads files
+        completer=ThreadedCompleter(chat_completer(chat)),  # listing sessions reads files
         complete_while_typing=True,
-        bottom_toolbar=StatusToolbar(parts),
+        bottom_toolbar=StatusToolbar(chat),
         refresh_interval=1.0,  # the toolbar follows MCP servers coming up
     )
 
@@ -176,24 +132,24 @@ async def run_interactive(setup: ChatSetup) -> int:
     renderer = EventRenderer()
     stop = anyio.Event()
     ready = anyio.Event()
-    parts: list[ChatParts] = []
+    chats: list[ChatSession] = []  # the chat, once it is built behind the prompt
     failure: list[AgentError] = []
-    session = prompt_session(_history(setup.history_path), parts)
+    session = prompt_session(_history(setup.history_path), lambda: chats[0] if chats else None)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, lambda: None)
 
     async def bring_up(group: anyio.abc.TaskGroup) -> None:
         await anyio.sleep(0.05)  # let the prompt draw before the CPU-heavy set-up
         try:
-            parts.append(setup.prepare())
+            chats.append(setup.prepare())
         except AgentError as error:
             failure.append(error)
             group.cancel_scope.cancel()
             return
-        group.start_soon(parts[0].host.serve, stop)
+        group.start_soon(chats[0].host.serve, stop)
         setup.load_model()
         preload_markdown()
-        for line in parts[0].chat.notes:
+        for line in chats[0].notes:
             print(styled(sanitize(line), "yellow"))
         ready.set()
 
@@ -202,7 +158,7 @@ async def run_interactive(setup: ChatSetup) -> int:
             print(sanitize(setup.greeting))
             async with anyio.create_task_group() as group:
                 group.start_soon(bring_up, group)
-                await _repl(session, renderer, ready, parts, setup.resume)
+                await _repl(session, renderer, ready, chats, setup.resume)
                 stop.set()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
@@ -217,13 +173,13 @@ async def _repl(
     session: PromptSession[str],
     renderer: EventRenderer,
     ready: anyio.Event,
-    parts: list[ChatParts],
+    chats: list[ChatSession],
     resume: str | None,
 ) -> None:
     if resume is not None:  # the person asked to continue: wait for the set-up, then resume
         await ready.wait()
-        if parts:
-            await _resume_at_start(parts[0].chat, resume)
+        if chats:
+            await _resume_at_start(chats[0], resume)
     interrupted_once = False
     saving_failure_shown = False
     while True:
@@ -242,13 +198,13 @@ async def _repl(
             continue
         await ready.wait()
         if text.lstrip().startswith("/"):
-            command = functools.partial(run_slash, parts[0].chat, text)
+            command = functools.partial(run_slash, chats[0], text)
             if await _interruptible(command) == EXIT:
                 return
             continue
-        await _interruptible(lambda: _before_turn(parts[0].chat))
-        await _run_turn(parts[0].conversation, parts[0].host, text, renderer)
-        problems = parts[0].chat.recorder.problems
+        await _interruptible(lambda: _before_turn(chats[0]))
+        await _run_turn(chats[0], text, renderer)
+        problems = chats[0].recorder.problems
         if problems and not saving_failure_shown:
             print(styled(f"warning: {sanitize(problems[0])}", "red"))
             saving_failure_shown = True

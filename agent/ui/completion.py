@@ -18,7 +18,7 @@ from agent.text import sanitize_line
 from agent.ui.slash import COMMANDS
 
 if TYPE_CHECKING:
-    from agent.ui.chat import ChatParts
+    from agent.chat.state import ChatSession
 
 # The words of the argument before the one being typed -> (value, description) pairs.
 Choices = Callable[[Sequence[str]], Iterable[tuple[str, str]]]
@@ -100,27 +100,30 @@ def session_choices(project: Callable[[], Path | None]) -> Callable[[], list[tup
     return choices
 
 
-def chat_completer(parts: Sequence[ChatParts]) -> SlashCompleter:
+def chat_completer(current: Callable[[], ChatSession | None]) -> SlashCompleter:
     """The chat's completer; before the chat is set up it offers command names only."""
 
     def commands() -> dict[str, str]:
         return {name: command.summary for name, command in COMMANDS.items()}
 
     def skills() -> list[tuple[str, str]]:
-        if not parts:
+        chat = current()
+        if chat is None:
             return []
-        return [(skill.name, skill.description) for skill in parts[0].chat.skills.skills]
+        return [(skill.name, skill.description) for skill in chat.skills.skills]
 
     def project() -> Path | None:
-        return parts[0].chat.project if parts else None
+        chat = current()
+        return chat.project if chat else None
 
     def mcp(before: Sequence[str]) -> Iterable[tuple[str, str]]:
         if not before:
             return MCP_ACTIONS.items()
-        if len(before) == 1 and before[0] in _MCP_NAMED and parts:
+        chat = current()
+        if len(before) == 1 and before[0] in _MCP_NAMED and chat is not None:
             from agent.ui.mcp_commands import mcp_completions
 
-            return [(name, "MCP server") for name in mcp_completions(parts[0].chat)]
+            return [(name, "MCP server") for name in mcp_completions(chat)]
         return []
 
     return SlashCompleter(

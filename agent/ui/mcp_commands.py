@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
-from agent.chat_session import ChatSession
+from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.mcp.definitions import StdioDefinition, display_url, fingerprint
 from agent.text import error_lines, sanitize, sanitize_line

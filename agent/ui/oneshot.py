@@ -18,12 +18,12 @@ import sys
 import termios
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import anyio
 
-from agent.approval import ApprovalRequest, Decision
-from agent.loop import (
+from agent.chat.approval import ApprovalRequest, Decision
+from agent.chat.events import (
     ApprovalAnswered,
     Event,
     Notice,
@@ -40,27 +40,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from agent.ui.chat import ChatParts as ChatParts
-    from agent.ui.chat import host_toolset as host_toolset
-else:
-    # agent.ui.chat imports prompt_toolkit (about 75 ms); building the parts needs only these
-    # two plain shapes, so the one-shot path uses twins of them. tests/test_oneshot.py checks
-    # that the twins stay alike; the type checker sees the originals.
-    @dataclass
-    class ChatParts:
-        conversation: Any
-        host: Any
-        chat: Any
-
-    class _HostToolset:
-        def __init__(self, host: Any) -> None:
-            self.host = host
-
-        def tools(self) -> Any:
-            return self.host.tools()
-
-    def host_toolset(host: Any) -> _HostToolset:
-        return _HostToolset(host)
+    from agent.chat.state import ChatSession
 
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -468,9 +448,9 @@ def make_output(output_format: str, model: str) -> OneShotOutput:
     return kinds[output_format](model)
 
 
-async def run_one_shot(parts: ChatParts, text: str, output: OneShotOutput) -> int:
+async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> int:
     """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
-    conversation, host = parts.conversation, parts.host
+    conversation, host = chat.conversation, chat.host
     stop = anyio.Event()
     loop = asyncio.get_running_loop()
     async with anyio.create_task_group() as group:
@@ -493,7 +473,7 @@ async def run_one_shot(parts: ChatParts, text: str, output: OneShotOutput) -> in
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             stop.set()
-    recorder = parts.chat.recorder
+    recorder = chat.recorder
     for problem in recorder.problems:
         output.note(problem)
     interrupted = scope.cancelled_caught and not output.closed

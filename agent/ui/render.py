@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from agent.loop import (
+from agent.chat.events import (
     ApprovalAnswered,
     ApprovalAsked,
     Event,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.chat_session import ChatSession
+from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
 from agent.text import sanitize, sanitize_line
@@ -175,7 +175,7 @@ async def _model(chat: ChatSession, argument: str) -> None:
 
 
 async def _tools(chat: ChatSession, argument: str) -> None:
-    from agent.approval import needs_approval
+    from agent.chat.approval import needs_approval
     from agent.tools.combined import combine
 
     by_source: dict[str, list[str]] = {}

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.messages import Usage
 from agent.text import sanitize_line
 
 if TYPE_CHECKING:
+    from agent.chat.state import ChatSession
     from agent.mcp.host import ServerCounts
-    from agent.ui.chat import ChatParts
 
 
 def status_text(model: str, usage: Usage, servers: str) -> str:
@@ -39,16 +39,15 @@ def describe_servers(servers: ServerCounts | None) -> str:
 class StatusToolbar:
     """prompt_toolkit's `bottom_toolbar`: computed afresh each time the prompt is drawn."""
 
-    def __init__(self, parts: Sequence[ChatParts]) -> None:
-        self._parts = parts  # filled in once the chat is set up
+    def __init__(self, chat: Callable[[], ChatSession | None]) -> None:
+        self._chat = chat  # None until the chat is set up
 
     def __call__(self) -> str:
-        if not self._parts:
+        chat = self._chat()
+        if chat is None:
             return " starting… "
-        parts = self._parts[0]
         try:
-            servers = describe_servers(parts.host.server_counts())
+            servers = describe_servers(chat.host.server_counts())
         except Exception:  # a toolbar must never break the prompt (say, a broken config file)
             servers = "MCP status unknown"
-        chat = parts.chat
         return status_text(chat.model_name, chat.conversation.usage, servers)

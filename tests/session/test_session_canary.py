@@ -8,9 +8,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent.approval import ApprovalRequest, Decision
+from agent.chat.approval import ApprovalRequest, Decision
+from agent.chat.conversation import Conversation
+from agent.chat.events import TurnEnded
 from agent.commands.sessions import list_command
-from agent.loop import Conversation, TurnEnded
 from agent.mcp.definitions import fingerprint
 from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpToolset

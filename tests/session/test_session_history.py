@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop import message_event
+from agent.chat.history import message_event
 from agent.messages import Message, ToolCall
 from agent.session.compaction import split_point
 from agent.session.history import INTERRUPTED_RESULT, message_from_event, rebuild

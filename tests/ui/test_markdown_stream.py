@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from agent.loop import TextDelta, TurnEnded
+from agent.chat.events import TextDelta, TurnEnded
 from agent.text import sanitize
 from agent.ui.markdown import MarkdownStream, make_console, render_markdown
 from agent.ui.render import EventRenderer

@@ -15,12 +15,12 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from agent.loop import ToolCallStarted, ToolFinished
+from agent.chat.events import ToolCallStarted, ToolFinished
 from agent.messages import ToolCall, ToolResult
 from agent.ui.chat import prompt_session
 from agent.ui.render import RECENT_RESULTS, EventRenderer
 from agent.ui.slash import run_slash
-from tests.ui.ui_helpers import chat_parts
+from tests.ui.ui_helpers import chat_state
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,8 @@ async def typed(keys: str, tmp_path: Path, history: Sequence[str] = ()) -> str:
     for entry in history:
         remembered.append_string(entry)
     with create_pipe_input() as keyboard, create_app_session(input=keyboard, output=DummyOutput()):
-        session = prompt_session(remembered, [chat_parts(tmp_path)])
+        chat = chat_state(tmp_path)
+        session = prompt_session(remembered, lambda: chat)
         keyboard.send_text(keys)
         with anyio.fail_after(5):
             return await session.prompt_async("› ")
@@ -53,7 +54,8 @@ async def test_ctrl_r_finds_an_earlier_message_in_the_history(tmp_path: Path) ->
 
 async def test_tab_completes_a_slash_command(tmp_path: Path) -> None:
     with create_pipe_input() as keyboard, create_app_session(input=keyboard, output=DummyOutput()):
-        session = prompt_session(InMemoryHistory(), [chat_parts(tmp_path)])
+        chat = chat_state(tmp_path)
+        session = prompt_session(InMemoryHistory(), lambda: chat)
         offered, completed = anyio.Event(), anyio.Event()
 
         def menu_filled(buffer: Buffer) -> None:
@@ -93,7 +95,7 @@ async def test_show_prints_a_kept_tool_result_whole(
         renderer.render(ToolCallStarted(call, None))
         renderer.render(ToolFinished(call, ToolResult(text)))
     preview = capsys.readouterr().out
-    chat = chat_parts(tmp_path).chat
+    chat = chat_state(tmp_path)
 
     await run_slash(chat, "/show 2")
     whole = capsys.readouterr().out

@@ -10,6 +10,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from agent.chat.state import ChatSession
 from agent.home import data_home
 from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
@@ -18,7 +19,12 @@ from agent.ui.completion import SlashCompleter, chat_completer
 from agent.ui.slash import COMMANDS, Command
 from tests.mcp.runtime_helpers import runtime, save, stdio_server
 from tests.skills.helpers_skills import make_skill
-from tests.ui.ui_helpers import chat_parts
+from tests.ui.ui_helpers import chat_state
+
+
+def completer_for(chat: ChatSession) -> SlashCompleter:
+    """The chat's completer once the chat is set up."""
+    return chat_completer(lambda: chat)
 
 
 def offered(completer: SlashCompleter, text: str) -> list[tuple[str, int]]:
@@ -41,7 +47,7 @@ def write_session(session_id: str, project: Path, title: str) -> None:
 
 
 def test_command_names_complete_from_what_was_typed_after_the_slash(tmp_path: Path) -> None:
-    completer = chat_completer([chat_parts(tmp_path)])
+    completer = completer_for(chat_state(tmp_path))
 
     assert offered(completer, "/sk") == [("skills", -2), ("skill", -2)]
     assert offered(completer, "/sh") == [("show", -2)]
@@ -53,7 +59,7 @@ def test_command_names_complete_from_what_was_typed_after_the_slash(tmp_path: Pa
 def test_skill_names_complete_after_slash_skill(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     skills = [make_skill(root, name) for name in ("my-style", "mcp-config", "release-notes")]
-    completer = chat_completer([chat_parts(tmp_path, skills)])
+    completer = completer_for(chat_state(tmp_path, skills))
 
     assert offered(completer, "/skill m") == [("my-style", -1), ("mcp-config", -1)]
     assert offered(completer, "/skill ") == [
@@ -70,7 +76,7 @@ def test_session_ids_of_this_project_complete_after_slash_resume(tmp_path: Path)
     write_session("20261129-100000-bbbbbb", project, "today's work")
     write_session("20251231-235959-cccccc", project, "last year")
     write_session("20261129-110000-dddddd", elsewhere, "another project")
-    completer = chat_completer([chat_parts(project)])
+    completer = completer_for(chat_state(project))
 
     assert offered(completer, "/resume 2026") == [
         ("20261129-100000-bbbbbb", -4),
@@ -80,7 +86,7 @@ def test_session_ids_of_this_project_complete_after_slash_resume(tmp_path: Path)
 
 
 def test_before_the_chat_is_set_up_only_command_names_are_offered() -> None:
-    completer = chat_completer([])
+    completer = chat_completer(lambda: None)
     assert offered(completer, "/res") == [("resume", -3)]
     assert offered(completer, "/resume 2026") == []
     assert offered(completer, "/skill m") == []
@@ -92,10 +98,9 @@ async def test_mcp_subcommands_then_server_names_complete_once_slash_mcp_exists(
 ) -> None:
     store = McpStore(agent_home / "mcp-servers.json")
     save(store, {"github": stdio_server(), "gitlab": stdio_server(), "fetch": stdio_server()})
-    parts = chat_parts(tmp_path)
     host = McpHost(lambda: runtime(store, agent_home, tmp_path), report=lambda line: None)
-    parts.chat.host = host
-    completer = chat_completer([parts])
+    chat = chat_state(tmp_path, host=host)
+    completer = chat_completer(lambda: chat)
     monkeypatch.delitem(COMMANDS, "mcp", raising=False)
     assert offered(completer, "/mcp ") == []  # no /mcp command: nothing to complete
 

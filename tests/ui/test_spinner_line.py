@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent.loop import TextDelta, ToolCallStarted, ToolFinished, TurnEnded
+from agent.chat.events import TextDelta, ToolCallStarted, ToolFinished, TurnEnded
 from agent.mcp.definitions import fingerprint
 from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpToolset

@@ -15,21 +15,23 @@ from agent.messages import Usage
 from agent.ui.toolbar import StatusToolbar
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import runtime, save, script_server, stdio_server
-from tests.ui.ui_helpers import chat_parts
+from tests.ui.ui_helpers import chat_state
 
 
 def test_before_the_chat_is_set_up_the_toolbar_says_it_is_starting() -> None:
-    assert StatusToolbar([])() == " starting… "
+    assert StatusToolbar(lambda: None)() == " starting… "
 
 
 def test_it_shows_the_model_the_sessions_tokens_and_cost_and_that_mcp_is_starting(
     tmp_path: Path,
 ) -> None:
-    parts = chat_parts(tmp_path)
-    toolbar = StatusToolbar([parts])
+    chat = chat_state(tmp_path)
+    toolbar = StatusToolbar(lambda: chat)
     assert toolbar() == " openai/fake-model · 0 tokens · MCP starting "
 
-    parts.chat.conversation.usage = Usage(prompt_tokens=1200, completion_tokens=34, cost_usd=0.0123)
+    chat.conversation.history.add_usage(
+        Usage(prompt_tokens=1200, completion_tokens=34, cost_usd=0.0123)
+    )
     assert toolbar() == " openai/fake-model · 1,234 tokens · $0.0123 · MCP starting "
 
 
@@ -54,8 +56,8 @@ async def test_servers_are_counted_as_ready_starting_or_offline(
         fp = fingerprint(store.load().find(name))
         store.update_state(name, fp, lambda s: replace(s, enabled=True))
     host = McpHost(lambda: runtime(store, agent_home, tmp_path), report=lambda line: None)
-    parts = replace(chat_parts(tmp_path), host=host)
-    toolbar = StatusToolbar([parts])
+    chat = chat_state(tmp_path, host=host)
+    toolbar = StatusToolbar(lambda: chat)
     assert host.server_counts() is None
 
     stop = anyio.Event()

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.approval import DenyAll
-from agent.chat_session import ChatSession
-from agent.loop import Conversation
+from agent.chat.approval import DenyAll
+from agent.chat.conversation import Conversation
+from agent.chat.state import ChatSession
 from agent.mcp.host import McpHost
 from agent.messages import Completion
 from agent.model import TextChunk
@@ -18,7 +18,6 @@ from agent.session.recorder import SessionRecorder
 from agent.skills.model import Discovery, Skill
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustStore
-from agent.ui.chat import ChatParts
 
 MODEL = "openai/fake-model"
 
@@ -62,12 +61,18 @@ class UnusedModel:
         yield  # pragma: no cover
 
 
-def chat_parts(project: Path, skills: Sequence[Skill] = ()) -> ChatParts:
-    """ChatParts as the chat builds them, with `skills` usable and an MCP host not yet up."""
-    conversation = Conversation(UnusedModel(), [], DenyAll(), lambda: "")
+def chat_state(
+    project: Path, skills: Sequence[Skill] = (), host: McpHost | None = None
+) -> ChatSession:
+    """A chat as the app builds it, with `skills` usable and an MCP host (by default one that
+    is never served, so it stays not yet up)."""
+    if host is None:
+        host = McpHost(lambda: None, report=lambda line: None)  # type: ignore[arg-type,return-value]
+    conversation = Conversation(UnusedModel(), [host], DenyAll(), lambda: "")
     recorder = SessionRecorder(project, MODEL)
-    chat = ChatSession(
+    return ChatSession(
         conversation=conversation,
+        host=host,
         skills=SkillSession(skills),
         recorder=recorder,
         project=project,
@@ -76,5 +81,3 @@ def chat_parts(project: Path, skills: Sequence[Skill] = ()) -> ChatParts:
         trust_store=SkillTrustStore(),
         context_window=lambda: 100_000,
     )
-    host = McpHost(lambda: None, report=lambda line: None)  # type: ignore[arg-type,return-value]
-    return ChatParts(conversation, host, chat)

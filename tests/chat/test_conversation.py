@@ -11,10 +11,10 @@ from typing import Any
 import anyio
 import pytest
 
-from agent.approval import ApprovalRequest, Decision
-from agent.loop import (
+from agent.chat.approval import ApprovalRequest, Decision
+from agent.chat.conversation import Conversation
+from agent.chat.events import (
     ApprovalAsked,
-    Conversation,
     Event,
     Notice,
     TextDelta,

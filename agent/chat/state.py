@@ -1,5 +1,5 @@
-"""One chat's state beyond the loop: its session file, skills, trust question, resume, new,
-compaction. The terminal drives it through these operations; it knows no terminal itself."""
+"""One chat's state: its conversation, MCP host, session file, skills, trust question, resume,
+new, compaction. The front ends drive it through these operations; it knows no terminal."""
 
 from __future__ import annotations
 
@@ -7,36 +7,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.chat.conversation import Conversation
 from agent.errors import AgentError
-from agent.loop import Conversation, message_event
 from agent.mcp.host import McpHost
-from agent.messages import Usage
-from agent.session.compaction import compact, estimate_tokens
+from agent.session.compaction import estimate_tokens
 from agent.session.history import rebuild
 from agent.session.recorder import SessionRecorder
 from agent.session.store import load_session
 from agent.skills.activation import ActiveSkills, SkillSnapshot, snapshot_of
-from agent.skills.model import Discovery, Skill
+from agent.skills.model import Discovery
 from agent.skills.tools import SkillSession
-from agent.skills.trust import SkillTrustPrompt, SkillTrustRequest, SkillTrustStore, usable_skills
-
-
-def project_skills(discovery: Discovery) -> list[Skill]:
-    """The project-scope skills found (all of them win over lower scopes, so all are listed)."""
-    return [skill for skill in discovery.skills if skill.scope == "project"]
-
-
-def usable_from(discovery: Discovery, project_trusted: bool) -> list[Skill]:
-    """Skills the model may see, given the project's trust decision."""
-    hidden = [shadowing.hidden for shadowing in discovery.shadowed]
-    return usable_skills(list(discovery.skills), hidden, project_trusted)
+from agent.skills.trust import SkillTrustPrompt, SkillTrustRequest, SkillTrustStore
+from agent.skills.usable import usable_from
 
 
 @dataclass
 class ChatSession:
-    """Everything a chat keeps besides the loop's own history."""
+    """One chat: the conversation, the MCP host whose tools it offers, and everything else
+    the chat keeps (the front ends take this object, or a callable returning it)."""
 
     conversation: Conversation
+    host: McpHost
     skills: SkillSession
     recorder: SessionRecorder
     project: Path
@@ -48,7 +39,6 @@ class ChatSession:
     keep_recent_turns: int = 2
     pending_skill_trust: SkillTrustRequest | None = None
     notes: list[str] = field(default_factory=list)
-    host: McpHost | None = None  # the chat's MCP side, for /mcp
 
     def __post_init__(self) -> None:
         self.skills.on_activate = self._record_activation
@@ -79,10 +69,7 @@ class ChatSession:
     def new(self) -> None:
         """Start over: an empty history, no active skills, a new session file at the next turn."""
         self.recorder.start_new()
-        self.conversation.history = []
-        self.conversation.numbers = []
-        self.conversation.usage = Usage()
-        self.conversation.memory = None
+        self.conversation.history.reset()
         self.skills.active = ActiveSkills()
 
     def resume(self, path: Path) -> list[str]:
@@ -91,16 +78,9 @@ class ChatSession:
         rebuilt = rebuild(loaded.events, loaded.header.model)
         notes = list(loaded.notes) + rebuilt.notes
         self.recorder.continue_file(loaded, rebuilt.message_count)
-        self.conversation.history = rebuilt.messages
-        self.conversation.numbers = rebuilt.numbers
-        # Results that repair added exist only in memory; write them, so the file and the
-        # history agree again (compaction and the next resume depend on it).
-        for index, number in enumerate(rebuilt.numbers):
-            if number is None:
-                event = message_event(rebuilt.messages[index])
-                self.conversation.numbers[index] = self.recorder.record(event)
-        self.conversation.usage = rebuilt.usage
-        self.conversation.memory = rebuilt.memory
+        self.conversation.history.restore(
+            rebuilt.messages, rebuilt.numbers, rebuilt.usage, rebuilt.memory
+        )
         self.skills.active = ActiveSkills(rebuilt.snapshots)
         notes.extend(self._changed_skills(rebuilt.snapshots))
         if rebuilt.model and rebuilt.model != self.model_name:
@@ -148,7 +128,7 @@ class ChatSession:
 
     async def compact(self, focus: str | None = None) -> str:
         """/compact: summarise older turns now; returns a line for the person."""
-        _summary, count = await compact(self.conversation, self.keep_recent_turns, focus)
+        _summary, count = await self.conversation.compact(self.keep_recent_turns, focus)
         return f"Compacted {count} earlier messages into session memory."
 
     def needs_compaction(self) -> bool:

@@ -1,0 +1,153 @@
+"""Wiring one chat from settings: model, tools, MCP host, skills, system prompt, session file.
+
+The front end says how the person is asked (approver, trust prompt, elicitation, where MCP
+progress goes); nothing here imports a terminal. Kept apart from cli.py so `agent --help`
+never loads any of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent.chat.approval import Approver
+from agent.chat.conversation import Conversation
+from agent.chat.prompt import SystemPrompt
+from agent.chat.state import ChatSession
+from agent.home import data_home
+from agent.mcp.host import McpHost
+from agent.model import LiteLLMModel, ModelSettings
+from agent.session.compaction import memory_section
+from agent.session.recorder import SessionRecorder
+from agent.skills.model import Discovery, Skill
+from agent.skills.tools import SkillSession
+from agent.skills.trust import SkillTrustRequest, SkillTrustStore
+from agent.skills.usable import project_skills, usable_from
+from agent.tools.builtin import BuiltinToolset
+
+if TYPE_CHECKING:
+    from agent.mcp.elicitation import ElicitationHandler
+    from agent.mcp.runtime import McpRuntime
+    from agent.mcp.trust import TrustPrompt
+    from agent.settings import Settings
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """How a chat reaches its person, chosen by the front end that runs it."""
+
+    interactive: bool  # a person answers questions as they come (project skill trust)
+    approver: Approver
+    trust: Callable[[], TrustPrompt]  # called when the MCP side comes up (mcp imports are heavy)
+    elicitation: Callable[[], ElicitationHandler]
+    report: Callable[[str], None]  # MCP servers coming up, failing, not trusted
+
+
+def build_chat(
+    model_name: str, api_base: str | None, project: Path, front: FrontEnd
+) -> ChatSession:
+    """Validate the settings and build the chat (about 150 ms); AgentError when they are bad."""
+    from agent.settings import load_settings
+
+    settings = load_settings()
+    model = LiteLLMModel(
+        ModelSettings(
+            name=model_name,
+            api_base=api_base or settings.api_base,
+            api_key_env=settings.api_key_env,
+            chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
+            request_timeout_seconds=settings.model_limits.request_timeout_seconds,
+            retries=settings.model_limits.retries,
+        )
+    )
+
+    def context_window() -> int:
+        return model.context_window() or settings.model_limits.context_window_tokens
+
+    skills, trust_store, pending, notes = _skills_for(project, front.interactive)
+    skill_session = SkillSession(
+        skills,
+        catalog_budget=lambda: int(context_window() * settings.skills.catalog_share * 4),
+    )
+    host = McpHost(lambda: _make_runtime(settings, project, front), report=front.report)
+    recorder = SessionRecorder(project, model_name)
+    conversation = Conversation(
+        model,
+        [BuiltinToolset(project), skill_session, host],
+        front.approver,
+        lambda: system_prompt.render(),
+        max_tool_rounds=settings.loop.max_tool_rounds,
+        recorder=recorder,
+    )
+    # The system prompt is composed for each request: skills catalog and active skills,
+    # then the session memory of this conversation.
+    system_prompt = SystemPrompt(
+        project,
+        sections=[skill_session.prompt_sections, lambda: memory_section(conversation.memory)],
+    )
+    return ChatSession(
+        conversation=conversation,
+        host=host,
+        skills=skill_session,
+        recorder=recorder,
+        project=project,
+        model_name=model_name,
+        discovery=skills_discovery(project),
+        trust_store=trust_store,
+        context_window=context_window,
+        compact_at_share=settings.sessions.compact_at_share,
+        keep_recent_turns=settings.sessions.keep_recent_turns,
+        pending_skill_trust=pending,
+        notes=notes,
+    )
+
+
+_DISCOVERY_CACHE: dict[Path, Discovery] = {}
+
+
+def skills_discovery(project: Path) -> Discovery:
+    """The skills found for this project (discovered once per run)."""
+    if project not in _DISCOVERY_CACHE:
+        from agent.skills.discovery import discover_skills  # yaml: after the prompt is drawn
+
+        _DISCOVERY_CACHE[project] = discover_skills(project)
+    return _DISCOVERY_CACHE[project]
+
+
+def _skills_for(
+    project: Path, interactive: bool
+) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str]]:
+    """Usable skills now, the trust store, a pending trust question, and notes to show."""
+    discovery = skills_discovery(project)
+    notes = [shadowing.note() for shadowing in discovery.shadowed]
+    for skipped in discovery.skipped:
+        reasons = "; ".join(d.message for d in skipped.diagnostics)
+        notes.append(f"skill at {skipped.path} skipped: {reasons}")
+    trust_store = SkillTrustStore()
+    mine = project_skills(discovery)
+    if interactive:  # the question carries the digests it shows: each folder hashed once
+        status, pending = trust_store.review(project, mine)
+    else:
+        status, pending = trust_store.status(project, mine), None
+        if status == "ask":
+            notes.append(
+                f"{len(mine)} project skill(s) are not trusted and stay off; "
+                "run `agent skills trust` to decide"
+            )
+    return usable_from(discovery, status == "trusted"), trust_store, pending, notes
+
+
+def _make_runtime(settings: Settings, project: Path, front: FrontEnd) -> McpRuntime:
+    from agent.mcp.runtime import McpRuntime
+    from agent.mcp.store import McpStore
+
+    return McpRuntime(
+        McpStore(),
+        settings.mcp,
+        logs_dir=data_home(),
+        project_dir=project,
+        trust=front.trust(),
+        elicitation=front.elicitation(),
+    )

@@ -1,0 +1,255 @@
+"""One chat turn: compose the request, stream the model, check, approve and run tool calls,
+repeat until the model answers without tools. Knows no terminal: it yields events and asks
+an injected Approver.
+
+The history stays valid for every provider whatever happens: a model error adds nothing, and
+an interruption (Ctrl-C cancels the task) gives every tool call the model made a result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from agent.chat.approval import ApprovalRequest, Approver, ask, needs_approval
+from agent.chat.events import (
+    ApprovalAnswered,
+    ApprovalAsked,
+    Event,
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolFinished,
+    TurnEnded,
+    TurnFailed,
+    UsageReported,
+)
+from agent.chat.history import History, Recorder
+from agent.errors import AgentError
+from agent.messages import (
+    Completion,
+    Message,
+    ToolCall,
+    ToolResult,
+    Usage,
+    parse_arguments,
+    tool_message,
+    user_message,
+)
+from agent.model import ChatModel, TextChunk
+from agent.tools.base import Tool, Toolset
+from agent.tools.combined import combine
+from agent.tools.validation import argument_problems
+
+INTERRUPTED = "interrupted by the user before it finished"
+
+
+class Conversation:
+    """A chat's history and the machinery to take one more turn."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        toolsets: Sequence[Toolset],
+        approver: Approver,
+        system_prompt: Callable[[], str],
+        max_tool_rounds: int = 25,
+        recorder: Recorder | None = None,
+    ) -> None:
+        self.model = model
+        self.toolsets = list(toolsets)
+        self.approver = approver
+        self.system_prompt = system_prompt
+        self.max_tool_rounds = max_tool_rounds
+        self.history = History(recorder)
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and cost of this session's requests so far."""
+        return self.history.usage
+
+    @property
+    def memory(self) -> str | None:
+        """The session memory from compaction, if any."""
+        return self.history.memory
+
+    def request_messages(self) -> list[dict[str, object]]:
+        """What the next request sends: the system prompt, then the history."""
+        system = Message("system", self.system_prompt())
+        return [system.to_openai(), *(message.to_openai() for message in self.history)]
+
+    async def compact(
+        self, keep_recent_turns: int = 2, focus: str | None = None
+    ) -> tuple[str, int]:
+        """Summarise older turns into session memory with this chat's model."""
+        return await self.history.compact(self.model, keep_recent_turns, focus)
+
+    async def turn(self, text: str) -> AsyncIterator[Event]:
+        """Take the person's message and run the model and tools until it answers."""
+        self.history.add(user_message(text))
+        partial: list[str] = []
+        try:
+            rounds = 0
+            while True:
+                try:
+                    tools = combine(self.toolsets)
+                except AgentError as error:
+                    yield TurnFailed(str(error))
+                    yield TurnEnded("error")
+                    return
+                answer: list[Completion] = []
+                ended = False  # a step that ends the turn yields TurnEnded last
+                async for event in self._request(tools, partial, answer):
+                    ended = isinstance(event, TurnEnded)
+                    yield event
+                if ended:
+                    return
+                async for event in self._answer(answer[0], rounds):
+                    ended = isinstance(event, TurnEnded)
+                    yield event
+                if ended:
+                    return
+                rounds += 1
+                for call in answer[0].tool_calls:
+                    async for event in self._run_call(call, tools):
+                        yield event
+        except BaseException:
+            # Cancelled (Ctrl-C) or closed: keep the history valid for the next request.
+            self._keep_partial_answer(partial, "[interrupted by the user]")
+            self.answer_dangling_calls(INTERRUPTED)
+            raise
+
+    async def _request(
+        self, tools: dict[str, Tool], partial: list[str], answer: list[Completion]
+    ) -> AsyncIterator[Event]:
+        """Stream one model request; its completion lands in `answer`. A model error ends the
+        turn, keeping what was streamed so far."""
+        partial.clear()
+        try:
+            async for item in self.model.stream(
+                self.request_messages(), [tool.spec.to_openai() for tool in tools.values()]
+            ):
+                if isinstance(item, TextChunk):
+                    partial.append(item.text)
+                    yield TextDelta(item.text)
+                else:
+                    answer.append(item)
+        except AgentError as error:
+            self._keep_partial_answer(partial, "[the answer broke off]")
+            yield TurnFailed(str(error))
+            yield TurnEnded("error")
+            return
+        assert answer, "a model stream ends with its completion"
+        partial.clear()
+
+    async def _answer(self, completion: Completion, rounds: int) -> AsyncIterator[Event]:
+        """Keep the model's answer; the turn ends unless it asked for a tool round it may run."""
+        if not completion.text.strip() and not completion.tool_calls:
+            # An empty assistant message is rejected by providers in the next request; keep
+            # it out of the history and say what happened.
+            self.history.add_usage(completion.usage)
+            yield UsageReported(completion.usage, self.usage)
+            yield Notice("The model returned an empty answer; ask again or rephrase.")
+            yield TurnEnded("answered")
+            return
+        self.history.add(completion.message())
+        self.history.add_usage(completion.usage)
+        yield UsageReported(completion.usage, self.usage)
+        if not completion.tool_calls:
+            yield TurnEnded("answered")
+            return
+        if rounds == self.max_tool_rounds:
+            for call in completion.tool_calls:
+                result = ToolResult(
+                    f"not run: this turn reached the limit of {self.max_tool_rounds} tool rounds",
+                    is_error=True,
+                )
+                self.history.add(tool_message(call, result))
+            yield Notice(
+                f"Stopped after {self.max_tool_rounds} tool rounds in one turn "
+                "(loop.max_tool_rounds in settings.yaml). Say how to continue."
+            )
+            yield TurnEnded("round_limit")
+
+    async def _run_call(self, call: ToolCall, tools: dict[str, Tool]) -> AsyncIterator[Event]:
+        """One tool call of a tool round: check, ask when it needs approval, run, keep."""
+        tool = tools.get(call.name)
+        yield ToolCallStarted(call, tool.spec if tool else None)
+        checked = self._checked(call, tool)
+        result: ToolResult | None = checked if isinstance(checked, ToolResult) else None
+        if not isinstance(checked, ToolResult):
+            assert tool is not None
+            arguments = checked
+            if needs_approval(tool.spec):
+                request = ApprovalRequest(call, tool.spec, arguments)
+                yield ApprovalAsked(request)
+                decision = await ask(self.approver, request)
+                self.history.record(
+                    {
+                        "type": "approval",
+                        "tool_call_id": call.id,
+                        "tool": call.name,
+                        "approved": decision.approved,
+                        "reason": decision.reason,
+                    }
+                )
+                yield ApprovalAnswered(call, decision)
+                if not decision.approved:
+                    reason = f" Their reason: {decision.reason}" if decision.reason else ""
+                    result = ToolResult(
+                        f"The person declined this tool call.{reason}", is_error=True
+                    )
+            if result is None:
+                result = await _run_tool(tool, arguments)
+        assert result is not None  # every path above decided one
+        self.history.add(tool_message(call, result))
+        yield ToolFinished(call, result)
+
+    def _checked(self, call: ToolCall, tool: Tool | None) -> dict[str, Any] | ToolResult:
+        """The call's arguments when it may be asked about; an error result when it cannot run
+        as proposed (no such tool, broken JSON, arguments that break the schema)."""
+        if tool is None:
+            return ToolResult(
+                f"there is no tool named {call.name!r}; use one of the tools of this request",
+                is_error=True,
+            )
+        try:
+            arguments = parse_arguments(call)
+        except ValueError as error:
+            return ToolResult(f"{call.name}: {error}", is_error=True)
+        problems = argument_problems(tool.spec.parameters, arguments)
+        if problems:
+            return ToolResult(
+                f"invalid arguments for {call.name}: " + "; ".join(problems), is_error=True
+            )
+        return arguments
+
+    def _keep_partial_answer(self, partial: list[str], note: str) -> None:
+        if partial:
+            self.history.add(Message("assistant", "".join(partial) + f"\n{note}"))
+            partial.clear()
+
+    def answer_dangling_calls(self, text: str) -> None:
+        """Give every unanswered tool call of the last assistant message a result."""
+        messages = list(self.history)
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if message.role == "assistant" and message.tool_calls:
+                answered = {m.tool_call_id for m in messages[index + 1 :] if m.role == "tool"}
+                for call in message.tool_calls:
+                    if call.id not in answered:
+                        self.history.add(tool_message(call, ToolResult(text, is_error=True)))
+                return
+            if message.role == "user":
+                return
+
+
+async def _run_tool(tool: Tool, arguments: dict[str, object]) -> ToolResult:
+    try:
+        return await tool.run(dict(arguments))
+    except AgentError as error:
+        return ToolResult(str(error), is_error=True)
+    except Exception as error:  # a bug in a tool must not end the chat; the model is told
+        return ToolResult(
+            f"the tool failed unexpectedly: {type(error).__name__}: {error}", is_error=True
+        )
