@@ -446,7 +446,7 @@ Any litellm model string works: https://docs.litellm.ai/docs/providers"""
 def _chat(args: argparse.Namespace) -> int:
     import os
 
-    from agent.settings_peek import peek_settings
+    from agent.settings import peek_settings
 
     if args.output_format and args.prompt is None and sys.stdin.isatty():
         print(
