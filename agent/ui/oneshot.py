@@ -63,8 +63,6 @@ else:
         return _HostToolset(host)
 
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
-
 EXIT_OK = 0
 EXIT_TURN_FAILED = 1  # the model (or the set-up before it) failed
 EXIT_USAGE = 2
