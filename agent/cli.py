@@ -1,7 +1,8 @@
-"""argv -> objects -> subcommand. The only module that wires parts together.
+"""argv -> a lazy command table -> chat, one-shot or a subcommand.
 
 Start-up must stay cheap: `agent --help` and `--version` import nothing heavy, and no
-`agent mcp ...` command imports litellm. Each handler imports what it needs when it runs.
+`agent mcp ...` command imports litellm. The table names each subcommand's function by module
+and name; its module is imported only when that command runs.
 """
 
 from __future__ import annotations
@@ -9,14 +10,80 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from importlib import import_module
+from typing import Any, NamedTuple
 
 from agent import __version__
 
-if TYPE_CHECKING:
-    from agent.mcp.store import McpStore
-
 Handler = Callable[[argparse.Namespace], int]
+
+
+class Command(NamedTuple):
+    """A subcommand: `function` in `module`, called with values named by `positional`/`keywords`.
+
+    A name is "store" (the MCP configuration), "project" (the project folder) or the parsed
+    argument of that `dest`; keywords pass the argument under its own name. (A NamedTuple,
+    not a dataclass: `dataclasses` would add `inspect` and `ast` to every start-up.)
+    """
+
+    module: str
+    function: str
+    positional: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        """Import the command's module, call its function, return the exit status."""
+        function: Callable[..., int] = getattr(import_module(self.module), self.function)
+        return function(
+            *(_value(name, args) for name in self.positional),
+            **{name: _value(name, args) for name in self.keywords},
+        )
+
+
+def _value(name: str, args: argparse.Namespace) -> Any:
+    if name == "store":
+        from agent.mcp.store import McpStore
+
+        return McpStore()
+    if name == "project":
+        from agent.project import find_project_dir
+
+        return find_project_dir()
+    return getattr(args, name)
+
+
+_MCP_CONFIG, _MCP_CONSOLE = "agent.commands.mcp_config", "agent.commands.mcp_console"
+_SKILLS, _SESSIONS = "agent.commands.skills", "agent.commands.sessions"
+
+COMMANDS: dict[str, Command] = {
+    "mcp import": Command(_MCP_CONFIG, "import_document", ("store", "file", "merge")),
+    "mcp export": Command(_MCP_CONFIG, "export_document", ("store",)),
+    "mcp edit": Command(_MCP_CONFIG, "edit_document", ("store",)),
+    "mcp list": Command(_MCP_CONFIG, "list_servers", ("store",)),
+    "mcp remove": Command(_MCP_CONFIG, "remove_servers", ("store", "names")),
+    "mcp tools": Command(
+        _MCP_CONSOLE,
+        "tools_command",
+        ("store", "name"),
+        ("refresh", "enable", "disable", "schema"),
+    ),
+    "mcp enable": Command(_MCP_CONSOLE, "enable_command", ("store", "name")),
+    "mcp disable": Command(_MCP_CONSOLE, "disable_command", ("store", "name")),
+    "mcp trust": Command(_MCP_CONSOLE, "trust_command", ("store", "name")),
+    "mcp restart": Command(_MCP_CONSOLE, "restart_command", ("store", "name")),
+    "mcp inspect": Command(_MCP_CONSOLE, "inspect_command", ("store", "name", "trace")),
+    "mcp call": Command(
+        _MCP_CONSOLE, "call_command", ("store", "name", "tool", "args_json", "trace")
+    ),
+    "skills list": Command(_SKILLS, "list_skills", ("project",)),
+    "skills show": Command(_SKILLS, "show_skill", ("project", "name")),
+    "skills validate": Command(_SKILLS, "validate_paths", ("paths",)),
+    "skills trust": Command("agent.commands.skills_trust", "trust_command", ("project",)),
+    "sessions list": Command(_SESSIONS, "list_command", ("project", "every_project")),
+    "sessions show": Command(_SESSIONS, "show_command", ("session_id",)),
+    "sessions export": Command(_SESSIONS, "export_command", ("session_id", "fmt", "output")),
+    "sessions delete": Command(_SESSIONS, "delete_command", ("session_id", "yes")),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,26 +172,26 @@ def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     imp.add_argument(
         "--merge", action="store_true", help="add or replace only the servers the document names"
     )
-    imp.set_defaults(handler=_mcp_import)
+    imp.set_defaults(handler=COMMANDS["mcp import"])
 
     sub.add_parser(
         "export",
         help="print the configuration as a canonical mcpServers document",
         description="Print the configuration as a canonical mcpServers document (JSON), "
         "ready to import elsewhere or keep under version control.",
-    ).set_defaults(handler=_mcp_export)
+    ).set_defaults(handler=COMMANDS["mcp export"])
     sub.add_parser(
         "edit",
         help="edit the configuration in $VISUAL or $EDITOR",
         description="Edit the configuration as an mcpServers document in $VISUAL or $EDITOR. "
         "It is saved only when valid; on errors you may edit again, and quitting saves nothing.",
-    ).set_defaults(handler=_mcp_edit)
+    ).set_defaults(handler=COMMANDS["mcp edit"])
     sub.add_parser(
         "list",
         help="list configured servers (never env or header values)",
         description="List configured servers: name, transport, enabled, trusted, tools and "
         "the command line or URL. Env and header values are never printed, only their names.",
-    ).set_defaults(handler=_mcp_list)
+    ).set_defaults(handler=COMMANDS["mcp list"])
     remove = sub.add_parser(
         "remove",
         help="delete servers from the configuration",
@@ -132,7 +199,7 @@ def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "is unknown, nothing is removed.",
     )
     remove.add_argument("names", nargs="+", metavar="NAME", help=_NAME_HELP)
-    remove.set_defaults(handler=_mcp_remove)
+    remove.set_defaults(handler=COMMANDS["mcp remove"])
     _add_mcp_console_commands(sub)
 
 
@@ -154,8 +221,39 @@ def _add_mcp_console_commands(
         "--disable", nargs="+", default=[], metavar="TOOL", help="deselect tools (or all)"
     )
     tools.add_argument("--schema", action="store_true", help="print each tool's JSON Schema")
-    tools.set_defaults(handler=_mcp_tools)
+    tools.set_defaults(handler=COMMANDS["mcp tools"])
 
+    _add_mcp_server_actions(sub)
+
+    inspect = sub.add_parser(
+        "inspect",
+        help="show a server's version, protocol, capabilities, tools, resources and prompts",
+        description="Start a server and show its version, protocol, capabilities, "
+        "instructions, tools, resources and prompts. A local server that is not trusted asks "
+        "before it starts.",
+    )
+    inspect.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    inspect.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
+    inspect.set_defaults(handler=COMMANDS["mcp inspect"])
+
+    call = sub.add_parser(
+        "call",
+        help="call one tool by hand and print its result",
+        description="Call one tool by hand and print its result. Without --args, on a "
+        "terminal, asks for each argument; the arguments are checked against the tool's schema "
+        "first.",
+    )
+    call.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    call.add_argument("tool", metavar="TOOL", help="a tool name as shown by agent mcp tools NAME")
+    call.add_argument(
+        "--args", dest="args_json", metavar="JSON", help="the arguments as a JSON object"
+    )
+    call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
+    call.set_defaults(handler=COMMANDS["mcp call"])
+
+
+def _add_mcp_server_actions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # enable, disable, trust and restart: each takes one server name and nothing else.
     for action, text, detail in (
         (
             "enable",
@@ -183,106 +281,7 @@ def _add_mcp_console_commands(
             action, help=text, description=f"{text[0].upper()}{text[1:]}. {detail}"
         )
         parser.add_argument("name", metavar="NAME", help=_NAME_HELP)
-        parser.set_defaults(handler=_mcp_simple, action=action)
-
-    inspect = sub.add_parser(
-        "inspect",
-        help="show a server's version, protocol, capabilities, tools, resources and prompts",
-        description="Start a server and show its version, protocol, capabilities, "
-        "instructions, tools, resources and prompts. A local server that is not trusted asks "
-        "before it starts.",
-    )
-    inspect.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    inspect.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
-    inspect.set_defaults(handler=_mcp_inspect)
-
-    call = sub.add_parser(
-        "call",
-        help="call one tool by hand and print its result",
-        description="Call one tool by hand and print its result. Without --args, on a "
-        "terminal, asks for each argument; the arguments are checked against the tool's schema "
-        "first.",
-    )
-    call.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    call.add_argument("tool", metavar="TOOL", help="a tool name as shown by agent mcp tools NAME")
-    call.add_argument(
-        "--args", dest="args_json", metavar="JSON", help="the arguments as a JSON object"
-    )
-    call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
-    call.set_defaults(handler=_mcp_call)
-
-
-def _store() -> McpStore:
-    from agent.mcp.store import McpStore
-
-    return McpStore()
-
-
-def _mcp_import(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_config import import_document
-
-    return import_document(_store(), args.file, args.merge)
-
-
-def _mcp_export(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_config import export_document
-
-    return export_document(_store())
-
-
-def _mcp_edit(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_config import edit_document
-
-    return edit_document(_store())
-
-
-def _mcp_list(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_config import list_servers
-
-    return list_servers(_store())
-
-
-def _mcp_remove(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_config import remove_servers
-
-    return remove_servers(_store(), args.names)
-
-
-def _mcp_tools(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_console import tools_command
-
-    return tools_command(
-        _store(),
-        args.name,
-        refresh=args.refresh,
-        enable=args.enable,
-        disable=args.disable,
-        schema=args.schema,
-    )
-
-
-def _mcp_simple(args: argparse.Namespace) -> int:
-    from agent.commands import mcp_console
-
-    commands = {
-        "enable": mcp_console.enable_command,
-        "disable": mcp_console.disable_command,
-        "trust": mcp_console.trust_command,
-        "restart": mcp_console.restart_command,
-    }
-    return commands[args.action](_store(), args.name)
-
-
-def _mcp_inspect(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_console import inspect_command
-
-    return inspect_command(_store(), args.name, args.trace)
-
-
-def _mcp_call(args: argparse.Namespace) -> int:
-    from agent.commands.mcp_console import call_command
-
-    return call_command(_store(), args.name, args.tool, args.args_json, args.trace)
+        parser.set_defaults(handler=COMMANDS[f"mcp {action}"])
 
 
 def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -298,7 +297,7 @@ def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         help="list every skill found: name, scope, status, path, problems",
         description="List the skills of every scope (bundled, user, project) with their status "
         "(ok, warnings, shadowed, skipped) and what is wrong with each.",
-    ).set_defaults(handler=_skills_list)
+    ).set_defaults(handler=COMMANDS["skills list"])
     show = sub.add_parser(
         "show",
         help="show a skill's fields, location, problems and instructions",
@@ -306,7 +305,7 @@ def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         "instructions the model reads when the skill is activated.",
     )
     show.add_argument("name", metavar="NAME", help="a skill name as shown by agent skills list")
-    show.set_defaults(handler=_skills_show)
+    show.set_defaults(handler=COMMANDS["skills show"])
     validate = sub.add_parser(
         "validate",
         help="check SKILL.md files against the Agent Skills specification",
@@ -320,40 +319,13 @@ def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         metavar="PATH",
         help="a SKILL.md, a skill folder, or a folder of skill folders",
     )
-    validate.set_defaults(handler=_skills_validate)
+    validate.set_defaults(handler=COMMANDS["skills validate"])
     sub.add_parser(
         "trust",
         help="decide whether this project's skills may be used",
         description="Show this project's skills (name, description, path, and what changed "
         "since you last decided) and ask whether the model may use them.",
-    ).set_defaults(handler=_skills_trust)
-
-
-def _skills_trust(args: argparse.Namespace) -> int:
-    from agent.commands.skills_trust import trust_command
-    from agent.project import find_project_dir
-
-    return trust_command(find_project_dir())
-
-
-def _skills_list(args: argparse.Namespace) -> int:
-    from agent.commands.skills import list_skills
-    from agent.project import find_project_dir
-
-    return list_skills(find_project_dir())
-
-
-def _skills_show(args: argparse.Namespace) -> int:
-    from agent.commands.skills import show_skill
-    from agent.project import find_project_dir
-
-    return show_skill(find_project_dir(), args.name)
-
-
-def _skills_validate(args: argparse.Namespace) -> int:
-    from agent.commands.skills import validate_paths
-
-    return validate_paths(args.paths)
+    ).set_defaults(handler=COMMANDS["skills trust"])
 
 
 _SESSION_ID_HELP = "a session id, or enough of its start to be unique (see agent sessions list)"
@@ -376,7 +348,7 @@ def _add_sessions_commands(commands: argparse._SubParsersAction[argparse.Argumen
     listing.add_argument(
         "--all", dest="every_project", action="store_true", help="sessions of every project"
     )
-    listing.set_defaults(handler=_sessions_list)
+    listing.set_defaults(handler=COMMANDS["sessions list"])
     show = sub.add_parser(
         "show",
         help="print a session as Markdown",
@@ -384,7 +356,7 @@ def _add_sessions_commands(commands: argparse._SubParsersAction[argparse.Argumen
         "arguments and results, approvals, activated skills, compactions and usage.",
     )
     show.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
-    show.set_defaults(handler=_sessions_show)
+    show.set_defaults(handler=COMMANDS["sessions show"])
     export = sub.add_parser(
         "export",
         help="write a session as Markdown or JSON",
@@ -398,7 +370,7 @@ def _add_sessions_commands(commands: argparse._SubParsersAction[argparse.Argumen
     export.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (mode 0600) instead of stdout"
     )
-    export.set_defaults(handler=_sessions_export)
+    export.set_defaults(handler=COMMANDS["sessions export"])
     delete = sub.add_parser(
         "delete",
         help="delete a saved session",
@@ -407,32 +379,7 @@ def _add_sessions_commands(commands: argparse._SubParsersAction[argparse.Argumen
     )
     delete.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
     delete.add_argument("--yes", "-y", action="store_true", help="delete without asking")
-    delete.set_defaults(handler=_sessions_delete)
-
-
-def _sessions_list(args: argparse.Namespace) -> int:
-    from agent.commands.sessions import list_command
-    from agent.project import find_project_dir
-
-    return list_command(find_project_dir(), args.every_project)
-
-
-def _sessions_show(args: argparse.Namespace) -> int:
-    from agent.commands.sessions import show_command
-
-    return show_command(args.session_id)
-
-
-def _sessions_export(args: argparse.Namespace) -> int:
-    from agent.commands.sessions import export_command
-
-    return export_command(args.session_id, args.fmt, args.output)
-
-
-def _sessions_delete(args: argparse.Namespace) -> int:
-    from agent.commands.sessions import delete_command
-
-    return delete_command(args.session_id, args.yes)
+    delete.set_defaults(handler=COMMANDS["sessions delete"])
 
 
 NO_MODEL_HELP = """\
@@ -446,7 +393,7 @@ Any litellm model string works: https://docs.litellm.ai/docs/providers"""
 def _chat(args: argparse.Namespace) -> int:
     import os
 
-    from agent.settings_peek import peek_settings
+    from agent.settings import peek_settings
 
     if args.output_format and args.prompt is None and sys.stdin.isatty():
         print(

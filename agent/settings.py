@@ -1,16 +1,21 @@
-"""settings.yaml -> a validated Settings object.
+"""settings.yaml -> a validated Settings object, and a cheap peek for start-up.
 
 The shipped config/settings.yaml holds every default; the person's settings.yaml in the config
 home overrides it key by key. Unknown or mistyped keys are errors naming the file and the key.
+
+The settings are plain frozen dataclasses; pydantic validates them but is imported only when a
+file is loaded: its set-up costs over 100 ms, and the chat draws its prompt first, reading just
+`model` and `api_base` with `peek_settings`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.depth import MAX_DEPTH, too_deep
 from agent.errors import SettingsError
@@ -18,49 +23,84 @@ from agent.home import config_home
 from agent.resources import config_dir
 from agent.text import sanitize_line
 
+if TYPE_CHECKING:
+    from pydantic import Field, TypeAdapter
+
 SETTINGS_FILE_NAME = "settings.yaml"
 
-
-class _Section(BaseModel):
-    # strict: "30" is not silently a number; forbid: a typo is an error, not a default.
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class ModelLimits(_Section):
-    chunk_timeout_seconds: float = Field(gt=0)
-    request_timeout_seconds: float = Field(gt=0)
-    retries: int = Field(ge=0, le=10)
-    context_window_tokens: int = Field(gt=0)
+# The annotations below name pydantic's `Field`; they stay strings (postponed evaluation) until
+# `_adapter` imports pydantic and resolves them. strict (per field): "30" is not silently a
+# number; forbid: a typo is an error, not a default.
+_CONFIG: dict[str, Any] = {"extra": "forbid"}
 
 
-class McpLimits(_Section):
-    startup_timeout_seconds: float = Field(gt=0)
-    tool_timeout_seconds: float = Field(gt=0)
-    output_limit_chars: int = Field(gt=0)
+@dataclass(frozen=True)
+class ModelLimits:
+    """Timeouts, retries and the context window assumed for the model."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    chunk_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
+    request_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
+    retries: Annotated[int, Field(ge=0, le=10, strict=True)]
+    context_window_tokens: Annotated[int, Field(gt=0, strict=True)]
 
 
-class LoopLimits(_Section):
-    max_tool_rounds: int = Field(gt=0)
+@dataclass(frozen=True)
+class McpLimits:
+    """Timeouts and the output limit for MCP servers."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    startup_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
+    tool_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
+    output_limit_chars: Annotated[int, Field(gt=0, strict=True)]
 
 
-class SkillsSettings(_Section):
-    catalog_share: float = Field(gt=0, le=1)
+@dataclass(frozen=True)
+class LoopLimits:
+    """How many tool rounds one turn may take."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    max_tool_rounds: Annotated[int, Field(gt=0, strict=True)]
 
 
-class SessionsSettings(_Section):
-    compact_at_share: float = Field(gt=0, le=1)
-    keep_recent_turns: int = Field(ge=0)
+@dataclass(frozen=True)
+class SkillsSettings:
+    """The share of the context window the skills catalog may use."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    catalog_share: Annotated[float, Field(gt=0, le=1, strict=True)]
 
 
-class Settings(_Section):
-    model: str | None
-    api_base: str | None
-    api_key_env: str | None
+@dataclass(frozen=True)
+class SessionsSettings:
+    """When a session is compacted and what it keeps."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    compact_at_share: Annotated[float, Field(gt=0, le=1, strict=True)]
+    keep_recent_turns: Annotated[int, Field(ge=0, strict=True)]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The whole settings file, validated."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    model: Annotated[str | None, Field(strict=True)]
+    api_base: Annotated[str | None, Field(strict=True)]
+    api_key_env: Annotated[str | None, Field(strict=True)]
     model_limits: ModelLimits
     mcp: McpLimits
     loop: LoopLimits
     skills: SkillsSettings
     sessions: SessionsSettings
+
+
+@dataclass(frozen=True)
+class EarlySettings:
+    """What the chat needs before the prompt: which model, and where."""
+
+    model: str | None
+    api_base: str | None
 
 
 def default_settings_path() -> Path:
@@ -82,6 +122,22 @@ def load_settings(user_path: Path | None = None) -> Settings:
     overrides = _read_mapping(path)
     _reject_unknown_keys(overrides, defaults, path, prefix="")
     return _validate(_merge(defaults, overrides), path)
+
+
+def peek_settings(path: Path | None = None) -> EarlySettings:
+    """`model` and `api_base` from the person's settings.yaml (the defaults have neither)."""
+    path = path or user_settings_path()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return EarlySettings(None, None)  # the full load that follows reports it properly
+    if not isinstance(data, dict):
+        return EarlySettings(None, None)
+    model, api_base = data.get("model"), data.get("api_base")
+    return EarlySettings(
+        model if isinstance(model, str) and model.strip() else None,
+        api_base if isinstance(api_base, str) and api_base.strip() else None,
+    )
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:
@@ -151,9 +207,20 @@ def _merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+@cache
+def _adapter() -> TypeAdapter[Settings]:
+    # Field is unused here by name: pydantic resolves the dataclasses' string annotations in
+    # this frame's namespace (TypeAdapter's documented parent-frame lookup).
+    from pydantic import Field, TypeAdapter  # noqa: F401
+
+    return TypeAdapter(Settings)
+
+
 def _validate(data: dict[str, Any], path: Path) -> Settings:
+    from pydantic import ValidationError
+
     try:
-        return Settings.model_validate(data)
+        return _adapter().validate_python(data)
     except ValidationError as error:
         lines = []
         for item in error.errors():

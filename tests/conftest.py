@@ -1,4 +1,5 @@
-"""Every test gets its own config and data home, so nothing touches the real ones."""
+"""Every test gets its own config and data home, so nothing touches the real ones; async tests
+run on asyncio, the backend the app uses."""
 
 from __future__ import annotations
 
@@ -13,3 +14,9 @@ def agent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "agent-home"
     monkeypatch.setenv("AGENT_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """@pytest.mark.anyio tests run on asyncio only (prompt_toolkit and the mcp SDK need it)."""
+    return "asyncio"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -55,12 +56,11 @@ def test_a_user_file_overrides_only_the_keys_it_names(agent_home: Path) -> None:
         encoding="utf-8",
     )
 
-    assert load_settings() == DEFAULTS.model_copy(
-        update={
-            "model": "openai/gpt-4.1-mini",
-            "model_limits": DEFAULTS.model_limits.model_copy(update={"retries": 5}),
-            "mcp": DEFAULTS.mcp.model_copy(update={"tool_timeout_seconds": 2.5}),
-        }
+    assert load_settings() == replace(
+        DEFAULTS,
+        model="openai/gpt-4.1-mini",
+        model_limits=replace(DEFAULTS.model_limits, retries=5),
+        mcp=replace(DEFAULTS.mcp, tool_timeout_seconds=2.5),
     )
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from agent.mcp.names import normalize_server_name
 from agent.mcp.variables import has_references
 
 HttpTransport = Literal["streamable-http", "sse"]
@@ -66,11 +65,6 @@ class HttpDefinition:
 
 
 ServerDefinition = StdioDefinition | HttpDefinition
-
-
-def normalized_name(definition: ServerDefinition) -> str:
-    """The server's name as it appears in model tool names."""
-    return normalize_server_name(definition.name)
 
 
 def fingerprint(definition: ServerDefinition) -> str:

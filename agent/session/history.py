@@ -110,16 +110,13 @@ def _keep_snapshot(snapshots: list[SkillSnapshot], snapshot: SkillSnapshot) -> N
     snapshots.append(snapshot)
 
 
-def repair(messages: list[Message], notes: list[str]) -> list[Message]:
-    """Every tool call answered right after its assistant message; orphan results dropped."""
-    return [message for _, message in repair_numbered([(None, m) for m in messages], notes)]
-
-
 Numbered = tuple[int | None, Message]
 
 
 def repair_numbered(messages: list[Numbered], notes: list[str]) -> list[Numbered]:
-    """`repair`, keeping each message's number in the file (None for the results it adds)."""
+    """Every tool call answered right after its assistant message; orphan results dropped.
+
+    Each message keeps its number in the file (None for the results this adds)."""
     repaired: list[Numbered] = []
     pending: list[ToolCall] = []  # calls of the last assistant message still unanswered
 

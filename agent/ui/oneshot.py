@@ -43,8 +43,6 @@ if TYPE_CHECKING:
     from agent.chat.state import ChatSession
 
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
-
 EXIT_OK = 0
 EXIT_TURN_FAILED = 1  # the model (or the set-up before it) failed
 EXIT_USAGE = 2

@@ -3,7 +3,7 @@
 Only on a terminal. It is animated by event-loop timers, not a task, so showing and hiding
 are plain calls the renderer makes between two writes: the spinner can never land in the
 middle of streamed text. While any prompt_toolkit application (a dialog) is on screen it
-stays out of the way, and `quiet()` lets other code that reads the terminal silence it.
+stays out of the way.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from agent.text import sanitize_line
 from agent.ui.style import styled
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-_ACTIVE: list[Spinner] = []  # spinners currently shown, for quiet()
-_QUIET: list[bool] = []
 
 
 class Spinner:
@@ -57,8 +55,6 @@ class Spinner:
         except RuntimeError:
             return  # no event loop, nothing to animate with
         self._timer = loop.call_later(self.delay, self._tick)
-        if self not in _ACTIVE:
-            _ACTIVE.append(self)
 
     def detail(self, text: str) -> None:
         """Extra words after the label, such as an MCP server's progress."""
@@ -69,8 +65,6 @@ class Spinner:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self in _ACTIVE:
-            _ACTIVE.remove(self)
         self._wipe()
 
     def _wipe(self) -> None:
@@ -82,7 +76,7 @@ class Spinner:
     def _tick(self) -> None:
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(self.interval, self._tick)
-        if _QUIET or _dialog_on_screen():
+        if _dialog_on_screen():
             self._wipe()
             return
         self._draw()
@@ -130,18 +124,6 @@ def _dialog_on_screen() -> bool:
     from prompt_toolkit.application.current import get_app_or_none
 
     return get_app_or_none() is not None
-
-
-@contextmanager
-def quiet() -> Iterator[None]:
-    """No spinner while the body runs (say, a question read from the terminal)."""
-    _QUIET.append(True)
-    for spinner in list(_ACTIVE):
-        spinner._wipe()
-    try:
-        yield
-    finally:
-        _QUIET.pop()
 
 
 @contextmanager

@@ -30,11 +30,6 @@ from tests.fake_openai import FakeOpenAI
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass
 class ScriptedApprover:
     """Answers with the scripted decisions in order; remembers each request."""

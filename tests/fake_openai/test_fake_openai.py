@@ -72,12 +72,6 @@ def no_implicit_event_loop() -> None:
     asyncio.set_event_loop(None)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    """The async tests run on asyncio, the backend the app uses."""
-    return "asyncio"
-
-
 def stream(llm: ModuleType, fake: FakeOpenAI, **overrides: Any) -> tuple[list[Any], Any]:
     """One streamed completion: (the raw chunks, the assembled ModelResponse)."""
     response = llm.completion(**request_args(fake, **overrides))

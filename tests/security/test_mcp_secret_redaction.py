@@ -27,11 +27,6 @@ CANARIES = (DB_PASSWORD, TOKEN, LABEL)
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def store(agent_home: Path) -> McpStore:
     return McpStore(agent_home / "mcp-servers.json")
 

@@ -23,11 +23,6 @@ MIB = 1024 * 1024
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def store(agent_home: Path) -> McpStore:
     command = server_command("hostile_server.py")
     store = McpStore(agent_home / "mcp-servers.json")

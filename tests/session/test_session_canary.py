@@ -29,11 +29,6 @@ ENV_CANARY = "canary-env-7f3a91"
 HEADER_CANARY = "canary-header-c0ffee"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")

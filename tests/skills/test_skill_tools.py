@@ -15,11 +15,6 @@ from tests.skills.helpers_skills import make_skill
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def tools_of(session: SkillSession) -> dict[str, object]:
     return {tool.spec.name: tool for tool in session.tools()}
 

@@ -18,7 +18,7 @@ from agent.mcp.toolset import McpToolset
 from agent.messages import ToolCall, ToolResult
 from agent.tools.base import ToolSpec
 from agent.ui.render import EventRenderer, RecentResults
-from agent.ui.spinner import FRAMES, Spinner, mcp_progress, quiet
+from agent.ui.spinner import FRAMES, mcp_progress
 from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save, stdio_server
 from tests.ui.ui_helpers import TerminalText, screen
 
@@ -86,19 +86,6 @@ async def test_a_running_tool_shows_in_the_spinner_line_with_its_servers_progres
     renderer.end()
 
     assert screen(out.getvalue()) == ['⏺ read_file {"path": "a.txt"}', "  ⎿ contents", ""]
-
-
-async def test_quiet_keeps_the_spinner_off_the_screen_while_someone_else_asks() -> None:
-    out = WatchedTerminal()
-    spinner = Spinner(out, delay=0, interval=0.01)
-    spinner.show("Working")
-    await out.seen("Working…")
-    with quiet():
-        drawn = len(out.getvalue())
-        await anyio.sleep(0.1)  # ten ticks that must draw nothing
-        assert screen(out.getvalue()) == [""]
-        assert out.getvalue()[drawn:].strip(" \r") == ""
-    spinner.hide()
 
 
 def test_off_a_terminal_there_is_no_spinner() -> None:
