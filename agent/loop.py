@@ -25,6 +25,7 @@ from agent.messages import (
     user_message,
 )
 from agent.model import ChatModel, TextChunk
+from agent.session.events import ApprovalEvent, SessionEvent, UsageEvent, message_event
 from agent.tools.base import Tool, Toolset, ToolSpec
 from agent.tools.combined import combine
 from agent.tools.validation import argument_problems
@@ -97,23 +98,7 @@ Event = (
 class Recorder(Protocol):
     """Receives every event worth keeping (the session store implements it)."""
 
-    def record(self, event: dict[str, object]) -> int | None: ...
-
-
-def message_event(message: Message) -> dict[str, object]:
-    """A history message as a session event."""
-    if message.role == "tool":
-        return {
-            "type": "tool_result",
-            "tool_call_id": message.tool_call_id,
-            "content": message.content,
-        }
-    event: dict[str, object] = {"type": message.role, "content": message.content}
-    if message.tool_calls:
-        event["tool_calls"] = [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ]
-    return event
+    def record(self, event: SessionEvent) -> int | None: ...
 
 
 class Conversation:
@@ -139,7 +124,7 @@ class Conversation:
         self.memory: str | None = None  # session memory from compaction
         self.numbers: list[int | None] = []  # aligned with history: each message's n in the file
 
-    def record(self, event: dict[str, object]) -> int | None:
+    def record(self, event: SessionEvent) -> int | None:
         """Hand an event to the session recorder, if there is one; a message's number back."""
         if self.recorder is not None:
             return self.recorder.record(event)
@@ -155,14 +140,7 @@ class Conversation:
         self.numbers.append(self.record(message_event(message)))
 
     def _record_usage(self, usage: Usage) -> None:
-        self.record(
-            {
-                "type": "usage",
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "cost_usd": usage.cost_usd,
-            }
-        )
+        self.record(UsageEvent(usage))
 
     def request_messages(self) -> list[dict[str, object]]:
         """What the next request sends: the system prompt, then the history."""
@@ -252,15 +230,7 @@ class Conversation:
                 request = ApprovalRequest(call, tool.spec, arguments)
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
-                self.record(
-                    {
-                        "type": "approval",
-                        "tool_call_id": call.id,
-                        "tool": call.name,
-                        "approved": decision.approved,
-                        "reason": decision.reason,
-                    }
-                )
+                self.record(ApprovalEvent(call.id, call.name, decision.approved, decision.reason))
                 yield ApprovalAnswered(call, decision)
                 if not decision.approved:
                     reason = f" Their reason: {decision.reason}" if decision.reason else ""

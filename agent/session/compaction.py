@@ -14,6 +14,7 @@ from agent.errors import AgentError
 from agent.loop import Conversation
 from agent.messages import Completion, Message, Usage
 from agent.model import ChatModel
+from agent.session.events import CompactionEvent, UsageEvent
 
 SUMMARY_INSTRUCTIONS = """\
 You compress a conversation between a person and an assistant into session memory that lets \
@@ -97,15 +98,8 @@ async def compact(
     conversation.numbers = conversation.numbers[cut:] if numbers else []
     conversation.memory = summary
     conversation.usage = conversation.usage + usage
-    conversation.record(
-        {
-            "type": "usage",
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "cost_usd": usage.cost_usd,
-        }
-    )
-    conversation.record({"type": "compaction", "summary": summary, "through": through})
+    conversation.record(UsageEvent(usage))
+    conversation.record(CompactionEvent(summary, through))
     return summary, len(older)
 
 
