@@ -82,6 +82,14 @@ class Usage:
             cost,
         )
 
+    def to_json(self) -> dict[str, Any]:
+        """The usage fields as session files and one-shot JSON output hold them."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+        }
+
 
 @dataclass(frozen=True)
 class Completion:

@@ -98,6 +98,8 @@ async def test_compacting_a_resumed_session_that_needed_repair_keeps_file_and_me
 ) -> None:
     from agent.chat.state import ChatSession
     from agent.mcp.host import McpHost
+    from agent.messages import ToolCall
+    from agent.session.events import AssistantEvent, ToolResultEvent, UserEvent
     from agent.session.history import rebuild
     from agent.session.store import SessionWriter
     from agent.skills.model import Discovery
@@ -106,17 +108,12 @@ async def test_compacting_a_resumed_session_that_needed_repair_keeps_file_and_me
 
     folder = tmp_path / "sessions"
     writer = SessionWriter.create(tmp_path, "openai/fake-model", folder)
-    writer.record({"type": "user", "content": "u1"})
-    writer.record(
-        {
-            "type": "assistant",
-            "content": None,
-            "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}],
-        }
-    )  # the app died here: c1 never got a result
-    writer.record({"type": "tool_result", "tool_call_id": "ghost", "content": "orphan"})
-    writer.record({"type": "user", "content": "u2"})
-    writer.record({"type": "assistant", "content": "a2"})
+    writer.record(UserEvent("u1"))
+    writer.record(AssistantEvent(None, (ToolCall("c1", "read_file", "{}"),)))
+    # the app died here: c1 never got a result
+    writer.record(ToolResultEvent("ghost", "orphan"))
+    writer.record(UserEvent("u2"))
+    writer.record(AssistantEvent("a2"))
     path = writer.path
     writer.close()
 

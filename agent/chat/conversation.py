@@ -37,6 +37,7 @@ from agent.messages import (
     user_message,
 )
 from agent.model import ChatModel, TextChunk
+from agent.session.events import ApprovalEvent
 from agent.tools.base import Tool, Toolset
 from agent.tools.combined import combine
 from agent.tools.validation import argument_problems
@@ -185,13 +186,7 @@ class Conversation:
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
                 self.history.record(
-                    {
-                        "type": "approval",
-                        "tool_call_id": call.id,
-                        "tool": call.name,
-                        "approved": decision.approved,
-                        "reason": decision.reason,
-                    }
+                    ApprovalEvent(call.id, call.name, decision.approved, decision.reason)
                 )
                 yield ApprovalAnswered(call, decision)
                 if not decision.approved:

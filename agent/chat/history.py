@@ -10,28 +10,13 @@ from typing import Protocol, overload
 from agent.messages import Message, Usage
 from agent.model import ChatModel
 from agent.session.compaction import NothingToCompactError, split_point, summarize
+from agent.session.events import CompactionEvent, SessionEvent, UsageEvent, message_event
 
 
 class Recorder(Protocol):
     """Receives every event worth keeping (the session recorder implements it)."""
 
-    def record(self, event: dict[str, object]) -> int | None: ...
-
-
-def message_event(message: Message) -> dict[str, object]:
-    """A history message as a session event."""
-    if message.role == "tool":
-        return {
-            "type": "tool_result",
-            "tool_call_id": message.tool_call_id,
-            "content": message.content,
-        }
-    event: dict[str, object] = {"type": message.role, "content": message.content}
-    if message.tool_calls:
-        event["tool_calls"] = [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ]
-    return event
+    def record(self, event: SessionEvent) -> int | None: ...
 
 
 class History(Sequence[Message]):
@@ -72,7 +57,7 @@ class History(Sequence[Message]):
         """Tokens and cost of every request of this session so far."""
         return self._usage
 
-    def record(self, event: dict[str, object]) -> int | None:
+    def record(self, event: SessionEvent) -> int | None:
         """Hand an event to the session recorder, if there is one; a message's number back."""
         if self.recorder is not None:
             return self.recorder.record(event)
@@ -86,14 +71,7 @@ class History(Sequence[Message]):
     def add_usage(self, usage: Usage) -> None:
         """Count a request's usage and record it."""
         self._usage = self._usage + usage
-        self.record(
-            {
-                "type": "usage",
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "cost_usd": usage.cost_usd,
-            }
-        )
+        self.record(UsageEvent(usage))
 
     def reset(self) -> None:
         """Start over: no messages, no memory, no usage."""
@@ -139,5 +117,5 @@ class History(Sequence[Message]):
         self._messages, self._numbers = self._messages[cut:], self._numbers[cut:]
         self._memory = summary
         self.add_usage(usage)
-        self.record({"type": "compaction", "summary": summary, "through": through})
+        self.record(CompactionEvent(summary, through))
         return summary, len(older)

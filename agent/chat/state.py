@@ -11,6 +11,7 @@ from agent.chat.conversation import Conversation
 from agent.errors import AgentError
 from agent.mcp.host import McpHost
 from agent.session.compaction import estimate_tokens
+from agent.session.events import ModelChangeEvent, SkillActivationEvent
 from agent.session.history import rebuild
 from agent.session.recorder import SessionRecorder
 from agent.session.store import load_session
@@ -44,7 +45,7 @@ class ChatSession:
         self.skills.on_activate = self._record_activation
 
     def _record_activation(self, snapshot: SkillSnapshot) -> None:
-        self.recorder.record({"type": "skill_activation", "snapshot": snapshot.to_json()})
+        self.recorder.record(SkillActivationEvent(snapshot))
 
     # -- skills -----------------------------------------------------------------------------
 
@@ -84,9 +85,7 @@ class ChatSession:
         self.skills.active = ActiveSkills(rebuilt.snapshots)
         notes.extend(self._changed_skills(rebuilt.snapshots))
         if rebuilt.model and rebuilt.model != self.model_name:
-            self.recorder.record(
-                {"type": "model_change", "from": rebuilt.model, "to": self.model_name}
-            )
+            self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))
             notes.append(f"this session used {rebuilt.model}; it continues with {self.model_name}")
         return notes
 
@@ -121,7 +120,7 @@ class ChatSession:
         self.conversation.model = LiteLLMModel(replace(current.settings, name=name))
         self.model_name = name
         self.recorder.model = name
-        self.recorder.record({"type": "model_change", "from": previous, "to": name})
+        self.recorder.record(ModelChangeEvent(previous, name))
         return previous
 
     # -- compaction -------------------------------------------------------------------------

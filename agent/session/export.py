@@ -13,6 +13,19 @@ import re
 from typing import Any
 
 from agent.depth import too_deep
+from agent.session.events import (
+    ApprovalEvent,
+    AssistantEvent,
+    CompactionEvent,
+    ModelChangeEvent,
+    Recorded,
+    SkillActivationEvent,
+    ToolResultEvent,
+    UnknownEvent,
+    UsageEvent,
+    UserEvent,
+    event_from_json,
+)
 from agent.session.store import LoadedSession
 from agent.text import escape_json_text, sanitize, sanitize_line
 
@@ -56,7 +69,7 @@ def export_markdown(loaded: LoadedSession, skipped: list[str] | None = None) -> 
     for index, event in enumerate(loaded.events):
         try:
             blocks.extend(renderer.render(event))
-        except (AttributeError, KeyError, TypeError, ValueError, RecursionError):
+        except (ValueError, RecursionError):
             where = f"line {numbers[index]}: " if numbers else ""
             kind = event.get("type")
             if skipped is not None:
@@ -68,9 +81,13 @@ def export_markdown(loaded: LoadedSession, skipped: list[str] | None = None) -> 
 
 def session_title(loaded: LoadedSession) -> str:
     """The first line of the first user message ("" when there is none)."""
-    for event in loaded.events:
-        if event.get("type") == "user":
-            text = str(event.get("content") or "").strip()
+    for data in loaded.events:
+        try:
+            event = event_from_json(data)
+        except ValueError:
+            continue
+        if isinstance(event, UserEvent):
+            text = event.content.strip()
             return text.splitlines()[0] if text else ""
     return ""
 
@@ -85,104 +102,61 @@ class _Renderer:
         self.completion_tokens = 0
         self.cost: float | None = None
 
-    def render(self, event: dict[str, Any]) -> list[str]:
-        kind = event.get("type")
-        if kind == "user":
-            return [self._heading(event, "User"), _quote(_text(event.get("content")))]
-        if kind == "assistant":
-            return self._assistant(event)
-        if kind == "tool_result":
-            call_id = str(event.get("tool_call_id") or "")
-            name = self.tool_names.get(call_id)
+    def render(self, data: dict[str, Any]) -> list[str]:
+        """The blocks for one saved event; ValueError when it is malformed."""
+        recorded = Recorded.from_json(data)
+        event = recorded.event
+        if isinstance(event, UserEvent):
+            return [_heading(recorded, "User"), _quote(_text(event.content))]
+        if isinstance(event, AssistantEvent):
+            return self._assistant(recorded, event)
+        if isinstance(event, ToolResultEvent):
+            name = self.tool_names.get(event.tool_call_id)
             about = f"{_code(name)} " if name else ""
             return [
-                self._heading(event, "Tool result"),
-                f"For {about}(call {_code(call_id)}):",
-                _fence(_text(event.get("content")), "text"),
+                _heading(recorded, "Tool result"),
+                f"For {about}(call {_code(event.tool_call_id)}):",
+                _fence(_text(event.content), "text"),
             ]
-        if kind == "approval":
-            return [self._approval(event)]
-        if kind == "usage":
+        if isinstance(event, ApprovalEvent):
+            return [_approval(event)]
+        if isinstance(event, UsageEvent):
             self._add_usage(event)
             return []
-        if kind == "skill_activation":
-            return self._skill(event)
-        if kind == "compaction":
-            return self._compaction(event)
-        if kind == "model_change":
-            return [
-                f"**Model changed** from {_code(str(event.get('from')))} to "
-                f"{_code(str(event.get('to')))}."
-            ]
+        if isinstance(event, SkillActivationEvent):
+            return _skill(event)
+        if isinstance(event, CompactionEvent):
+            return _compaction(event)
+        if isinstance(event, ModelChangeEvent):
+            return [f"**Model changed** from {_code(str(event.previous))} to {_code(event.to)}."]
+        assert isinstance(event, UnknownEvent)
         # An event this version does not know: shown as saved rather than dropped.
-        shown = {k: v for k, v in event.items() if k != "at"}
         return [
-            f"**Event {_code(str(kind))}**",
-            _fence(json.dumps(shown, ensure_ascii=False, indent=2), "json"),
+            f"**Event {_code(str(event.kind))}**",
+            _fence(json.dumps(event.fields, ensure_ascii=False, indent=2), "json"),
         ]
 
-    def _heading(self, event: dict[str, Any], role: str) -> str:
-        number = event.get("n")
-        prefix = f"{number} · " if isinstance(number, int) else ""
-        return f"## {prefix}{role}"
-
-    def _assistant(self, event: dict[str, Any]) -> list[str]:
-        blocks = [self._heading(event, "Assistant")]
-        content = _text(event.get("content"))
+    def _assistant(self, recorded: Recorded, event: AssistantEvent) -> list[str]:
+        blocks = [_heading(recorded, "Assistant")]
+        content = _text(event.content)
         if content.strip():
             blocks.append(_quote(content))
-        for call in event.get("tool_calls") or []:
-            call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
-            self.tool_names[call_id] = name
-            blocks.append(f"**Tool call** {_code(name)} (call {_code(call_id)}) with arguments:")
-            blocks.append(_arguments(call.get("arguments")))
+        for call in event.tool_calls:
+            self.tool_names[call.id] = call.name
+            blocks.append(
+                f"**Tool call** {_code(call.name)} (call {_code(call.id)}) with arguments:"
+            )
+            blocks.append(_arguments(call.arguments))
         if len(blocks) == 1:
             blocks.append("*(no text)*")
         return blocks
 
-    def _approval(self, event: dict[str, Any]) -> str:
-        tool = _code(str(event.get("tool") or ""))
-        call = _code(str(event.get("tool_call_id") or ""))
-        if event.get("approved"):
-            line = f"**Approved** by the person: {tool} (call {call})."
-        else:
-            line = f"**Declined** by the person: {tool} (call {call})."
-        reason = event.get("reason")
-        if reason:
-            line += f" Reason: {_inline(str(reason))}"
-        return line
-
-    def _skill(self, event: dict[str, Any]) -> list[str]:
-        snapshot = event.get("snapshot") or {}
-        return [
-            f"## Skill activated: {_inline(str(snapshot.get('name') or ''))}",
-            "\n".join(
-                [
-                    f"- Scope: {_code(str(snapshot.get('scope') or ''))}",
-                    f"- Path: {_code(str(snapshot.get('path') or ''))}",
-                    f"- Body sha256: {_code(str(snapshot.get('body_sha256') or ''))}",
-                ]
-            ),
-            _fence(_text(snapshot.get("body")), "markdown"),
-        ]
-
-    def _compaction(self, event: dict[str, Any]) -> list[str]:
-        through = event.get("through")
-        scope = f"messages 1 to {through}" if isinstance(through, int) else "earlier messages"
-        return [
-            "## Compaction: session memory",
-            f"{scope[0].upper()}{scope[1:]} (still shown above) were summarised into this "
-            "session memory; from here on the model saw this summary instead of them.",
-            _quote(_text(event.get("summary"))),
-        ]
-
-    def _add_usage(self, event: dict[str, Any]) -> None:
+    def _add_usage(self, event: UsageEvent) -> None:
         self.requests += 1
-        self.prompt_tokens += _int(event.get("prompt_tokens"))
-        self.completion_tokens += _int(event.get("completion_tokens"))
-        cost = event.get("cost_usd")
-        if isinstance(cost, int | float):
-            self.cost = (self.cost or 0.0) + float(cost)
+        self.prompt_tokens += event.usage.prompt_tokens
+        self.completion_tokens += event.usage.completion_tokens
+        if event.usage.cost_usd is not None:
+            self.cost = (self.cost or 0.0) + event.usage.cost_usd
 
     def usage_totals(self) -> str:
         cost = f"${self.cost:.4f}" if self.cost is not None else "unknown"
@@ -198,8 +172,46 @@ class _Renderer:
         )
 
 
-def _int(value: object) -> int:
-    return value if isinstance(value, int) else 0
+def _heading(recorded: Recorded, role: str) -> str:
+    prefix = f"{recorded.n} · " if recorded.n is not None else ""
+    return f"## {prefix}{role}"
+
+
+def _approval(event: ApprovalEvent) -> str:
+    tool, call = _code(event.tool), _code(event.tool_call_id)
+    if event.approved:
+        line = f"**Approved** by the person: {tool} (call {call})."
+    else:
+        line = f"**Declined** by the person: {tool} (call {call})."
+    if event.reason:
+        line += f" Reason: {_inline(event.reason)}"
+    return line
+
+
+def _skill(event: SkillActivationEvent) -> list[str]:
+    snapshot = event.snapshot
+    return [
+        f"## Skill activated: {_inline(snapshot.name)}",
+        "\n".join(
+            [
+                f"- Scope: {_code(snapshot.scope)}",
+                f"- Path: {_code(snapshot.path)}",
+                f"- Body sha256: {_code(snapshot.body_sha256)}",
+            ]
+        ),
+        _fence(_text(snapshot.body), "markdown"),
+    ]
+
+
+def _compaction(event: CompactionEvent) -> list[str]:
+    through = event.through
+    scope = f"messages 1 to {through}" if through is not None else "earlier messages"
+    return [
+        "## Compaction: session memory",
+        f"{scope[0].upper()}{scope[1:]} (still shown above) were summarised into this "
+        "session memory; from here on the model saw this summary instead of them.",
+        _quote(_text(event.summary)),
+    ]
 
 
 def _text(value: object) -> str:
@@ -239,17 +251,14 @@ def _quote(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
 
 
-def _arguments(raw: object) -> str:
+def _arguments(raw: str) -> str:
     """Tool call arguments as pretty JSON, or as sent when they are not valid JSON."""
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError):
-            return "(not valid JSON, shown as sent)\n" + _fence(_text(raw), "text")
-        if too_deep(value):  # the pretty printer recurses once per level
-            return "(nested too deeply, shown as sent)\n" + _fence(_text(raw), "text")
-    else:
-        value = raw if raw is not None else {}
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        return "(not valid JSON, shown as sent)\n" + _fence(_text(raw), "text")
+    if too_deep(value):  # the pretty printer recurses once per level
+        return "(nested too deeply, shown as sent)\n" + _fence(_text(raw), "text")
     return _fence(_text(json.dumps(value, ensure_ascii=False, indent=2)), "json")
 
 

@@ -12,6 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.messages import Message, ToolCall, Usage
+from agent.session.events import (
+    MESSAGE_EVENTS,
+    CompactionEvent,
+    ModelChangeEvent,
+    Recorded,
+    SkillActivationEvent,
+    UsageEvent,
+)
 from agent.skills.activation import SkillSnapshot
 from agent.skills.names import skill_key
 
@@ -32,24 +40,6 @@ class Rebuilt:
     notes: list[str] = field(default_factory=list)
 
 
-def message_from_event(event: dict[str, Any]) -> Message | None:
-    """The message an event records, if it records one."""
-    kind = event.get("type")
-    if kind == "user":
-        return Message("user", str(event.get("content") or ""))
-    if kind == "assistant":
-        calls = tuple(
-            ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments") or "{}"))
-            for c in event.get("tool_calls") or []
-        )
-        return Message("assistant", event.get("content"), calls)
-    if kind == "tool_result":
-        return Message(
-            "tool", str(event.get("content") or ""), tool_call_id=str(event["tool_call_id"])
-        )
-    return None
-
-
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
     """Messages (after the last compaction), snapshots, memory, usage; repaired.
 
@@ -61,7 +51,7 @@ def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
     for event in events:
         try:
             through = _absorb(event, rebuilt, numbered)
-        except (KeyError, TypeError, ValueError, AttributeError):
+        except ValueError:
             rebuilt.notes.append(f"an unreadable {event.get('type')!r} event was skipped")
             continue
         if through is not None:
@@ -74,28 +64,24 @@ def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
 
 
 def _absorb(
-    event: dict[str, Any], rebuilt: Rebuilt, numbered: list[tuple[int, Message]]
+    data: dict[str, Any], rebuilt: Rebuilt, numbered: list[tuple[int, Message]]
 ) -> int | None:
     """Fold one event into `rebuilt`; returns a compaction's `through`, else None."""
-    kind = event.get("type")
-    message = message_from_event(event)
-    if message is not None:
-        number = int(event.get("n") or len(numbered) + 1)
-        numbered.append((number, message))
+    recorded = Recorded.from_json(data)
+    event = recorded.event
+    if isinstance(event, MESSAGE_EVENTS):
+        number = recorded.n or len(numbered) + 1
+        numbered.append((number, event.message()))
         rebuilt.message_count = max(rebuilt.message_count, number)
-    elif kind == "skill_activation":
-        _keep_snapshot(rebuilt.snapshots, SkillSnapshot.from_json(event["snapshot"]))
-    elif kind == "compaction":
-        rebuilt.memory = str(event.get("summary") or "")
-        return int(event.get("through") or 0)
-    elif kind == "usage":
-        rebuilt.usage = rebuilt.usage + Usage(
-            int(event.get("prompt_tokens") or 0),
-            int(event.get("completion_tokens") or 0),
-            event.get("cost_usd"),
-        )
-    elif kind == "model_change":
-        rebuilt.model = str(event.get("to"))
+    elif isinstance(event, SkillActivationEvent):
+        _keep_snapshot(rebuilt.snapshots, event.snapshot)
+    elif isinstance(event, CompactionEvent):
+        rebuilt.memory = event.summary
+        return event.through or 0
+    elif isinstance(event, UsageEvent):
+        rebuilt.usage = rebuilt.usage + event.usage
+    elif isinstance(event, ModelChangeEvent):
+        rebuilt.model = event.to
     return None
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from agent.session.events import SessionEvent
 from agent.session.store import LoadedSession, SessionWriter
 
 
@@ -26,7 +26,7 @@ class SessionRecorder:
     def message_count(self) -> int:
         return self.writer.message_count if self.writer else 0
 
-    def record(self, event: dict[str, Any]) -> int | None:
+    def record(self, event: SessionEvent) -> int | None:
         """Write the event (creating the file first); returns a message event's number.
 
         A failed write (disk full, say) must not end the chat: it is kept in `problems`

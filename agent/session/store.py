@@ -23,6 +23,7 @@ from typing import IO, Any
 from agent import __version__
 from agent.errors import AgentError
 from agent.home import data_home, ensure_private_dir
+from agent.session.events import MESSAGE_EVENTS, SessionEvent, UserEvent, event_from_json
 
 SESSION_VERSION = 1
 _HEAD_BYTES = 16 * 1024
@@ -107,14 +108,15 @@ class SessionWriter:
             handle.write("\n")  # a torn last line stays its own (ignored) line
         return cls(path, handle, header, count)
 
-    def record(self, event: dict[str, Any]) -> int | None:
+    def record(self, event: SessionEvent) -> int | None:
         """Write one event now; a message event gets (and returns) its number, `n`."""
         number = None
-        if event.get("type") in ("user", "assistant", "tool_result"):
+        data = event.to_json()
+        if isinstance(event, MESSAGE_EVENTS):
             self.message_count += 1
             number = self.message_count
-            event = {**event, "n": number}
-        self._write({"at": now(), **event})
+            data["n"] = number
+        self._write({"at": now(), **data})
         return number
 
     def _write(self, event: dict[str, Any]) -> None:
@@ -251,8 +253,8 @@ def _title(handle: IO[bytes]) -> str:
         if not line.endswith(b"\n"):
             return ""  # the end of the file, or a line longer than the whole budget
         data = _json_or_none(line)
-        if isinstance(data, dict) and data.get("type") == "user":
-            text = str(data.get("content") or "").strip()
+        if isinstance(data, dict) and isinstance(event := _event_or_none(data), UserEvent):
+            text = event.content.strip()
             return text.splitlines()[0] if text else ""
     return ""
 
@@ -285,6 +287,13 @@ def _last_activity_and_count(handle: IO[bytes], size: int) -> tuple[str | None, 
         if start == 0:
             return last, count or 0
         window *= 4
+
+
+def _event_or_none(data: dict[str, Any]) -> SessionEvent | None:
+    try:
+        return event_from_json(data)
+    except ValueError:
+        return None
 
 
 def _json_or_none(line: bytes) -> Any:

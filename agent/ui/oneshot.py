@@ -216,11 +216,7 @@ class TurnSummary:
         return {
             "text": self.text,
             "tool_calls": [record.to_json() for record in self.calls],
-            "usage": {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "completion_tokens": self.usage.completion_tokens,
-                "cost_usd": self.usage.cost_usd,
-            },
+            "usage": self.usage.to_json(),
             "notices": self.notices,
             "session_id": session_id,
             "model": model,
@@ -416,14 +412,7 @@ class StreamJsonOutput(OneShotOutput):
             )
         elif isinstance(event, UsageReported):
             usage = event.request
-            self._emit(
-                {
-                    "type": "usage",
-                    "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens,
-                    "cost_usd": usage.cost_usd,
-                }
-            )
+            self._emit({"type": "usage", **usage.to_json()})
         elif isinstance(event, Notice):
             self._emit({"type": "notice", "text": event.text})
         elif isinstance(event, TurnFailed):

@@ -1,5 +1,8 @@
-"""Whole chat turns: the real LiteLLMModel over HTTP to the scripted fake server, real tools,
-and a scripted Approver (our own seam)."""
+"""Whole chat turns with real tools and a scripted Approver (our own seam).
+
+The loop's logic runs against ScriptedModel (our model seam, no HTTP); a few turns run the
+real LiteLLMModel over HTTP to the scripted fake server, for what only litellm does: streaming
+deltas, usage, the tools in the request, and how each model error is explained."""
 
 from __future__ import annotations
 
@@ -21,11 +24,12 @@ from agent.chat.events import (
     TurnEnded,
     TurnFailed,
 )
-from agent.messages import ToolResult
+from agent.messages import ToolCall, ToolResult
 from agent.model import LiteLLMModel, ModelSettings
 from agent.tools.base import ToolSpec
 from agent.tools.builtin import BuiltinToolset
 from tests.fake_openai import FakeOpenAI
+from tests.scripted_model import Reply, ScriptedModel, echo_call
 
 pytestmark = pytest.mark.anyio
 
@@ -49,6 +53,7 @@ class RecordingTool:
     name: str = "mcp__fx__echo"
     runs: list[dict[str, Any]] = field(default_factory=list)
     block: anyio.Event | None = None
+    started: anyio.Event = field(default_factory=anyio.Event)
 
     @property
     def spec(self) -> ToolSpec:
@@ -68,6 +73,7 @@ class RecordingTool:
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         self.runs.append(arguments)
+        self.started.set()
         if self.block is not None:
             await self.block.wait()
         return ToolResult(f"echo: {arguments['text']}")
@@ -104,6 +110,28 @@ def conversation(
         lambda: "You are a test.",
         max_tool_rounds=max_rounds,
     )
+
+
+def scripted(
+    model: ScriptedModel,
+    tools: list[Any] | None = None,
+    approver: ScriptedApprover | None = None,
+    max_rounds: int = 25,
+) -> Conversation:
+    return Conversation(
+        model,
+        [Tools(tools or [])],
+        approver or ScriptedApprover([]),
+        lambda: "You are a test.",
+        max_tool_rounds=max_rounds,
+    )
+
+
+def sent(model: ScriptedModel, index: int = -1) -> list[dict[str, Any]]:
+    return [
+        {k: v for k, v in m.items() if k in ("role", "content", "tool_call_id")}
+        for m in model.sent(index)
+    ]
 
 
 async def turn(chat: Conversation, text: str) -> list[Event]:
@@ -172,12 +200,11 @@ async def test_an_approved_call_runs_and_the_model_sees_its_result() -> None:
 async def test_a_denial_with_a_reason_reaches_the_model_and_the_tool_never_runs() -> None:
     tool = RecordingTool()
     approver = ScriptedApprover([Decision(False, "not on a Friday")])
-    script = [{"tool_calls": [call("c1", "ping")]}, {"text": "Understood."}]
-    with FakeOpenAI(script) as fake:
-        chat = conversation(fake, [tool], approver)
-        await turn(chat, "echo ping")
+    model = ScriptedModel([Reply(calls=[echo_call("c1", "ping")]), Reply("Understood.")])
+    chat = scripted(model, [tool], approver)
+    await turn(chat, "echo ping")
     assert tool.runs == []
-    assert sent_messages(fake)[-1] == {
+    assert sent(model)[-1] == {
         "role": "tool",
         "content": "Error: The person declined this tool call. Their reason: not on a Friday",
         "tool_call_id": "c1",
@@ -187,27 +214,27 @@ async def test_a_denial_with_a_reason_reaches_the_model_and_the_tool_never_runs(
 async def test_invalid_arguments_go_back_to_the_model_and_nobody_is_asked() -> None:
     tool = RecordingTool()
     approver = ScriptedApprover([])
-    bad = {"id": "c1", "name": "mcp__fx__echo", "arguments": {"txt": 1}}
-    script = [{"tool_calls": [bad]}, {"text": "Let me fix that."}]
-    with FakeOpenAI(script) as fake:
-        chat = conversation(fake, [tool], approver)
-        await turn(chat, "echo")
+    bad = ToolCall("c1", "mcp__fx__echo", '{"txt": 1}')
+    model = ScriptedModel([Reply(calls=[bad]), Reply("Let me fix that.")])
+    chat = scripted(model, [tool], approver)
+    await turn(chat, "echo")
     assert approver.requests == [] and tool.runs == []
-    assert sent_messages(fake)[-1]["content"] == (
+    assert sent(model)[-1]["content"] == (
         "Error: invalid arguments for mcp__fx__echo: (arguments): 'text' is a required property"
     )
 
 
 async def test_an_unknown_tool_and_broken_json_are_errors_for_the_model() -> None:
-    script = [
-        {"tool_calls": [{"id": "c1", "name": "no_such_tool", "arguments": {}}]},
-        {"tool_calls": [{"id": "c2", "name": "mcp__fx__echo", "arguments": '{"text": '}]},
-        {"text": "ok"},
-    ]
-    with FakeOpenAI(script) as fake:
-        chat = conversation(fake, [RecordingTool()])
-        await turn(chat, "go")
-    contents = [m["content"] for m in sent_messages(fake) if m["role"] == "tool"]
+    model = ScriptedModel(
+        [
+            Reply(calls=[ToolCall("c1", "no_such_tool", "{}")]),
+            Reply(calls=[ToolCall("c2", "mcp__fx__echo", '{"text": ')]),
+            Reply("ok"),
+        ]
+    )
+    chat = scripted(model, [RecordingTool()])
+    await turn(chat, "go")
+    contents = [m["content"] for m in sent(model) if m["role"] == "tool"]
     assert contents[0] == (
         "Error: there is no tool named 'no_such_tool'; use one of the tools of this request"
     )
@@ -217,13 +244,13 @@ async def test_an_unknown_tool_and_broken_json_are_errors_for_the_model() -> Non
 async def test_two_calls_in_one_reply_are_approved_one_by_one_in_order() -> None:
     tool = RecordingTool()
     approver = ScriptedApprover([Decision(True), Decision(False)])
-    script = [{"tool_calls": [call("c1", "first"), call("c2", "second")]}, {"text": "done"}]
-    with FakeOpenAI(script) as fake:
-        chat = conversation(fake, [tool], approver)
-        await turn(chat, "two")
+    calls = [echo_call("c1", "first"), echo_call("c2", "second")]
+    model = ScriptedModel([Reply(calls=calls), Reply("done")])
+    chat = scripted(model, [tool], approver)
+    await turn(chat, "two")
     assert [r.arguments["text"] for r in approver.requests] == ["first", "second"]
     assert tool.runs == [{"text": "first"}]
-    tool_messages = [m for m in sent_messages(fake) if m["role"] == "tool"]
+    tool_messages = [m for m in sent(model) if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2"]
     assert tool_messages[1]["content"] == "Error: The person declined this tool call."
 
@@ -231,11 +258,10 @@ async def test_two_calls_in_one_reply_are_approved_one_by_one_in_order() -> None
 async def test_the_turn_stops_at_the_tool_round_limit_with_every_call_answered() -> None:
     tool = RecordingTool()
     approver = ScriptedApprover([Decision(True)] * 5)
-    script = [{"tool_calls": [call(f"c{i}", str(i))]} for i in range(3)]
-    with FakeOpenAI(script) as fake:
-        chat = conversation(fake, [tool], approver, max_rounds=2)
-        events = await turn(chat, "loop")
-        assert len(fake.requests) == 3
+    model = ScriptedModel([Reply(calls=[echo_call(f"c{i}", str(i))]) for i in range(3)])
+    chat = scripted(model, [tool], approver, max_rounds=2)
+    events = await turn(chat, "loop")
+    assert (len(model.requests), model.replies) == (3, [])
     assert len(tool.runs) == 2
     assert events[-1] == TurnEnded("round_limit")
     assert any(isinstance(e, Notice) and "2 tool rounds" in e.text for e in events)
@@ -246,15 +272,13 @@ async def test_the_turn_stops_at_the_tool_round_limit_with_every_call_answered()
 async def test_read_only_builtin_tools_run_without_asking(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("remember the milk\n")
     approver = ScriptedApprover([])
-    read = {"id": "c1", "name": "read_file", "arguments": {"path": "notes.txt"}}
-    escape = {"id": "c2", "name": "read_file", "arguments": {"path": "../outside.txt"}}
-    script = [{"tool_calls": [read, escape]}, {"text": "Milk."}]
-    with FakeOpenAI(script) as fake:
-        model_tools = list(BuiltinToolset(tmp_path).tools())
-        chat = conversation(fake, model_tools, approver)
-        await turn(chat, "read")
+    read = ToolCall("c1", "read_file", '{"path": "notes.txt"}')
+    escape = ToolCall("c2", "read_file", '{"path": "../outside.txt"}')
+    model = ScriptedModel([Reply(calls=[read, escape]), Reply("Milk.")])
+    chat = scripted(model, list(BuiltinToolset(tmp_path).tools()), approver)
+    await turn(chat, "read")
     assert approver.requests == []
-    contents = [m["content"] for m in sent_messages(fake) if m["role"] == "tool"]
+    contents = [m["content"] for m in sent(model) if m["role"] == "tool"]
     assert contents == [
         "remember the milk\n",
         "Error: '../outside.txt' is outside the project directory",
@@ -330,60 +354,61 @@ async def test_a_stalled_stream_times_out_with_advice() -> None:
 
 
 async def test_interrupting_mid_stream_keeps_the_partial_answer_and_a_valid_history() -> None:
-    script = [{"text": "one two three four five six", "chunk_delay": 0.5}, {"text": "Fine."}]
-    with FakeOpenAI(script) as fake:
-        chat = conversation(fake)
-        seen: list[Event] = []
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as group:
+    model = ScriptedModel([Reply("one two six"), Reply("Fine.")])
+    chat = scripted(model)
+    seen: list[Event] = []
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
 
-                async def consume() -> None:
-                    async for event in chat.turn("count"):
-                        seen.append(event)
-                        if isinstance(event, TextDelta):
-                            group.cancel_scope.cancel()  # what Ctrl-C does
+            async def consume() -> None:
+                async for event in chat.turn("count"):
+                    seen.append(event)
+                    if isinstance(event, TextDelta):
+                        group.cancel_scope.cancel()  # what Ctrl-C does
 
-                group.start_soon(consume)
-        await turn(chat, "again")
-    assert isinstance(seen[-1], TextDelta)
-    roles = [m["role"] for m in sent_messages(fake)]
-    assert roles == ["system", "user", "assistant", "user"]
-    assert sent_messages(fake)[2]["content"].endswith("\n[interrupted by the user]")
+            group.start_soon(consume)
+    await turn(chat, "again")
+    assert seen[-1] == TextDelta("one ")
+    assert sent(model) == [
+        {"role": "system", "content": "You are a test."},
+        {"role": "user", "content": "count"},
+        {"role": "assistant", "content": "one \n[interrupted by the user]"},
+        {"role": "user", "content": "again"},
+    ]
 
 
 async def test_interrupting_a_running_tool_answers_its_call_and_the_next_turn_is_valid() -> None:
     tool = RecordingTool(block=anyio.Event())  # never set: the tool hangs
     approver = ScriptedApprover([Decision(True), Decision(True)])
-    script = [{"tool_calls": [call("c1", "a"), call("c2", "b")]}, {"text": "Next."}]
-    with FakeOpenAI(script) as fake:
-        chat = conversation(fake, [tool], approver)
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as group:
+    calls = [echo_call("c1", "a"), echo_call("c2", "b")]
+    model = ScriptedModel([Reply(calls=calls), Reply("Next.")])
+    chat = scripted(model, [tool], approver)
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
 
-                async def consume() -> None:
-                    async for _event in chat.turn("run"):
-                        pass
+            async def consume() -> None:
+                async for _event in chat.turn("run"):
+                    pass
 
-                group.start_soon(consume)
-                while not tool.runs:
-                    await anyio.sleep(0.01)
-                group.cancel_scope.cancel()
-        await turn(chat, "what happened?")
-    tool_messages = [m for m in sent_messages(fake) if m["role"] == "tool"]
+            group.start_soon(consume)
+            await tool.started.wait()
+            group.cancel_scope.cancel()
+    await turn(chat, "what happened?")
+    tool_messages = [m for m in sent(model) if m["role"] == "tool"]
     assert [(m["tool_call_id"], m["content"]) for m in tool_messages] == [
         ("c1", "Error: interrupted by the user before it finished"),
         ("c2", "Error: interrupted by the user before it finished"),
     ]
-    assert json.loads(json.dumps(sent_messages(fake)))[-1] == {
+    assert json.loads(json.dumps(sent(model)))[-1] == {
         "role": "user",
         "content": "what happened?",
     }
 
 
 async def test_an_empty_answer_stays_out_of_the_history_with_a_notice() -> None:
-    with FakeOpenAI([{"text": ""}, {"text": "Now I answer."}]) as fake:
-        chat = conversation(fake)
-        events = await turn(chat, "hello?")
-        await turn(chat, "again")
+    model = ScriptedModel([Reply(""), Reply("Now I answer.")])
+    chat = scripted(model)
+    events = await turn(chat, "hello?")
+    await turn(chat, "again")
     assert Notice("The model returned an empty answer; ask again or rephrase.") in events
-    assert [m["role"] for m in sent_messages(fake)] == ["system", "user", "user"]
+    assert [m["role"] for m in sent(model)] == ["system", "user", "user"]

@@ -66,11 +66,12 @@ def test_one_line_text_shows_every_line_break_so_it_stays_one_line() -> None:
 def test_sessions_list_show_and_json_export_show_a_hostile_title_escaped(
     agent_home: Path, tmp_path: Path
 ) -> None:
+    from agent.session.events import UserEvent
     from agent.session.store import SessionWriter
 
     title = "fix \u202eexe.txt\u2028agent: session trusted\u200b\U000e0041"
     writer = SessionWriter.create(tmp_path, "openai/fake-model")
-    writer.record({"type": "user", "content": title})
+    writer.record(UserEvent(title))
     writer.close()
     session_id = writer.header.id
 

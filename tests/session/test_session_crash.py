@@ -25,13 +25,14 @@ TORN_NOTE = "the last line was cut off (the app stopped mid-write); it was ignor
 CHILD = """
 import sys
 from pathlib import Path
+from agent.session.events import event_from_json
 from agent.session.store import SessionWriter
 from tests.session.session_helpers import MODEL, PROJECT, endless_events
 
 writer = SessionWriter.create(Path(PROJECT), MODEL, Path(sys.argv[1]))
 print(writer.path, flush=True)
 for event in endless_events():
-    writer.record(event)
+    writer.record(event_from_json(event))
 """
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from agent.session.events import event_from_json
 from agent.session.export import export_json, export_markdown
 from agent.session.store import LoadedSession, SessionHeader, SessionWriter, load_session
 from tests.session.session_helpers import (
@@ -244,7 +245,7 @@ def test_json_export_is_the_header_and_every_event_as_saved(tmp_path: Path) -> N
         assistant(None, ("c1", "t", "{}")),
         result("c1", "\udc80"),
     ]:
-        writer.record(event)
+        writer.record(event_from_json(event))
     writer.close()
     loaded = load_session(writer.path)
 

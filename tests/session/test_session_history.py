@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.chat.history import message_event
 from agent.messages import Message, ToolCall
 from agent.session.compaction import split_point
-from agent.session.history import INTERRUPTED_RESULT, message_from_event, rebuild
+from agent.session.events import MESSAGE_EVENTS, CompactionEvent, event_from_json, message_event
+from agent.session.history import INTERRUPTED_RESULT, rebuild
 from agent.session.store import SessionWriter, load_session
 from agent.skills.activation import SkillSnapshot
 from tests.session.session_helpers import (
@@ -125,8 +125,8 @@ def test_a_model_change_is_the_model_a_resumed_chat_continues_with() -> None:
 
 def history_with_tools(turns: int) -> list[Message]:
     """The messages of `turns` whole turns, each with two tool calls and their results."""
-    messages = [message_from_event(event) for i in range(turns) for event in turn_events(i)]
-    return [message for message in messages if message is not None]
+    events = [event_from_json(data) for i in range(turns) for data in turn_events(i)]
+    return [event.message() for event in events if isinstance(event, MESSAGE_EVENTS)]
 
 
 @pytest.mark.parametrize("keep", [1, 2, 3])
@@ -136,7 +136,7 @@ def test_compaction_never_splits_a_tool_call_from_its_result(keep: int, tmp_path
     writer = SessionWriter.create(Path("/p"), MODEL, tmp_path)
     for message in history:
         writer.record(message_event(message))
-    writer.record({"type": "compaction", "summary": f"kept {keep}", "through": cut})
+    writer.record(CompactionEvent(f"kept {keep}", cut))
     writer.close()
 
     rebuilt = rebuild(load_session(writer.path).events)

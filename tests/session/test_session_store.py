@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agent.messages import Message, ToolCall, Usage
+from agent.session.events import event_from_json
 from agent.session.history import rebuild
 from agent.session.store import (
     SessionError,
@@ -40,7 +41,7 @@ TORN_NOTE = "the last line was cut off (the app stopped mid-write); it was ignor
 def write_session(folder: Path, events: list[dict[str, Any]], project: str = "/p") -> Path:
     writer = SessionWriter.create(Path(project), MODEL, folder)
     for event in events:
-        writer.record(event)
+        writer.record(event_from_json(event))
     writer.close()
     return writer.path
 
@@ -155,7 +156,7 @@ def test_a_garbage_line_in_the_middle_is_skipped_with_a_note_and_the_rest_loads(
     with path.open("ab") as handle:
         handle.write(b"\x00\xff not json\n[1, 2]\n")
     writer = SessionWriter.append_to(path, load_session(path).header, 1)
-    writer.record(assistant("two"))
+    writer.record(event_from_json(assistant("two")))
     writer.close()
 
     loaded = load_session(path)
@@ -175,8 +176,8 @@ def test_a_writer_resumed_after_a_torn_line_keeps_later_events_readable(tmp_path
     count = rebuild(loaded.events).message_count
 
     writer = SessionWriter.append_to(path, loaded.header, count)
-    writer.record(result("c1", "late"))
-    writer.record(assistant("done"))
+    writer.record(event_from_json(result("c1", "late")))
+    writer.record(event_from_json(assistant("done")))
     writer.close()
     reloaded = load_session(path)
 
@@ -307,7 +308,7 @@ def test_a_resumed_writer_appends_to_the_same_private_file(tmp_path: Path) -> No
     before = path.stat()
 
     writer = SessionWriter.append_to(path, load_session(path).header, 1)
-    writer.record(assistant("two"))
+    writer.record(event_from_json(assistant("two")))
     writer.close()
 
     after = path.stat()

@@ -1,0 +1,305 @@
+"""The events a session file records: one dataclass per kind, each with its JSON shape.
+
+`to_json` gives exactly the fields (and their order) the file has always held, so files
+written before these classes existed load unchanged. `from_json` checks every field's type
+and raises ValueError for a malformed event; readers turn that into a "skipped" note.
+A kind this version does not know comes back as UnknownEvent, so nothing read is dropped.
+The writer adds the stamps (`at`, and `n` for messages); `Recorded` reads them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from agent.messages import Message, ToolCall, Usage
+from agent.skills.activation import SkillSnapshot
+
+Json = dict[str, Any]
+
+
+def _field(data: Json, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+    """`data[key]` when it has the expected type; `default` when absent or null."""
+    value = data.get(key)
+    if value is None:
+        if default is None and not _allows_none(kind):
+            raise ValueError(f"{key!r} is missing")
+        return default
+    # bool is an int to Python, never to a session file.
+    if isinstance(value, bool) and bool not in _kinds(kind):
+        raise ValueError(f"{key!r} must be {_names(kind)}, not a boolean")
+    if not isinstance(value, kind):
+        raise ValueError(f"{key!r} must be {_names(kind)}, not {type(value).__name__}")
+    return value
+
+
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _allows_none(kind: type | tuple[type, ...]) -> bool:
+    return type(None) in _kinds(kind)
+
+
+def _names(kind: type | tuple[type, ...]) -> str:
+    return " or ".join(k.__name__ for k in _kinds(kind) if k is not type(None))
+
+
+_OPTIONAL_STR = (str, type(None))
+
+
+@dataclass(frozen=True)
+class UserEvent:
+    """A message the person typed."""
+
+    content: str
+    kind: ClassVar[str] = "user"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "content": self.content}
+
+    @classmethod
+    def from_json(cls, data: Json) -> UserEvent:
+        return cls(_field(data, "content", str, ""))
+
+    def message(self) -> Message:
+        return Message("user", self.content)
+
+
+@dataclass(frozen=True)
+class AssistantEvent:
+    """A model reply: its text (None when it only called tools) and its tool calls."""
+
+    content: str | None
+    tool_calls: tuple[ToolCall, ...] = ()
+    kind: ClassVar[str] = "assistant"
+
+    def to_json(self) -> Json:
+        data: Json = {"type": self.kind, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
+            ]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Json) -> AssistantEvent:
+        calls = _field(data, "tool_calls", list, [])
+        return cls(_field(data, "content", _OPTIONAL_STR), tuple(_tool_call(c) for c in calls))
+
+    def message(self) -> Message:
+        # An empty arguments text is sent on as "{}": providers reject "".
+        calls = tuple(ToolCall(c.id, c.name, c.arguments or "{}") for c in self.tool_calls)
+        return Message("assistant", self.content, calls)
+
+
+def _tool_call(data: object) -> ToolCall:
+    if not isinstance(data, dict):
+        raise ValueError("a tool call must be an object")
+    return ToolCall(
+        _field(data, "id", str), _field(data, "name", str), _field(data, "arguments", str, "{}")
+    )
+
+
+@dataclass(frozen=True)
+class ToolResultEvent:
+    """A tool call's result as the model read it."""
+
+    tool_call_id: str
+    content: str
+    kind: ClassVar[str] = "tool_result"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "tool_call_id": self.tool_call_id, "content": self.content}
+
+    @classmethod
+    def from_json(cls, data: Json) -> ToolResultEvent:
+        return cls(_field(data, "tool_call_id", str), _field(data, "content", str, ""))
+
+    def message(self) -> Message:
+        return Message("tool", self.content, tool_call_id=self.tool_call_id)
+
+
+@dataclass(frozen=True)
+class ApprovalEvent:
+    """The person's answer to one tool call."""
+
+    tool_call_id: str
+    tool: str
+    approved: bool
+    reason: str | None = None
+    kind: ClassVar[str] = "approval"
+
+    def to_json(self) -> Json:
+        return {
+            "type": self.kind,
+            "tool_call_id": self.tool_call_id,
+            "tool": self.tool,
+            "approved": self.approved,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, data: Json) -> ApprovalEvent:
+        return cls(
+            _field(data, "tool_call_id", str, ""),
+            _field(data, "tool", str, ""),
+            _field(data, "approved", bool, False),
+            _field(data, "reason", _OPTIONAL_STR),
+        )
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    """What one model request cost."""
+
+    usage: Usage
+    kind: ClassVar[str] = "usage"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, **self.usage.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Json) -> UsageEvent:
+        cost = _field(data, "cost_usd", (int, float, type(None)))
+        return cls(
+            Usage(
+                _field(data, "prompt_tokens", int, 0),
+                _field(data, "completion_tokens", int, 0),
+                None if cost is None else float(cost),
+            )
+        )
+
+
+@dataclass(frozen=True)
+class SkillActivationEvent:
+    """A skill's instructions as the model saw them, frozen at activation."""
+
+    snapshot: SkillSnapshot
+    kind: ClassVar[str] = "skill_activation"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "snapshot": self.snapshot.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Json) -> SkillActivationEvent:
+        snapshot = _field(data, "snapshot", dict)
+        for key in ("name", "scope", "path", "body_sha256", "body"):
+            _field(snapshot, key, str)
+        return cls(SkillSnapshot.from_json(snapshot))
+
+
+@dataclass(frozen=True)
+class CompactionEvent:
+    """Session memory replacing the messages numbered up to `through`."""
+
+    summary: str
+    through: int | None
+    kind: ClassVar[str] = "compaction"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "summary": self.summary, "through": self.through}
+
+    @classmethod
+    def from_json(cls, data: Json) -> CompactionEvent:
+        return cls(_field(data, "summary", str, ""), _field(data, "through", (int, type(None))))
+
+
+@dataclass(frozen=True)
+class ModelChangeEvent:
+    """The rest of the session uses another model."""
+
+    previous: str | None
+    to: str
+    kind: ClassVar[str] = "model_change"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "from": self.previous, "to": self.to}
+
+    @classmethod
+    def from_json(cls, data: Json) -> ModelChangeEvent:
+        return cls(_field(data, "from", _OPTIONAL_STR), _field(data, "to", str))
+
+
+@dataclass(frozen=True)
+class UnknownEvent:
+    """An event of a kind this version does not know (from a newer one, say), kept as saved
+    (without its time stamp)."""
+
+    fields: Json
+
+    @property
+    def kind(self) -> object:
+        return self.fields.get("type")
+
+    def to_json(self) -> Json:
+        return dict(self.fields)
+
+
+MessageEvent = UserEvent | AssistantEvent | ToolResultEvent
+SessionEvent = (
+    UserEvent
+    | AssistantEvent
+    | ToolResultEvent
+    | ApprovalEvent
+    | UsageEvent
+    | SkillActivationEvent
+    | CompactionEvent
+    | ModelChangeEvent
+    | UnknownEvent
+)
+MESSAGE_EVENTS = (UserEvent, AssistantEvent, ToolResultEvent)
+
+_KINDS: dict[str, Any] = {
+    cls.kind: cls
+    for cls in (
+        UserEvent,
+        AssistantEvent,
+        ToolResultEvent,
+        ApprovalEvent,
+        UsageEvent,
+        SkillActivationEvent,
+        CompactionEvent,
+        ModelChangeEvent,
+    )
+}
+
+
+def event_from_json(data: Json) -> SessionEvent:
+    """The typed event a file line holds; ValueError says what is malformed."""
+    kind = data.get("type")
+    cls = _KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        return UnknownEvent({k: v for k, v in data.items() if k != "at"})
+    event: SessionEvent = cls.from_json(data)
+    return event
+
+
+def message_event(message: Message) -> MessageEvent:
+    """A history message as a session event."""
+    if message.role == "user":
+        return UserEvent(message.content or "")
+    if message.role == "assistant":
+        return AssistantEvent(message.content, message.tool_calls)
+    if message.role == "tool" and message.tool_call_id is not None:
+        return ToolResultEvent(message.tool_call_id, message.content or "")
+    raise ValueError(f"a {message.role!r} message is not recorded in a session")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An event read back from a file with the writer's stamps: when, and a message's number."""
+
+    event: SessionEvent
+    at: str | None = None
+    n: int | None = None
+
+    @classmethod
+    def from_json(cls, data: Json) -> Recorded:
+        """ValueError when the event or a stamp is malformed."""
+        return cls(event_from_json(data), _field(data, "at", _OPTIONAL_STR), _number(data))
+
+
+def _number(data: Json) -> int | None:
+    n: int | None = _field(data, "n", (int, type(None)))
+    return n
