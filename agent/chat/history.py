@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol, overload
 
+from agent.chat.summary import summarize
 from agent.messages import Message, Usage
 from agent.model import ChatModel
-from agent.session.compaction import NothingToCompactError, split_point, summarize
+from agent.session.compaction import NothingToCompactError, split_point
 from agent.session.events import CompactionEvent, SessionEvent, UsageEvent, message_event
 
 
