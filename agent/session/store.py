@@ -40,6 +40,9 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
 
 
+_ID_ATTEMPTS = 16
+
+
 def new_session_id() -> str:
     """Sortable by start time, unique: 20261129-143501-3f9a2c."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
@@ -81,7 +84,19 @@ class SessionWriter:
 
     @classmethod
     def create(cls, project: Path, model: str, folder: Path | None = None) -> SessionWriter:
+        """A new session file with its header, under a new id."""
         folder = ensure_private_dir(folder or sessions_dir())
+        # Ids are a time stamp and 3 random bytes: sessions started in the same second can
+        # meet (1000 in a second do, now and then). Another id is as good, so take one.
+        for _attempt in range(_ID_ATTEMPTS - 1):
+            try:
+                return cls._create_in(folder, project, model)
+            except FileExistsError:
+                continue
+        return cls._create_in(folder, project, model)
+
+    @classmethod
+    def _create_in(cls, folder: Path, project: Path, model: str) -> SessionWriter:
         header = SessionHeader(new_session_id(), now(), str(project), model, __version__)
         path = folder / f"{header.id}.jsonl"
         # The header is written under a temporary name and the file appears complete with it:

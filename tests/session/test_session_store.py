@@ -314,3 +314,25 @@ def test_a_resumed_writer_appends_to_the_same_private_file(tmp_path: Path) -> No
     after = path.stat()
     assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o600)
     assert os.path.getsize(path) > before.st_size
+
+
+def test_a_new_session_whose_id_is_taken_gets_another_and_leaves_the_first_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent.session.store as store_module
+
+    ids = iter(["20261130-120000-aaaaaa", "20261130-120000-aaaaaa", "20261130-120000-bbbbbb"])
+    monkeypatch.setattr(store_module, "new_session_id", lambda: next(ids))
+    first = SessionWriter.create(Path("/p"), MODEL, tmp_path)
+    before = first.path.read_bytes()
+
+    second = SessionWriter.create(Path("/p"), MODEL, tmp_path)
+
+    assert (first.path.name, second.path.name) == (
+        "20261130-120000-aaaaaa.jsonl",
+        "20261130-120000-bbbbbb.jsonl",
+    )
+    assert first.path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [first.path.name, second.path.name]
+    first.close()
+    second.close()
