@@ -46,8 +46,13 @@ class StdioLaunch:
         return self.resolved
 
     def executable(self) -> str:
-        """What we spawn: the resolved path when there is one, so trust and run agree."""
-        return self.resolved or self.command
+        """What we spawn: the resolved path, so trust and run agree. A bare name is never
+        spawned (the system would look it up by rules of its own): it fails closed."""
+        if self.resolved is None:
+            raise ServerStartError(
+                f"MCP server {self.server!r} could not start: command {self.command!r} not found"
+            )
+        return self.resolved
 
     def child_environment(self) -> dict[str, str]:
         """The whole environment the child gets: what it inherits, then the definition's env."""
