@@ -64,8 +64,6 @@ EVERYWHERE = {"anyio"}
 KNOWN_LAYER_BREAKS = {
     ("session", "skills"): "the session file keeps activated skill snapshots, a data type of "
     "skills/activation.py; it moves to a shared data module if skills ever need the session",
-    ("ui", "commands"): "/mcp edit runs the console's editor flow (commands/mcp_config.py) in a "
-    "thread; issue 15 item 5 (one way to ask, shared front-end code) moves it",
 }
 
 MAX_FUNCTION_LINES = 60

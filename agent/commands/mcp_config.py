@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.commands.output import confirm, say, table, warn
-from agent.errors import AgentError, ConcurrentEditError, DocumentError, UnknownServerError
+from agent.commands.output import say, table, warn
+from agent.commands.terminal import confirm
+from agent.errors import AgentError, ConcurrentEditError, UnknownServerError
+from agent.mcp import editing
 from agent.mcp.definitions import ServerDefinition, StdioDefinition, display_url
-from agent.mcp.document import ServersDocument, parse_document, serialize_document
+from agent.mcp.document import parse_document, serialize_document
 from agent.mcp.launch_trust import LaunchTrust
-from agent.mcp.store import McpConfig, McpStore, SaveReport
+from agent.mcp.store import McpConfig, McpStore
 from agent.text import sanitize_line
 
 
@@ -35,7 +33,8 @@ def import_document(store: McpStore, source: str, merge: bool) -> int:
         if merge
         else store.replace_definitions(document.definitions)
     )
-    _print_report(report, document)
+    for line in editing.report_lines(report, document):
+        say(line)
     return 0
 
 
@@ -60,49 +59,6 @@ def _read_source(source: str) -> str:
         raise AgentError(f"{source}: not UTF-8 text") from None
     except OSError as error:
         raise AgentError(f"{source}: cannot read: {error.strerror}") from None
-
-
-def _print_report(report: SaveReport, document: ServersDocument) -> None:
-    count = len(report.config.definitions)
-    say(f"Saved {count} MCP server{'s' if count != 1 else ''} to {sanitize_line(str(report.path))}")
-    for label, names in (
-        ("added", report.added),
-        ("changed", report.changed),
-        ("unchanged", report.unchanged),
-        ("removed", report.removed),
-    ):
-        if names:
-            say(f"  {label}: {', '.join(names)}")
-    fresh = [report.config.find(name) for name in (*report.added, *report.changed)]
-    if fresh:
-        say(_next_step(fresh))
-    _mention_literal_secrets(report.path, document)
-
-
-def _next_step(fresh: Sequence[ServerDefinition]) -> str:
-    """What to run so new and changed servers (which the store keeps disabled) can be used."""
-    local = any(isinstance(d, StdioDefinition) for d in fresh)
-    if len(fresh) == 1:
-        name = shlex.quote(fresh[0].name)
-        trust = f"agent mcp trust {name}, then " if local else ""
-    else:
-        name = "NAME"
-        trust = "agent mcp trust NAME (local servers), then " if local else ""
-    return f"New and changed servers are disabled: run {trust}agent mcp enable {name}."
-
-
-def _mention_literal_secrets(path: Path, document: ServersDocument) -> None:
-    places = []
-    for definition in document.definitions:
-        kind = "env" if isinstance(definition, StdioDefinition) else "header"
-        for key in definition.literal_secret_names():
-            places.append(f"{kind} {key} ({definition.name})")
-    if places:
-        say(
-            f"Note: the values of {', '.join(places)} are stored as written in {path} "
-            "(readable only by you). To keep them out of that file, write ${VAR} references "
-            "and set the variables in your environment."
-        )
 
 
 def export_document(store: McpStore) -> int:
@@ -193,54 +149,6 @@ def _find_all(config: McpConfig, names: Sequence[str]) -> list[ServerDefinition]
 
 def edit_document(store: McpStore) -> int:
     """Edit the canonical document in $VISUAL/$EDITOR; save only a valid, changed document."""
-    editor = _editor_command()
-    base = store.load().definitions
-    original = serialize_document(base)
-    with tempfile.TemporaryDirectory(prefix="agent-mcp-edit-") as folder:
-        draft = Path(folder) / "mcp-servers.json"
-        draft.write_text(original, encoding="utf-8")
-        draft.chmod(0o600)
-        while True:
-            _run_editor(editor, draft)
-            text = draft.read_text(encoding="utf-8")
-            if text == original:
-                say("No changes; nothing saved.")
-                return 0
-            try:
-                document = parse_document(text, "edited document")
-            except DocumentError as error:
-                warn(str(error))
-                if confirm("Edit again?", default=True):
-                    continue
-                warn("Nothing saved.")
-                return 1
-            for notice in document.notices:
-                warn(f"note: {notice}")
-            if tuple(document.definitions) == tuple(base):
-                say("No changes; nothing saved.")
-                return 0
-            report = store.replace_definitions(document.definitions, expected=base)
-            _print_report(report, document)
-            return 0
-
-
-def _editor_command() -> list[str]:
-    for variable in ("VISUAL", "EDITOR"):
-        value = os.environ.get(variable, "").strip()
-        if value:
-            return shlex.split(value)
-    for fallback in ("nano", "vi"):
-        if shutil.which(fallback):
-            return [fallback]
-    raise AgentError("no editor found: set VISUAL or EDITOR (for example EDITOR=nano)")
-
-
-def _run_editor(editor: list[str], draft: Path) -> None:
-    try:
-        completed = subprocess.run([*editor, str(draft)], check=False)
-    except FileNotFoundError:
-        raise AgentError(f"editor {editor[0]!r} not found; check VISUAL or EDITOR") from None
-    if completed.returncode != 0:
-        raise AgentError(
-            f"editor {editor[0]!r} exited with status {completed.returncode}; nothing saved"
-        )
+    return editing.edit_document(
+        store, say=say, warn=warn, edit_again=lambda: confirm("Edit again?", default=True)
+    )

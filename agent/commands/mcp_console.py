@@ -17,9 +17,9 @@ import anyio
 
 from agent.commands.output import say, table, warn
 from agent.commands.terminal import (
+    ConsoleElicitation,
+    ConsoleTrustPrompt,
     NoAnswerError,
-    TerminalElicitation,
-    TerminalTrustPrompt,
     ask_arguments,
 )
 from agent.errors import AgentError
@@ -56,8 +56,8 @@ def _run(store: McpStore, body: Callable[[McpRuntime], Awaitable[int]], trace: b
             settings.mcp,
             logs_dir=data_home(),
             project_dir=find_project_dir(),
-            trust=TerminalTrustPrompt(),
-            elicitation=TerminalElicitation(),
+            trust=ConsoleTrustPrompt(),
+            elicitation=ConsoleElicitation(),
             observe=_print_trace if trace else None,
         ) as runtime:
             return await body(runtime)

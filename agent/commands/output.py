@@ -1,4 +1,4 @@
-"""Plain output for subcommands: sanitized lines, aligned tables, yes/no questions."""
+"""Plain output for subcommands: sanitized lines and aligned tables (questions: terminal.py)."""
 
 from __future__ import annotations
 
@@ -26,17 +26,3 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in cells
     ]
     return "\n".join(lines)
-
-
-def confirm(question: str, default: bool) -> bool:
-    """Ask a yes/no question on the terminal; no terminal means the default is not assumed."""
-    if not sys.stdin.isatty():
-        return False
-    suffix = " [Y/n] " if default else " [y/N] "
-    try:
-        answer = input(sanitize(question) + suffix).strip().lower()
-    except EOFError:
-        return False
-    if not answer:
-        return default
-    return answer in ("y", "yes")

@@ -5,10 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import anyio
-
 from agent.commands.output import say
-from agent.commands.terminal import NoAnswerError, ask
+from agent.commands.terminal import confirm
 from agent.errors import AgentError
 from agent.skills.discovery import discover_skills
 from agent.skills.trust import SkillTrustStore
@@ -28,15 +26,7 @@ def trust_command(project: Path) -> int:
         raise AgentError("there is no terminal to ask; run `agent skills trust` in a terminal")
     for line in request.describe():  # one line each: a description cannot draw more
         print(sanitize_line(line))
-
-    async def question() -> str:
-        return await ask("Use these skills in this project? [y/N] ")
-
-    try:
-        answer = anyio.run(question)
-    except NoAnswerError:
-        answer = ""
-    trusted = answer.strip().lower() in ("y", "yes")
+    trusted = confirm("Use these skills in this project?", default=False)
     store.record(request, "trusted" if trusted else "declined")
     if trusted:
         say(f"Trusted {len(skills)} project skill(s) for {sanitize_line(str(project))}.")

@@ -7,6 +7,7 @@ Input is read in a worker thread so the event loop keeps serving the servers mea
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import sys
 import termios
@@ -98,7 +99,24 @@ async def _ask_in_thread(question: str) -> str:
     return outcome[0]
 
 
-class TerminalTrustPrompt:
+async def ask_yes_no(question: str, *, default: bool = False) -> bool:
+    """A yes/no question; Enter alone takes the default, no terminal or Ctrl-D says no."""
+    suffix = " [Y/n] " if default else " [y/N] "
+    try:
+        answer = (await ask(question + suffix)).strip().lower()
+    except NoAnswerError:
+        return False
+    if not answer:
+        return default
+    return answer in ("y", "yes")
+
+
+def confirm(question: str, *, default: bool) -> bool:
+    """ask_yes_no for code that runs outside an event loop (in its own thread, or no loop)."""
+    return anyio.run(functools.partial(ask_yes_no, question, default=default))
+
+
+class ConsoleTrustPrompt:
     """Shows the exact command line, working directory and env names; yes starts it."""
 
     async def confirm(self, request: TrustRequest) -> bool:
@@ -113,14 +131,10 @@ class TerminalTrustPrompt:
         # One line each: a path or argument with a line break must not draw lines of ours.
         for line in request.describe():
             print(sanitize_line(line), file=sys.stderr)
-        try:
-            answer = await ask("Start it and trust what it runs here? [y/N] ")
-        except NoAnswerError:
-            return False
-        return answer.strip().lower() in ("y", "yes")
+        return await ask_yes_no("Start it and trust what it runs here?")
 
 
-class TerminalElicitation:
+class ConsoleElicitation:
     """Fills a server's form one field at a time; empty input takes the default."""
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:

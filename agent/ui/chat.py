@@ -212,9 +212,9 @@ async def _repl(
 
 async def _before_turn(chat: ChatSession) -> None:
     """Questions that must come before a request: the project's skills, then compaction."""
-    from agent.ui.skills_dialog import TerminalSkillTrust
+    from agent.ui.confirm_dialog import SKILLS_QUESTION, ChatConfirm
 
-    for line in await chat.settle_skill_trust(TerminalSkillTrust()):
+    for line in await chat.settle_skill_trust(ChatConfirm(SKILLS_QUESTION)):
         print(styled(sanitize(line), "yellow"))
     if chat.needs_compaction():
         from agent.session.compaction import NothingToCompactError

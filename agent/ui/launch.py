@@ -145,9 +145,9 @@ def _trust(interactive: bool) -> TrustPrompt:
         from agent.mcp.trust import DenyTrust
 
         return DenyTrust()
-    from agent.ui.trust_dialog import ChatTrustPrompt
+    from agent.ui.confirm_dialog import TRUST_QUESTION, ChatConfirm
 
-    return ChatTrustPrompt()  # asked only by the person's own /mcp trust or enable
+    return ChatConfirm(TRUST_QUESTION)  # asked only by the person's own /mcp trust or enable
 
 
 def _elicitation(interactive: bool) -> ElicitationHandler:

@@ -6,17 +6,21 @@ uses, and a disabled or edited-away server stops at once.
 
 from __future__ import annotations
 
+import functools
 import shlex
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import anyio.from_thread
 import anyio.to_thread
 
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.mcp.definitions import StdioDefinition, display_url, fingerprint
 from agent.text import error_lines, sanitize, sanitize_line
+from agent.ui.dialog import single_key
 from agent.ui.style import styled
 
 if TYPE_CHECKING:
@@ -42,6 +46,16 @@ async def _runtime(chat: ChatSession) -> McpRuntime:
 
 def _say(text: str) -> None:
     print(sanitize(text))
+
+
+def _warn(text: str) -> None:
+    print(sanitize(text), file=sys.stderr)
+
+
+def _edit_again() -> bool:
+    """Asked from the editor's thread, with the chat's own one-key dialog on the loop."""
+    keys = {"y": "y", "n": "n"}
+    return anyio.from_thread.run(single_key, "Edit again? [y] yes  [n] no ", keys) == "y"
 
 
 async def run_mcp(chat: ChatSession, argument: str) -> None:
@@ -151,11 +165,15 @@ async def _tools(chat: ChatSession, name: str) -> None:
 
 
 async def _edit(chat: ChatSession) -> None:
-    from agent.commands.mcp_config import edit_document
+    from agent.mcp.editing import edit_document
 
     runtime = await _runtime(chat)
     # The editor owns the terminal meanwhile; the servers keep being served by the loop.
-    await anyio.to_thread.run_sync(edit_document, runtime.store)
+    await anyio.to_thread.run_sync(
+        functools.partial(
+            edit_document, runtime.store, say=_say, warn=_warn, edit_again=_edit_again
+        )
+    )
     stopped = await runtime.stop_removed()
     if stopped:
         _say(f"Stopped servers no longer enabled as they were: {', '.join(stopped)}")
