@@ -271,6 +271,7 @@ def test_the_one_shot_path_loads_no_prompt_toolkit_and_none_of_the_chats_termina
         "agent.ui",
         "agent.ui.launch",
         "agent.ui.oneshot",
+        "agent.ui.tool_calls",  # the tool-call lines it shares with the chat, plain text
     }
 
 

@@ -34,7 +34,8 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import ToolCall, Usage, parse_arguments
-from agent.text import error_lines, sanitize, sanitize_line
+from agent.text import error_lines, sanitize
+from agent.ui.tool_calls import call_title, decision_line, more_lines, result_preview
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -308,13 +309,11 @@ class TextOutput(OneShotOutput):
             if self._mid_line:  # stderr may be the same screen: end the line first
                 self._text("\n")
                 self._owed = 1
-            self.tell(f"⏺ {_title(event)}")
+            # No approval dialog may come to show them: an MCP call's arguments are in the title.
+            title = call_title(event.call, event.spec, server_arguments=True)
+            self.tell(f"⏺ {title.plain()}")
         elif isinstance(event, ApprovalAnswered):
-            if event.decision.approved:
-                self.tell("  ✓ approved")
-            else:
-                reason = f": {sanitize(event.decision.reason)}" if event.decision.reason else ""
-                self.tell(f"  ✗ declined{reason}")
+            self.tell(decision_line(event.decision))
         elif isinstance(event, ToolFinished):
             self._result(event)
         elif isinstance(event, Notice):
@@ -342,25 +341,11 @@ class TextOutput(OneShotOutput):
             self._mid_line = not text.endswith("\n")
 
     def _result(self, event: ToolFinished) -> None:
-        lines = sanitize(event.result.text).splitlines() or ["(empty)"]
-        lead = "  ⎿ error: " if event.result.is_error else "  ⎿ "
-        for index, line in enumerate(lines[:RESULT_PREVIEW_LINES]):
-            text = line if len(line) <= 200 else line[:197] + "..."
-            self.tell((lead if index == 0 else "    ") + text)
-        if len(lines) > RESULT_PREVIEW_LINES:
-            self.tell(f"    … {len(lines) - RESULT_PREVIEW_LINES} more lines")
-
-
-def _title(event: ToolCallStarted) -> str:
-    spec, name = event.spec, sanitize_line(event.call.name)
-    arguments = sanitize_line(event.call.arguments.replace("\n", " "))
-    if len(arguments) > 120:
-        arguments = arguments[:117] + "..."
-    if spec is None:
-        return f"{name} (no such tool)"
-    if spec.server is not None:
-        name = f"{sanitize_line(spec.server)} › {sanitize_line(spec.original_name or '')} ({name})"
-    return f"{name} {arguments}"
+        preview = result_preview(event.result.text, event.result.is_error, RESULT_PREVIEW_LINES)
+        for line in preview.lines:
+            self.tell(line)
+        if preview.hidden:
+            self.tell(more_lines(preview.hidden))
 
 
 class JsonOutput(OneShotOutput):
