@@ -9,11 +9,9 @@ the approval dialog loads only when a call needs a person and /dev/tty could be 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
-import signal
 import sys
 import termios
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from agent.chat.events import (
 )
 from agent.messages import ToolCall, Usage, parse_arguments
 from agent.text import error_lines, sanitize
+from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.tool_calls import call_title, decision_line, more_lines, result_preview
 
 if TYPE_CHECKING:
@@ -424,12 +423,10 @@ async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> i
     """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
     conversation, host = chat.conversation, chat.host
     stop = anyio.Event()
-    loop = asyncio.get_running_loop()
     async with anyio.create_task_group() as group:
         group.start_soon(host.serve, stop)
         try:
-            with anyio.CancelScope() as scope:
-                loop.add_signal_handler(signal.SIGINT, scope.cancel)
+            with ctrl_c_cancels(ignore_after=False) as scope:
                 with anyio.move_on_after(MCP_START_SECONDS) as waiting:
                     await host.started.wait()  # the servers' tools belong in this one request
                 if waiting.cancelled_caught:
@@ -443,7 +440,6 @@ async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> i
                         if output.closed:
                             scope.cancel()
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
             stop.set()
     recorder = chat.recorder
     for problem in recorder.problems:
