@@ -117,6 +117,12 @@ def error_lines(text: str) -> list[str]:
     return [sanitize_line(line) for line in text.rstrip("\n").split("\n")] if text else []
 
 
+def progress_text(done: float, total: float | None, message: str | None) -> str:
+    """An MCP progress notification as `3/10 message` (`3 message` with no total); not sanitized."""
+    amount = f"{done:g}/{total:g}" if total else f"{done:g}"
+    return f"{amount} {message}" if message else amount
+
+
 def escape_json_text(text: str) -> str:
     """JSON text (as json.dumps writes it) with invisible characters as \\u escapes.
 

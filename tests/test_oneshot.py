@@ -270,7 +270,9 @@ def test_the_one_shot_path_loads_no_prompt_toolkit_and_none_of_the_chats_termina
     assert {name for name in loaded if name.startswith("agent.ui")} == {
         "agent.ui",
         "agent.ui.launch",
+        "agent.ui.interrupt",  # Ctrl-C cancels the turn, as in the chat
         "agent.ui.oneshot",
+        "agent.ui.tool_calls",  # the tool-call lines it shares with the chat, plain text
     }
 
 

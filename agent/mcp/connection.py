@@ -37,7 +37,7 @@ from agent.mcp.stdio import ChildOutput
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
 from agent.redaction import Redactor, redactor
-from agent.text import sanitize, sanitize_line
+from agent.text import progress_text, sanitize, sanitize_line
 
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
@@ -145,10 +145,9 @@ class Connection:
 
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             scope.deadline = anyio.current_time() + timeout
-            amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
             if message is not None:
                 message = self._redactor.redact(message)
-            self._write_log(f"progress of {tool}: {amount} {message or ''}".rstrip())
+            self._write_log(f"progress of {tool}: {progress_text(progress, total, message)}")
             if on_progress is not None:
                 on_progress(progress, total, message)
 

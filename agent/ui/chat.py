@@ -29,6 +29,7 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.text import error_lines, sanitize
 from agent.ui.completion import chat_completer
+from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash import EXIT, run_slash
 from agent.ui.spinner import mcp_progress
@@ -51,14 +52,8 @@ class ChatSetup:
 
 async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
     """Run `action` so that Ctrl-C (SIGINT) cancels it: /compact, /mcp restart, a resume..."""
-    loop = asyncio.get_running_loop()
-    with anyio.CancelScope() as scope:
-        loop.add_signal_handler(signal.SIGINT, scope.cancel)
-        try:
-            return await action()
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
-            loop.add_signal_handler(signal.SIGINT, lambda: None)
+    with ctrl_c_cancels(ignore_after=True):
+        return await action()
     print(styled("(interrupted)", "yellow"))
     return None
 
@@ -66,9 +61,8 @@ async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
 async def _run_turn(chat: ChatSession, text: str, renderer: EventRenderer) -> bool:
     """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error."""
     failed = False
-    loop = asyncio.get_running_loop()
-    with anyio.CancelScope() as scope, mcp_progress(renderer.progress):
-        loop.add_signal_handler(signal.SIGINT, scope.cancel)
+    # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
+    with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
         renderer.begin()
         try:
             async with chat.host.request_scope():
@@ -78,8 +72,6 @@ async def _run_turn(chat: ChatSession, text: str, renderer: EventRenderer) -> bo
                         failed = True
         finally:
             renderer.end()
-            loop.remove_signal_handler(signal.SIGINT)
-            loop.add_signal_handler(signal.SIGINT, lambda: None)  # between turns Ctrl-C is a key
     if scope.cancelled_caught:
         renderer.interrupted()
     return failed

@@ -9,11 +9,9 @@ the approval dialog loads only when a call needs a person and /dev/tty could be 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
-import signal
 import sys
 import termios
 from dataclasses import dataclass
@@ -34,7 +32,9 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import ToolCall, Usage, parse_arguments
-from agent.text import error_lines, sanitize, sanitize_line
+from agent.text import error_lines, sanitize
+from agent.ui.interrupt import ctrl_c_cancels
+from agent.ui.tool_calls import call_title, decision_line, more_lines, result_preview
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -308,13 +308,11 @@ class TextOutput(OneShotOutput):
             if self._mid_line:  # stderr may be the same screen: end the line first
                 self._text("\n")
                 self._owed = 1
-            self.tell(f"⏺ {_title(event)}")
+            # No approval dialog may come to show them: an MCP call's arguments are in the title.
+            title = call_title(event.call, event.spec, server_arguments=True)
+            self.tell(f"⏺ {title.plain()}")
         elif isinstance(event, ApprovalAnswered):
-            if event.decision.approved:
-                self.tell("  ✓ approved")
-            else:
-                reason = f": {sanitize(event.decision.reason)}" if event.decision.reason else ""
-                self.tell(f"  ✗ declined{reason}")
+            self.tell(decision_line(event.decision))
         elif isinstance(event, ToolFinished):
             self._result(event)
         elif isinstance(event, Notice):
@@ -342,25 +340,11 @@ class TextOutput(OneShotOutput):
             self._mid_line = not text.endswith("\n")
 
     def _result(self, event: ToolFinished) -> None:
-        lines = sanitize(event.result.text).splitlines() or ["(empty)"]
-        lead = "  ⎿ error: " if event.result.is_error else "  ⎿ "
-        for index, line in enumerate(lines[:RESULT_PREVIEW_LINES]):
-            text = line if len(line) <= 200 else line[:197] + "..."
-            self.tell((lead if index == 0 else "    ") + text)
-        if len(lines) > RESULT_PREVIEW_LINES:
-            self.tell(f"    … {len(lines) - RESULT_PREVIEW_LINES} more lines")
-
-
-def _title(event: ToolCallStarted) -> str:
-    spec, name = event.spec, sanitize_line(event.call.name)
-    arguments = sanitize_line(event.call.arguments.replace("\n", " "))
-    if len(arguments) > 120:
-        arguments = arguments[:117] + "..."
-    if spec is None:
-        return f"{name} (no such tool)"
-    if spec.server is not None:
-        name = f"{sanitize_line(spec.server)} › {sanitize_line(spec.original_name or '')} ({name})"
-    return f"{name} {arguments}"
+        preview = result_preview(event.result.text, event.result.is_error, RESULT_PREVIEW_LINES)
+        for line in preview.lines:
+            self.tell(line)
+        if preview.hidden:
+            self.tell(more_lines(preview.hidden))
 
 
 class JsonOutput(OneShotOutput):
@@ -439,12 +423,10 @@ async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> i
     """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
     conversation, host = chat.conversation, chat.host
     stop = anyio.Event()
-    loop = asyncio.get_running_loop()
     async with anyio.create_task_group() as group:
         group.start_soon(host.serve, stop)
         try:
-            with anyio.CancelScope() as scope:
-                loop.add_signal_handler(signal.SIGINT, scope.cancel)
+            with ctrl_c_cancels(ignore_after=False) as scope:
                 with anyio.move_on_after(MCP_START_SECONDS) as waiting:
                     await host.started.wait()  # the servers' tools belong in this one request
                 if waiting.cancelled_caught:
@@ -458,7 +440,6 @@ async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> i
                         if output.closed:
                             scope.cancel()
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
             stop.set()
     recorder = chat.recorder
     for problem in recorder.problems:

@@ -28,9 +28,16 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import Usage
-from agent.text import sanitize, sanitize_line
+from agent.text import progress_text, sanitize, sanitize_line
 from agent.ui.spinner import Spinner
 from agent.ui.style import styled
+from agent.ui.tool_calls import (
+    call_title,
+    decision_line,
+    more_lines,
+    result_preview,
+    short_arguments,
+)
 
 if TYPE_CHECKING:
     from agent.ui.markdown import MarkdownStream
@@ -136,12 +143,12 @@ class EventRenderer:
         elif isinstance(event, ApprovalAsked):
             pass  # the dialog takes the screen
         elif isinstance(event, ApprovalAnswered):
+            line = decision_line(event.decision)
             if event.decision.approved:
-                self._line(styled("  ✓ approved", "green"))
+                self._line(styled(line, "green"))
                 self._status(f"Running {sanitize_line(event.call.name)}")
             else:
-                reason = f": {sanitize(event.decision.reason)}" if event.decision.reason else ""
-                self._line(styled(f"  ✗ declined{reason}", "red"))
+                self._line(styled(line, "red"))
         elif isinstance(event, ToolFinished):
             self._result(event)
             self._status(WAITING)
@@ -159,8 +166,7 @@ class EventRenderer:
     def progress(self, done: float, total: float | None, message: str | None) -> None:
         """An MCP server's progress on the running tool, shown in the spinner line."""
         if self.spinner is not None:
-            amount = f"{done:g}/{total:g}" if total else f"{done:g}"
-            self.spinner.detail(f"({amount}{' ' + message if message else ''})")
+            self.spinner.detail(f"({progress_text(done, total, message)})")
 
     def finish(self) -> None:
         """End the last line of streamed text."""
@@ -225,41 +231,27 @@ class EventRenderer:
         self.out.write(text + "\n")
 
     def _call_title(self, event: ToolCallStarted) -> str:
-        spec = event.spec
-        name = sanitize_line(event.call.name)
-        if spec is None:
-            return f"{name} (no such tool)"
-        if spec.server is not None:
-            title = f"{sanitize_line(spec.server)} › {sanitize_line(spec.original_name or '')}"
-            return f"{title} " + styled(f"({name})", "dim")
-        return f"{name} {styled(_short_arguments(event.call.arguments), 'dim')}"
+        # An MCP call's arguments are left to the approval dialog, which shows them in full.
+        title = call_title(event.call, event.spec, server_arguments=False)
+        if title.details is None:
+            return title.tool
+        return f"{title.tool} " + styled(title.details, "dim")
 
     def _result(self, event: ToolFinished) -> None:
-        self.results.add(KeptResult(_plain_title(event), event.result.text, event.result.is_error))
-        lines = sanitize(event.result.text).splitlines() or ["(empty)"]
-        shown = lines[:RESULT_PREVIEW_LINES]
-        prefix = "  ⎿ " if not event.result.is_error else "  ⎿ error: "
-        long_line = False
-        for index, line in enumerate(shown):
-            lead = prefix if index == 0 else "    "
-            long_line = long_line or len(line) > 200
-            text = line if len(line) <= 200 else line[:197] + "..."
-            self._line(styled(lead + text, "red" if event.result.is_error else "dim"))
-        if len(lines) > len(shown):
-            more = f"    … {len(lines) - len(shown)} more lines (/show for all)"
-            self._line(styled(more, "dim"))
-        elif long_line:
+        result = event.result
+        self.results.add(KeptResult(_plain_title(event), result.text, result.is_error))
+        preview = result_preview(result.text, result.is_error, RESULT_PREVIEW_LINES)
+        for line in preview.lines:
+            self._line(styled(line, "red" if result.is_error else "dim"))
+        if preview.hidden:
+            self._line(styled(more_lines(preview.hidden) + " (/show for all)", "dim"))
+        elif preview.cut:
             self._line(styled("    (/show for all)", "dim"))
-
-
-def _short_arguments(arguments: str) -> str:
-    text = sanitize_line(arguments.replace("\n", " "))
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _plain_title(event: ToolFinished) -> str:
     call = event.call
-    return f"{sanitize_line(call.name)} {_short_arguments(call.arguments)}"
+    return f"{sanitize_line(call.name)} {short_arguments(call.arguments)}"
 
 
 def pretty_arguments(arguments: dict[str, object]) -> str:
