@@ -29,7 +29,7 @@ from agent.mcp.names import model_tool_names
 from agent.mcp.store import McpStore, ServerState
 from agent.project import find_project_dir
 from agent.settings import load_settings
-from agent.text import sanitize_line
+from agent.text import progress_text, sanitize_line
 from agent.tools.validation import argument_problems
 
 if TYPE_CHECKING:
@@ -279,9 +279,7 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
 
 
 def _print_progress(progress: float, total: float | None, message: str | None) -> None:
-    amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
-    note = f" {message}" if message else ""
-    print(f"progress {amount}{sanitize_line(note)}", file=sys.stderr)
+    print(f"progress {sanitize_line(progress_text(progress, total, message))}", file=sys.stderr)
 
 
 def _parse_arguments(args_json: str) -> dict[str, Any]:

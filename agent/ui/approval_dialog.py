@@ -52,7 +52,7 @@ def _annotation_words(annotations: dict[str, object]) -> list[str]:
     return words
 
 
-class TerminalApprover:
+class ChatApprover:
     """Asks in the terminal, one call at a time."""
 
     async def decide(self, request: ApprovalRequest) -> Decision:

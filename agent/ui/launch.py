@@ -135,9 +135,9 @@ def _front_end(interactive: bool) -> FrontEnd:
 def _approver(interactive: bool) -> Approver:
     if not interactive:
         return DenyAll()
-    from agent.ui.approval_dialog import TerminalApprover
+    from agent.ui.approval_dialog import ChatApprover
 
-    return TerminalApprover()
+    return ChatApprover()
 
 
 def _trust(interactive: bool) -> TrustPrompt:

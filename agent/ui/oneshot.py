@@ -83,13 +83,13 @@ class ControllingTerminalApprover:
             return Decision(False, NO_TERMINAL_REASON)
         from prompt_toolkit.application import create_app_session
 
-        from agent.ui.approval_dialog import TerminalApprover
+        from agent.ui.approval_dialog import ChatApprover
 
         # Keys typed before the question was on screen must not answer it.
         with contextlib.suppress(OSError, termios.error):
             termios.tcflush(self._files[0].fileno(), termios.TCIFLUSH)
         with create_app_session(input=terminal[0], output=terminal[1]):
-            return await TerminalApprover().decide(request)
+            return await ChatApprover().decide(request)
 
     def _open(self) -> tuple[Input, Output] | None:
         if self._io is not None or self._absent:
