@@ -79,83 +79,104 @@ async def stdio_transport(
         start_new_session=True,
     )
     # No awaits until the task group is entered: a cancellation in the gap would leak it.
-    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
-    stderr_done = anyio.Event()
-    writer_done = anyio.Event()
-
-    async def stdout_reader() -> None:
-        assert process.stdout is not None
-        lines = LineBuffer(max_message_bytes, ID_HEAD_BYTES)
-        try:
-            async with read_writer:
-                async for chunk in process.stdout:
-                    for line in lines.feed(chunk):
-                        item = _message(line, max_message_bytes, output.note)
-                        if item is not None:
-                            await read_writer.send(item)
-                # The child is gone: let its last stderr lines arrive first, so the error
-                # the session is about to raise can quote them.
-                with anyio.move_on_after(STDERR_GRACE_SECONDS):
-                    await stderr_done.wait()
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            pass  # our own shutdown closed a stream under the read
-        finally:
-            await _drain(process.stdout)
-
-    async def stderr_reader() -> None:
-        assert process.stderr is not None
-        lines = LineBuffer(STDERR_LINE_BYTES, STDERR_LINE_BYTES)
-        try:
-            async for chunk in process.stderr:
-                for line in lines.feed(chunk):
-                    _deliver_stderr(line, output)
-            if rest := lines.rest():
-                _deliver_stderr(rest, output)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            pass
-        finally:
-            stderr_done.set()
-
-    async def stdin_writer() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_reader:
-                async for item in write_reader:
-                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode("utf-8") + b"\n")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            # The child stopped reading: end the session's stream so no request waits forever.
-            await read_writer.aclose()
-        finally:
-            writer_done.set()
-
-    async def shutdown() -> None:
-        read_stream.close()  # unblocks the reader into its drain
-        write_stream.close()
-        with anyio.move_on_after(WRITER_FLUSH_SECONDS):
-            await writer_done.wait()
-        await stop_server_process(process)
-        assert process.stderr is not None
-        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stderr.aclose()
-        for stream in (read_stream, write_stream, read_writer, write_reader):
-            await stream.aclose()
-        await anyio.lowlevel.checkpoint()
-
+    pipes = _ChildPipes(process, output, max_message_bytes)
     async with anyio.create_task_group() as group:
-        group.start_soon(stdout_reader)
-        group.start_soon(stderr_reader)
-        group.start_soon(stdin_writer)
+        group.start_soon(pipes.read_stdout)
+        group.start_soon(pipes.read_stderr)
+        group.start_soon(pipes.write_stdin)
         try:
-            yield read_stream, write_stream
+            yield pipes.read_stream, pipes.write_stream
         finally:
             # Every wait inside is bounded; the shield keeps a cancelled caller from leaking
             # the child.
             with anyio.CancelScope(shield=True):
-                await shutdown()
+                await pipes.shutdown()
             group.cancel_scope.cancel()
     await anyio.lowlevel.cancel_shielded_checkpoint()
+
+
+class _ChildPipes:
+    """The child's three pipes and the session's two streams, with a task for each pipe."""
+
+    def __init__(
+        self, process: anyio.abc.Process, output: ChildOutput, max_message_bytes: int
+    ) -> None:
+        self.process = process
+        self.output = output
+        self.max_message_bytes = max_message_bytes
+        self.read_writer, self.read_stream = anyio.create_memory_object_stream[
+            SessionMessage | Exception
+        ](0)
+        self.write_stream, self.write_reader = anyio.create_memory_object_stream[SessionMessage](
+            0
+        )
+        self.stderr_done = anyio.Event()
+        self.writer_done = anyio.Event()
+
+    async def read_stdout(self) -> None:
+        """Messages from stdout, one line each, to the session; the rest drained at the end."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        lines = LineBuffer(self.max_message_bytes, ID_HEAD_BYTES)
+        try:
+            async with self.read_writer:
+                async for chunk in stdout:
+                    for line in lines.feed(chunk):
+                        item = _message(line, self.max_message_bytes, self.output.note)
+                        if item is not None:
+                            await self.read_writer.send(item)
+                # The child is gone: let its last stderr lines arrive first, so the error
+                # the session is about to raise can quote them.
+                with anyio.move_on_after(STDERR_GRACE_SECONDS):
+                    await self.stderr_done.wait()
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass  # our own shutdown closed a stream under the read
+        finally:
+            await _drain(stdout)
+
+    async def read_stderr(self) -> None:
+        """stderr, line by line (each capped), to the output callback that redacts it."""
+        assert self.process.stderr is not None
+        lines = LineBuffer(STDERR_LINE_BYTES, STDERR_LINE_BYTES)
+        try:
+            async for chunk in self.process.stderr:
+                for line in lines.feed(chunk):
+                    _deliver_stderr(line, self.output)
+            if rest := lines.rest():
+                _deliver_stderr(rest, self.output)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass
+        finally:
+            self.stderr_done.set()
+
+    async def write_stdin(self) -> None:
+        """The session's messages to stdin, one JSON line each."""
+        assert self.process.stdin is not None
+        try:
+            async with self.write_reader:
+                async for item in self.write_reader:
+                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await self.process.stdin.send(data.encode("utf-8") + b"\n")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The child stopped reading: end the session's stream so no request waits forever.
+            await self.read_writer.aclose()
+        finally:
+            self.writer_done.set()
+
+    async def shutdown(self) -> None:
+        """Stop traffic, flush what was accepted, stop the child, release every stream."""
+        self.read_stream.close()  # unblocks the reader into its drain
+        self.write_stream.close()
+        with anyio.move_on_after(WRITER_FLUSH_SECONDS):
+            await self.writer_done.wait()
+        await stop_server_process(self.process)
+        assert self.process.stderr is not None
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self.process.stderr.aclose()
+        streams = (self.read_stream, self.write_stream, self.read_writer, self.write_reader)
+        for stream in streams:
+            await stream.aclose()
+        await anyio.lowlevel.checkpoint()
 
 
 def _deliver_stderr(line: bytes | Overlong, output: ChildOutput) -> None:

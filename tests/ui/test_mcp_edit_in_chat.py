@@ -19,8 +19,9 @@ from tests.test_chat_pty import FakeModelProcess, spawn_chat
 from tests.test_cli_mcp import alternating_editor
 
 
-def run_edit_in_chat(tmp_path: Path, agent_home: Path, answer: str) -> str:
-    """Open the chat, run /mcp edit, answer "Edit again?" with one key; the screen is returned."""
+def run_edit_in_chat(tmp_path: Path, agent_home: Path, answer: str, outcome: str) -> str:
+    """Open the chat, run /mcp edit, answer "Edit again?" with one key and wait for the
+    `outcome` line (the prompt may be redrawn before it); the screen is returned."""
     fake = FakeModelProcess(tmp_path, [])
     try:
         chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
@@ -29,8 +30,9 @@ def run_edit_in_chat(tmp_path: Path, agent_home: Path, answer: str) -> str:
         chat.expect_exact("Edit again? [y] yes  [n] no")
         drawn = chat.before
         chat.send(answer)
+        chat.expect_exact(outcome)
+        drawn += chat.before + outcome
         chat.expect("›")
-        drawn += chat.before
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
     finally:
@@ -48,7 +50,7 @@ def test_an_invalid_edit_in_the_chat_is_edited_again_on_y_and_then_saved(
         '{"mcpServers": {"fetch": {"command": "uvx"}}}',
     )
 
-    drawn = run_edit_in_chat(tmp_path, agent_home, "y")
+    drawn = run_edit_in_chat(tmp_path, agent_home, "y", "Saved 1 MCP server to")
 
     assert "mcpServers.fetch: has both command and url" in drawn
     assert "Saved 1 MCP server to" in drawn
@@ -63,7 +65,7 @@ def test_declining_to_edit_again_in_the_chat_saves_nothing(
 ) -> None:
     alternating_editor(tmp_path, monkeypatch, '{"mcpServers": {"x": {}}}', "{}")
 
-    drawn = run_edit_in_chat(tmp_path, agent_home, "n")
+    drawn = run_edit_in_chat(tmp_path, agent_home, "n", "Nothing saved.")
 
     assert "Nothing saved." in drawn
     assert not (agent_home / "mcp-servers.json").exists()
