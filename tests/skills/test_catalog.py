@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.skills.catalog import CATALOG_INSTRUCTION, build_catalog
-from tests.skills.helpers_skills import make_skill
+from tests.skills.skills_helpers import make_skill
 
 
 def test_no_skills_means_no_catalog(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from agent.skills.activation import skill_files
 from agent.skills.fingerprint import skill_digest
 from agent.skills.folder_walk import FolderWalk
 from agent.skills.model import Skill
-from tests.skills.helpers_skills import make_skill
+from tests.skills.skills_helpers import make_skill
 
 
 def build_deploy(root: Path) -> Skill:

@@ -10,7 +10,7 @@ import pytest
 from agent.messages import ToolResult
 from agent.skills.activation import ActiveSkills, SkillSnapshot
 from agent.skills.tools import SkillSession
-from tests.skills.helpers_skills import make_skill
+from tests.skills.skills_helpers import make_skill
 
 pytestmark = pytest.mark.anyio
 

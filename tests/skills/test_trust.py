@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.skills.trust import SkillTrustStore, usable_skills
-from tests.skills.helpers_skills import make_skill
+from tests.skills.skills_helpers import make_skill
 
 
 def test_a_project_without_skills_needs_no_decision(tmp_path: Path) -> None:

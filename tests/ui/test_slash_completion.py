@@ -18,7 +18,7 @@ from agent.session.store import SessionHeader
 from agent.ui.completion import SlashCompleter, chat_completer
 from agent.ui.slash import COMMANDS, Command
 from tests.mcp.runtime_helpers import runtime, save, stdio_server
-from tests.skills.helpers_skills import make_skill
+from tests.skills.skills_helpers import make_skill
 from tests.ui.ui_helpers import chat_state
 
 
