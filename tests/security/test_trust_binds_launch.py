@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
@@ -96,6 +97,26 @@ def import_servers(servers: dict[str, object], cwd: Path) -> None:
 
 def call_echo(cwd: Path, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return agent("mcp", "call", "fx", "echo", "--args", '{"text": "hi"}', cwd=cwd, env=env)
+
+
+def say_hi(cwd: Path) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """`agent -p hi` in `cwd` with no terminal, against a model that answers "ok"; the run and
+    the requests the model received."""
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    env.pop("AGENT_MODEL", None)
+    with FakeOpenAI([{"text": "ok"}]) as fake:
+        args = ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "hi"]
+        done = subprocess.run(
+            [AGENT, *args],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=env,
+            timeout=60,
+            start_new_session=True,
+            check=False,
+        )
+        return done, fake.requests
 
 
 def trusted_row(cwd: Path, env: Mapping[str, str] | None = None) -> str:
@@ -234,22 +255,7 @@ def test_a_chat_in_another_project_says_why_the_server_is_off_and_offers_none_of
     import_servers({"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}, first)
     assert at_terminal("mcp", "trust", "fx", cwd=first, answers=[("[y/N] ", "y")])[0] == 0
     assert agent("mcp", "enable", "fx", cwd=first).returncode == 0
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-    env.pop("AGENT_MODEL", None)
-
-    with FakeOpenAI([{"text": "ok"}]) as fake:
-        args = ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "hi"]
-        done = subprocess.run(
-            [AGENT, *args],
-            capture_output=True,
-            text=True,
-            cwd=second,
-            env=env,
-            timeout=60,
-            start_new_session=True,
-            check=False,
-        )
-        requests = fake.requests
+    done, requests = say_hi(second)
 
     assert done.returncode == 0, done.stderr
     assert not (second / "PWNED").exists()
@@ -344,21 +350,7 @@ def test_a_damaged_trust_key_is_one_clear_line_and_the_answer_still_comes(
     assert agent("mcp", "enable", "fx", cwd=here).returncode == 0
     key = agent_home / "trust.key"
     key.write_bytes(b"short")
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
-    env.pop("AGENT_MODEL", None)
-
-    with FakeOpenAI([{"text": "ok"}]) as fake:
-        args = ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "hi"]
-        done = subprocess.run(
-            [AGENT, *args],
-            capture_output=True,
-            text=True,
-            cwd=here,
-            env=env,
-            timeout=60,
-            start_new_session=True,
-            check=False,
-        )
+    done, _ = say_hi(here)
 
     assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
     assert "Traceback" not in done.stderr
