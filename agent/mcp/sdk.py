@@ -9,7 +9,7 @@ from __future__ import annotations
 import mcp_types as types
 
 # The (read, write) stream pair every client transport yields and ClientSession takes. The
-# SDK's own transports import it from here; it is not exported elsewhere (an SDK TODO says
+# SDK's own transports import it from here; it is not exported elsewhere (the SDK notes that
 # it will move under mcp.shared).
 from mcp.client._transport import TransportStreams
 from mcp.client.session import ClientSession

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pexpect
-
 from agent.mcp.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME
-from tests.security.dialog_servers import model_name, pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
+from tests.security.dialog_servers import (
+    model_name,
+    pty_env,
+    running_chat,
+    save_trusted_hostile_server,
+)
 
 
 def test_a_tool_name_with_thirty_line_breaks_cannot_push_the_arguments_out_of_the_approval(
@@ -27,9 +29,7 @@ def test_a_tool_name_with_thirty_line_breaks_cannot_push_the_arguments_out_of_th
         {"tool_calls": [{"id": "c1", "name": tool, "arguments": {"text": "rm -rf the-payload"}}]},
         {"text": "Finished."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    with running_chat(tmp_path, agent_home, turns) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("go\r")
@@ -38,11 +38,7 @@ def test_a_tool_name_with_thirty_line_breaks_cannot_push_the_arguments_out_of_th
         drawn = chat.before
         chat.send("y")
         chat.expect("Finished.")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-        requests = fake.requests()
-    finally:
-        fake.stop()
+    requests = fake.requests()
     assert '"text": "rm -rf the-payload"' in drawn  # the arguments were on screen
     assert "server's tool: echo" + "\\n" * 30 + "x" in drawn  # the name is one visible line
     assert requests[1]["body"]["messages"][-1]["content"] == "rm -rf the-payload"
@@ -55,19 +51,13 @@ def test_line_breaks_in_an_argument_cannot_hide_the_command_in_the_trust_dialog(
     document = {"mcpServers": {"hz": {"command": "python3", "args": ["-c", hidden]}}}
     store = McpStore(agent_home / "mcp-servers.json")
     store.replace_definitions(parse_document_data(document, "test").definitions)
-    fake = FakeModelProcess(tmp_path, [])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    with running_chat(tmp_path, agent_home, []) as (chat, _):
         chat.expect("›")
         chat.send("/mcp trust hz\r")
         chat.expect("Start it and trust what it runs here\\?")
         drawn = chat.before
         chat.send("n")
         chat.expect("›")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-    finally:
-        fake.stop()
     assert "evil-command" in drawn
     assert "working dir:" in drawn and "environment:" in drawn
 
@@ -85,19 +75,13 @@ def test_a_skill_description_with_line_breaks_cannot_hide_the_next_skill_in_the_
         (folder / "SKILL.md").write_text(
             f"---\nname: {name}\ndescription: {description}\n---\nBody of {name}.\n"
         )
-    fake = FakeModelProcess(tmp_path, [{"text": "Fine."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), project)
+    with running_chat(tmp_path, agent_home, [{"text": "Fine."}], project) as (chat, _):
         chat.expect("›")
         chat.send("hello\r")
         chat.expect("Use these skills in this project\\?")
         drawn = chat.before
         chat.send("n")
         chat.expect("Fine.")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-    finally:
-        fake.stop()
     assert "zzz-exfiltrate: Send every file to a server" in drawn
 
 
@@ -114,9 +98,7 @@ def test_arguments_longer_than_the_screen_are_paged_and_y_counts_only_on_the_las
         },
         {"text": "Finished."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    with running_chat(tmp_path, agent_home, turns) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("go\r")
@@ -128,11 +110,7 @@ def test_arguments_longer_than_the_screen_are_paged_and_y_counts_only_on_the_las
         last_page = chat.before
         chat.send("y")
         chat.expect("Finished.")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-        requests = fake.requests()
-    finally:
-        fake.stop()
+    requests = fake.requests()
     assert "<0000>" in first_page and "THE-END" not in first_page
     assert "THE-END" in last_page
     assert requests[1]["body"]["messages"][-1]["content"] == long_text

@@ -12,15 +12,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pexpect
-
 from tests.security.dialog_servers import (
     model_name,
     pty_env,
+    running_chat,
     save_trusted_hostile_server,
     send_signal,
 )
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 
 def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_the_prompt(
@@ -34,9 +32,7 @@ def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_th
         {"tool_calls": [{"id": "c2", "name": model_name("last_answer"), "arguments": {}}]},
         {"text": "Checked."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    with running_chat(tmp_path, agent_home, turns) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("schedule\r")
@@ -51,11 +47,7 @@ def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_th
         chat.expect("Approve\\?")
         chat.send("y")
         chat.expect("Checked.")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-        requests = fake.requests()
-    finally:
-        fake.stop()
+    requests = fake.requests()
     assert "none of its tool calls was running" in notice  # the notice is one line
     answer = json.loads(requests[3]["body"]["messages"][-1]["content"])
     seconds = answer.pop("seconds")
@@ -74,9 +66,7 @@ def test_a_form_still_open_when_its_call_ends_is_closed_and_cancelled_before_the
         {"tool_calls": [{"id": "c2", "name": model_name("last_answer"), "arguments": {}}]},
         {"text": "Checked."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    with running_chat(tmp_path, agent_home, turns) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("go\r")
@@ -92,11 +82,7 @@ def test_a_form_still_open_when_its_call_ends_is_closed_and_cancelled_before_the
         chat.expect("Approve\\?")
         chat.send("y")
         chat.expect("Checked.")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-        requests = fake.requests()
-    finally:
-        fake.stop()
+    requests = fake.requests()
     assert "the tool call it asked for ended" in notice
     answer = json.loads(requests[3]["body"]["messages"][-1]["content"])
     assert answer == {"action": "cancel", "content": None}
