@@ -84,12 +84,23 @@ async def test_an_answer_over_the_size_cap_is_an_error_not_a_hang_and_the_server
         await rt.start("fx")
         with anyio.fail_after(120), pytest.raises(ToolCallError) as error:
             await rt.call_tool("fx", "huge_answer", {"size": 17 * MIB})
+        # The error comes as the cap is passed, while the server still writes the rest; its
+        # next answer must not be written into the middle of that line (a server's own race).
+        with anyio.fail_after(120):
+            await log_shows(agent_home, f"huge answer of {17 * MIB} bytes written")
         assert await echo(rt, "after the flood") == "after the flood"
         with anyio.fail_after(120):  # just under the cap still arrives, in linear time
             big = await rt.call_tool("fx", "huge_answer", {"size": 15 * MIB})
         assert len(tool_result_from_mcp(big, 20 * MIB).text) > 14 * MIB
         assert rt.status("fx").state == "ready"
     assert "larger than the 16 MiB limit for one message" in str(error.value)
+
+
+async def log_shows(agent_home: Path, text: str) -> None:
+    """Return once the server's log holds `text` (it arrives through its stderr pipe)."""
+    log = agent_home / "mcp" / "fx.log"
+    while not (log.exists() and text in log.read_text(encoding="utf-8", errors="replace")):
+        await anyio.sleep(0.05)
 
 
 def logged_pids_of(agent_home: Path) -> list[int]:
