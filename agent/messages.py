@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,40 +29,168 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class TextPart:
+    """Text attached to a message (an attached resource, a prompt's embedded resource)."""
+
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The part as a session file holds it."""
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image attached to a message: base64 data as the server or file gave it."""
+
+    mime_type: str
+    data: str  # base64
+    source: str = ""  # where it came from, for the note a text-only model reads
+
+    @property
+    def size(self) -> int:
+        """The decoded size in bytes, from the base64 length (no decoding needed)."""
+        padding = len(self.data) - len(self.data.rstrip("="))
+        return max(0, len(self.data) * 3 // 4 - padding)
+
+    def note(self, why: str) -> str:
+        """What a model reads in the image's place."""
+        source = f" from {self.source}" if self.source else ""
+        return f"[image{source}: {self.mime_type}, {self.size} bytes; {why}]"
+
+    def to_openai(self) -> dict[str, Any]:
+        """The image as an OpenAI content part (litellm translates it for each provider)."""
+        url = f"data:{self.mime_type};base64,{self.data}"
+        return {"type": "image_url", "image_url": {"url": url}}
+
+    def to_json(self) -> dict[str, Any]:
+        """The part as a session event holds it (the store keeps the data beside the file)."""
+        return {
+            "type": "image",
+            "mime_type": self.mime_type,
+            "data": self.data,
+            "source": self.source,
+        }
+
+
+Part = TextPart | ImagePart
+NO_VISION = "not shown: this model does not accept images"
+
+
+def part_from_json(data: object) -> Part:
+    """A saved part; ValueError says what is malformed."""
+    if not isinstance(data, dict):
+        raise ValueError("a message part must be an object")
+    kind = data.get("type")
+    if kind == "text" and isinstance(data.get("text"), str):
+        return TextPart(data["text"])
+    if kind == "image":
+        fields = [data.get(key) for key in ("mime_type", "data")]
+        source = data.get("source", "")
+        if all(isinstance(value, str) for value in fields) and isinstance(source, str):
+            return ImagePart(str(fields[0]), str(fields[1]), source)
+    raise ValueError(f"a message part of type {kind!r} is malformed")
+
+
+@dataclass(frozen=True)
 class ToolResult:
-    """What a tool gives back to the model: text, and whether it is an error the model sees."""
+    """What a tool gives back to the model: text, images, and whether it is an error."""
 
     text: str
     is_error: bool = False
+    images: tuple[ImagePart, ...] = ()
 
 
 @dataclass(frozen=True)
 class Message:
-    """One message of the history, in the OpenAI chat shape litellm accepts for every provider."""
+    """One message of the history, in the OpenAI chat shape litellm accepts for every provider.
+
+    `parts` are what was attached to it: for the person's message, resources they chose
+    (sent as content parts after their text); for a tool result, its images.
+    """
 
     role: Role
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None  # for role "tool": the call this answers
+    parts: tuple[Part, ...] = ()
 
-    def to_openai(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"role": self.role, "content": self.content}
+    def to_openai(self, images: bool = True) -> dict[str, Any]:
+        """The message for a request; `images` False turns each image into a note."""
+        data: dict[str, Any] = {"role": self.role, "content": self._content(images)}
         if self.tool_calls:
             data["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         if self.tool_call_id is not None:
             data["tool_call_id"] = self.tool_call_id
         return data
 
+    def _content(self, images: bool) -> str | list[dict[str, Any]] | None:
+        if not self.parts:
+            return self.content
+        if self.role == "tool":
+            # OpenAI takes only text from a tool; its images follow in a user message.
+            why = "shown in the next user message" if images else NO_VISION
+            notes = [p.text if isinstance(p, TextPart) else p.note(why) for p in self.parts]
+            return "\n".join([self.content or "", *notes]).strip("\n")
+        content = [{"type": "text", "text": self.content}] if self.content else []
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                content.append(part.to_json())
+            elif images:
+                content.append(part.to_openai())
+            else:
+                content.append({"type": "text", "text": part.note(NO_VISION)})
+        return content
 
-def user_message(text: str) -> Message:
-    """A message the person typed."""
-    return Message("user", text)
+    def images(self) -> tuple[ImagePart, ...]:
+        """The images attached to this message."""
+        return tuple(part for part in self.parts if isinstance(part, ImagePart))
+
+
+def user_message(text: str, parts: Iterable[Part] = ()) -> Message:
+    """A message the person typed, with what they attached."""
+    return Message("user", text, parts=tuple(parts))
 
 
 def tool_message(call: ToolCall, result: ToolResult) -> Message:
     """The answer to one tool call, as the model will read it."""
     text = f"Error: {result.text}" if result.is_error else result.text
-    return Message("tool", text, tool_call_id=call.id)
+    return Message("tool", text, tool_call_id=call.id, parts=result.images)
+
+
+def openai_messages(
+    messages: Iterable[Message], accepts_images: Callable[[], bool]
+) -> list[dict[str, Any]]:
+    """The history as a request sends it.
+
+    OpenAI's chat format allows images only in user messages (litellm passes tool messages
+    through unchanged for OpenAI-compatible providers), so the images of a round of tool
+    results follow that round in one user message, each labelled with its call.
+    `accepts_images` is asked only when an image is present (it may load litellm).
+    """
+    vision: list[bool] = []
+
+    def images() -> bool:
+        if not vision:
+            vision.append(accepts_images())
+        return vision[0]
+
+    sent: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []  # image parts of the current round of tool results
+    for message in messages:
+        if message.role != "tool" and waiting:
+            sent.append({"role": "user", "content": waiting})
+            waiting = []
+        found = message.images()
+        allowed = images() if found else True
+        sent.append(message.to_openai(allowed))
+        if message.role == "tool" and found and allowed:
+            for image in found:
+                label = f"[image from the result of tool call {message.tool_call_id}]"
+                waiting += [{"type": "text", "text": label}, image.to_openai()]
+    if waiting:
+        sent.append({"role": "user", "content": waiting})
+    return sent
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,12 @@ class ChatModel(Protocol):
     ) -> AsyncIterator[TextChunk | Completion]: ...
 
 
+def accepts_images(model: ChatModel) -> bool:
+    """Whether `model` takes images; a model that cannot say gets notes instead."""
+    check = getattr(model, "accepts_images", None)
+    return bool(check()) if callable(check) else False
+
+
 # -- loading litellm --------------------------------------------------------------------------
 
 
@@ -158,6 +164,7 @@ class LiteLLMModel:
         self.name = settings.name
         self._loader = loader
         self._context_window: int | None = None
+        self._accepts_images: bool | None = None
 
     def context_window(self) -> int | None:
         """The model's input token limit when litellm knows it; None while litellm is still
@@ -171,6 +178,16 @@ class LiteLLMModel:
             except Exception:  # unknown model: the caller falls back to settings
                 self._context_window = 0
         return self._context_window or None
+
+    def accepts_images(self) -> bool:
+        """Whether litellm's model info says this model takes image input (loads litellm
+        if it is not loaded yet: asked only when a message carries an image)."""
+        if self._accepts_images is None:
+            try:
+                self._accepts_images = bool(self._loader.get().supports_vision(self.settings.name))
+            except Exception:  # unknown model, or litellm failed to load: send notes
+                self._accepts_images = False
+        return self._accepts_images
 
     def _api_key(self) -> str | None:
         variable = self.settings.api_key_env

@@ -47,10 +47,17 @@ class Request:
 class ScriptedModel:
     """Streams the scripted replies in order and records every request."""
 
-    def __init__(self, replies: Sequence[Reply], name: str = "scripted/model") -> None:
+    def __init__(
+        self, replies: Sequence[Reply], name: str = "scripted/model", vision: bool = False
+    ) -> None:
         self.name = name
+        self.vision = vision  # what accepts_images() answers, as litellm's model info would
         self.replies = list(replies)
         self.requests: list[Request] = []
+
+    def accepts_images(self) -> bool:
+        """Whether this scripted model takes images."""
+        return self.vision
 
     def sent(self, index: int = -1) -> list[dict[str, Any]]:
         """The messages of one request (the last by default)."""

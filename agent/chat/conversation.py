@@ -29,14 +29,16 @@ from agent.errors import AgentError
 from agent.messages import (
     Completion,
     Message,
+    Part,
     ToolCall,
     ToolResult,
     Usage,
+    openai_messages,
     parse_arguments,
     tool_message,
     user_message,
 )
-from agent.model import ChatModel, TextChunk
+from agent.model import ChatModel, TextChunk, accepts_images
 from agent.session.events import ApprovalEvent
 from agent.tools.base import Tool, Toolset
 from agent.tools.combined import combine
@@ -74,10 +76,14 @@ class Conversation:
         """The session memory from compaction, if any."""
         return self.history.memory
 
-    def request_messages(self) -> list[dict[str, object]]:
-        """What the next request sends: the system prompt, then the history."""
+    def request_messages(self, estimate: bool = False) -> list[dict[str, object]]:
+        """What the next request sends: the system prompt, then the history.
+
+        `estimate`: for counting tokens; images are counted as their notes (their base64
+        is no measure of their tokens, and asking about the model may load litellm)."""
         system = Message("system", self.system_prompt())
-        return [system.to_openai(), *(message.to_openai() for message in self.history)]
+        vision = (lambda: False) if estimate else (lambda: accepts_images(self.model))
+        return [system.to_openai(), *openai_messages(self.history, vision)]
 
     async def compact(
         self, keep_recent_turns: int = 2, focus: str | None = None
@@ -85,9 +91,10 @@ class Conversation:
         """Summarise older turns into session memory with this chat's model."""
         return await self.history.compact(self.model, keep_recent_turns, focus)
 
-    async def turn(self, text: str) -> AsyncIterator[Event]:
-        """Take the person's message and run the model and tools until it answers."""
-        self.history.add(user_message(text))
+    async def turn(self, text: str, parts: Sequence[Part] = ()) -> AsyncIterator[Event]:
+        """Take the person's message (and what they attached) and run the model and tools
+        until it answers."""
+        self.history.add(user_message(text, parts))
         partial: list[str] = []
         try:
             rounds = 0

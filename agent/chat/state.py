@@ -133,4 +133,4 @@ class ChatSession:
     def needs_compaction(self) -> bool:
         """True when the next request would fill more than the configured share of the window."""
         limit = self.context_window() * self.compact_at_share
-        return estimate_tokens(self.conversation.request_messages()) > limit
+        return estimate_tokens(self.conversation.request_messages(estimate=True)) > limit

@@ -15,6 +15,7 @@ from pathlib import Path
 from agent.commands.output import say, table, warn
 from agent.errors import AgentError
 from agent.home import atomic_write
+from agent.session.blobs import delete_images
 from agent.session.export import export_json, export_markdown
 from agent.session.store import (
     LoadedSession,
@@ -106,6 +107,7 @@ def delete_command(session_id: str, yes: bool) -> int:
             return 1
     try:
         path.unlink()
+        delete_images(path)
     except FileNotFoundError:
         raise AgentError(f"session {name} was already deleted") from None
     except OSError as error:

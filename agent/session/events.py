@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from agent.messages import Message, ToolCall, Usage
+from agent.messages import Message, Part, ToolCall, Usage, part_from_json
 from agent.skills.activation import SkillSnapshot
 
 Json = dict[str, Any]
@@ -48,22 +48,32 @@ def _names(kind: type | tuple[type, ...]) -> str:
 _OPTIONAL_STR = (str, type(None))
 
 
+def _parts_json(parts: tuple[Part, ...]) -> Json:
+    """The "parts" field, present only when there are parts (older files have none)."""
+    return {"parts": [part.to_json() for part in parts]} if parts else {}
+
+
+def _parts(data: Json) -> tuple[Part, ...]:
+    return tuple(part_from_json(part) for part in _field(data, "parts", list, []))
+
+
 @dataclass(frozen=True)
 class UserEvent:
-    """A message the person typed."""
+    """A message the person typed, with what they attached (resources, a prompt's parts)."""
 
     content: str
+    parts: tuple[Part, ...] = ()
     kind: ClassVar[str] = "user"
 
     def to_json(self) -> Json:
-        return {"type": self.kind, "content": self.content}
+        return {"type": self.kind, "content": self.content, **_parts_json(self.parts)}
 
     @classmethod
     def from_json(cls, data: Json) -> UserEvent:
-        return cls(_field(data, "content", str, ""))
+        return cls(_field(data, "content", str, ""), _parts(data))
 
     def message(self) -> Message:
-        return Message("user", self.content)
+        return Message("user", self.content, parts=self.parts)
 
 
 @dataclass(frozen=True)
@@ -107,17 +117,25 @@ class ToolResultEvent:
 
     tool_call_id: str
     content: str
+    parts: tuple[Part, ...] = ()  # its images
     kind: ClassVar[str] = "tool_result"
 
     def to_json(self) -> Json:
-        return {"type": self.kind, "tool_call_id": self.tool_call_id, "content": self.content}
+        return {
+            "type": self.kind,
+            "tool_call_id": self.tool_call_id,
+            "content": self.content,
+            **_parts_json(self.parts),
+        }
 
     @classmethod
     def from_json(cls, data: Json) -> ToolResultEvent:
-        return cls(_field(data, "tool_call_id", str), _field(data, "content", str, ""))
+        return cls(
+            _field(data, "tool_call_id", str), _field(data, "content", str, ""), _parts(data)
+        )
 
     def message(self) -> Message:
-        return Message("tool", self.content, tool_call_id=self.tool_call_id)
+        return Message("tool", self.content, tool_call_id=self.tool_call_id, parts=self.parts)
 
 
 @dataclass(frozen=True)
@@ -278,11 +296,11 @@ def event_from_json(data: Json) -> SessionEvent:
 def message_event(message: Message) -> MessageEvent:
     """A history message as a session event."""
     if message.role == "user":
-        return UserEvent(message.content or "")
+        return UserEvent(message.content or "", message.parts)
     if message.role == "assistant":
         return AssistantEvent(message.content, message.tool_calls)
     if message.role == "tool" and message.tool_call_id is not None:
-        return ToolResultEvent(message.tool_call_id, message.content or "")
+        return ToolResultEvent(message.tool_call_id, message.content or "", message.parts)
     raise ValueError(f"a {message.role!r} message is not recorded in a session")
 
 

@@ -23,6 +23,7 @@ from typing import IO, Any
 from agent import __version__
 from agent.errors import AgentError
 from agent.home import data_home, ensure_private_dir
+from agent.session.blobs import blob_folder, restore_images, store_images
 from agent.session.events import MESSAGE_EVENTS, SessionEvent, UserEvent, event_from_json
 
 SESSION_VERSION = 1
@@ -126,7 +127,7 @@ class SessionWriter:
     def record(self, event: SessionEvent) -> int | None:
         """Write one event now; a message event gets (and returns) its number, `n`."""
         number = None
-        data = event.to_json()
+        data = store_images(event.to_json(), blob_folder(self.path))
         if isinstance(event, MESSAGE_EVENTS):
             self.message_count += 1
             number = self.message_count
@@ -225,7 +226,7 @@ def load_session(path: Path) -> LoadedSession:
             header = _header_from(data, path)
             continue
         if isinstance(data, dict):
-            events.append(data)
+            events.append(restore_images(data, blob_folder(path), notes))
             event_lines.append(number)
         else:
             notes.append(f"line {number} is not an event and was skipped")
