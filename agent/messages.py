@@ -129,9 +129,14 @@ class Message:
             return self.content
         if self.role == "tool":
             # OpenAI takes only text from a tool; its images follow in a user message.
-            why = "shown in the next user message" if images else NO_VISION
-            notes = [p.text if isinstance(p, TextPart) else p.note(why) for p in self.parts]
-            return "\n".join([self.content or "", *notes]).strip("\n")
+            texts = [part.text for part in self.parts if isinstance(part, TextPart)]
+            if self.images():
+                texts.append(
+                    "[its images follow in the next user message]"
+                    if images
+                    else f"[its images are {NO_VISION}]"
+                )
+            return "\n".join([self.content or "", *texts]).strip("\n")
         content = [{"type": "text", "text": self.content}] if self.content else []
         for part in self.parts:
             if isinstance(part, TextPart):

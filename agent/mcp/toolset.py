@@ -48,7 +48,9 @@ class McpTool:
             )
         except AgentError as error:  # every failure is a result the model sees
             return ToolResult(str(error), is_error=True)
-        return tool_result_from_mcp(result, self.runtime.limits.output_limit_chars)
+        return tool_result_from_mcp(
+            result, self.runtime.limits.output_limit_chars, source=self.spec.name
+        )
 
 
 class McpToolset:

@@ -45,7 +45,8 @@ class ChartTool:
         return ToolSpec("chart", "Draw a chart.", {"type": "object"}, False, "built-in")
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        return ToolResult("the chart:", images=(ImagePart("image/png", PNG, "tool chart"),))
+        image = ImagePart("image/png", PNG, "tool chart")
+        return ToolResult("the chart:\n[image: image/png, 1032 bytes]", images=(image,))
 
 
 class Tools:
@@ -122,8 +123,8 @@ async def test_tool_result_images_follow_the_round_of_results_in_one_user_messag
             "user",
         ]
         assert messages[3]["content"] == (
-            "the chart:\n[image from tool chart: image/png, 1032 bytes; shown in the next user "
-            "message]"
+            "the chart:\n[image: image/png, 1032 bytes]\n"
+            "[its images follow in the next user message]"
         )
         image = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}
         assert messages[5]["content"] == [
