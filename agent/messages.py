@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -90,6 +92,32 @@ def part_from_json(data: object) -> Part:
         if all(isinstance(value, str) for value in fields) and isinstance(source, str):
             return ImagePart(str(fields[0]), str(fields[1]), source)
     raise ValueError(f"a message part of type {kind!r} is malformed")
+
+
+MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the smallest provider limit (Anthropic's); larger fails there
+MAX_IMAGES = 8  # per result or attachment: more is a note each, not a request too big to send
+
+
+def checked_image(mime_type: str, data: str, source: str, count: int) -> ImagePart | str:
+    """An image part when `data` is base64 of an image within the limits, else a note why not."""
+    size = decoded_size(data)
+    if not mime_type.lower().startswith("image/"):
+        return f"[image not sent: its type {mime_type!r} is not an image type]"
+    if size is None:
+        return f"[image not sent: its data ({mime_type}) is not valid base64]"
+    if size > MAX_IMAGE_BYTES:
+        return f"[image not sent: {mime_type}, {size} bytes is over {MAX_IMAGE_BYTES} bytes]"
+    if count >= MAX_IMAGES:
+        return f"[image not sent: {mime_type}, {size} bytes; only {MAX_IMAGES} are sent at once]"
+    return ImagePart(mime_type, data, source)
+
+
+def decoded_size(data: str) -> int | None:
+    """The byte size base64 `data` decodes to; None when it is not base64."""
+    try:
+        return len(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError):
+        return None
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,11 @@ with an image type is a note, never a part.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 
 import mcp_types as types
 
-from agent.messages import ImagePart, ToolResult
-
-MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the smallest provider limit (Anthropic's); larger fails there
-MAX_IMAGES = 8  # per result or attachment: more is a note each, not a request too big to send
+from agent.messages import ImagePart, ToolResult, checked_image, decoded_size
 
 
 def tool_result_from_mcp(
@@ -47,20 +42,6 @@ def tool_result_from_mcp(
     if not text:
         text = "(the tool returned no content)"
     return ToolResult(cap_text(text, limit_chars), is_error=result.is_error, images=tuple(images))
-
-
-def checked_image(mime_type: str, data: str, source: str, count: int) -> ImagePart | str:
-    """An image part when `data` is base64 of an image within the limits, else a note why not."""
-    size = decoded_size(data)
-    if not mime_type.lower().startswith("image/"):
-        return f"[image not sent: its type {mime_type!r} is not an image type]"
-    if size is None:
-        return f"[image not sent: its data ({mime_type}) is not valid base64]"
-    if size > MAX_IMAGE_BYTES:
-        return f"[image not sent: {mime_type}, {size} bytes is over {MAX_IMAGE_BYTES} bytes]"
-    if count >= MAX_IMAGES:
-        return f"[image not sent: {mime_type}, {size} bytes; only {MAX_IMAGES} are sent at once]"
-    return ImagePart(mime_type, data, source)
 
 
 def cap_text(text: str, limit_chars: int) -> str:
@@ -93,11 +74,3 @@ def _block_text(block: types.ContentBlock) -> str:
         size = decoded_size(resource.blob) or 0
         return f"[resource: {resource.uri}, {resource.mime_type or 'binary'}, {size} bytes]"
     return f"[{getattr(block, 'type', 'unknown')} content]"
-
-
-def decoded_size(data: str) -> int | None:
-    """The byte size base64 `data` decodes to; None when it is not base64."""
-    try:
-        return len(base64.b64decode(data, validate=True))
-    except (binascii.Error, ValueError):
-        return None
