@@ -4,31 +4,31 @@ delimited parts.
 The content is the server's text, not the person's: it goes in a block whose opening and
 closing lines carry a random boundary the server cannot know, so a resource that writes
 `</attachment>` and then instructions cannot end the block early; the opening line also says
-that the content is data. Text is capped at the output limit with a note; an image is an image
-part (the request turns it into a note for a model without vision); other binary content is a
-note with its type and size.
+that the content is data. Text is capped at the output limit with a note; an image (judged by
+its bytes, not by the type the server claims) is an image part, which the request turns into a
+note for a model without vision; other binary content is a note with its type and size.
+The person chose the resource, so reading it asks no approval; the runtime's gates still hold
+(a disabled or untrusted server is never started: the mention gets a note instead).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from agent.messages import ImagePart, Part, TextPart, checked_image, decoded_size
+from agent.chat.mentions import Mention, find_mentions
+from agent.errors import AgentError
+from agent.messages import ImagePart, Part, TextPart, checked_image
+
+if TYPE_CHECKING:
+    from agent.mcp.contents import ResourcePart
+    from agent.mcp.runtime import McpRuntime
 
 _BOUNDARY_BYTES = 8
-
-
-@dataclass(frozen=True)
-class ResourceContent:
-    """One item of a resource's contents, as read: text, or binary as base64."""
-
-    uri: str
-    mime_type: str | None
-    text: str | None = None
-    blob: str | None = None  # base64, as the server sent it
 
 
 @dataclass
@@ -36,18 +36,54 @@ class Attached:
     """The parts attachments add to a message, and notes for the person about them."""
 
     parts: list[Part] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    attached: list[str] = field(default_factory=list)  # "@server:uri (what)", one per mention
+    notes: list[str] = field(default_factory=list)  # what went wrong or was cut
+
+
+async def read_mentions(text: str, runtime: McpRuntime | None) -> Attached:
+    """Read every resource `text` mentions; a mention that cannot be read gets a note (for the
+    model in the message, and for the person)."""
+    attached = Attached()
+    if runtime is None or "@" not in text:
+        return attached
+    servers = [definition.name for definition in runtime.store.load().definitions]
+    for mention in find_mentions(text, servers):
+        try:
+            contents = await runtime.read_resource(mention.server, mention.uri)
+        except AgentError as error:
+            _not_attached(attached, mention, str(error))
+            continue
+        attach(attached, mention.server, mention.uri, contents, runtime.limits.output_limit_chars)
+        attached.attached.append(f"{mention.text} ({_summary(contents)})")
+    return attached
+
+
+def _summary(contents: Sequence[ResourcePart]) -> str:
+    if not contents:
+        return "empty"
+    kinds = [
+        f"{len(text)} characters"
+        if isinstance(text := getattr(item, "text", None), str)
+        else f"{item.mime_type or 'binary'}, {len(getattr(item, 'data', b''))} bytes"
+        for item in contents
+    ]
+    return "; ".join(kinds)
+
+
+def _not_attached(attached: Attached, mention: Mention, why: str) -> None:
+    attached.notes.append(f"{mention.text} was not attached: {why}")
+    label = _label(mention.server, mention.uri, None)
+    attached.parts.append(TextPart(delimited(label, f"(not attached: {why})")))
 
 
 def attach(
     attached: Attached,
     server: str,
     uri: str,
-    contents: Sequence[ResourceContent],
+    contents: Sequence[ResourcePart],
     limit_chars: int,
 ) -> None:
     """Add one read resource to `attached`: each content item as a delimited part."""
-    images = len([part for part in attached.parts if isinstance(part, ImagePart)])
     for item in contents:
         label = _label(server, uri, item.mime_type)
         if item.uri != uri:
@@ -55,33 +91,40 @@ def attach(
             # `uri`, so that is what the block says, and what the server claims is kept apart.
             label += f" content_uri_claimed_by_server={json.dumps(item.uri)}"
             attached.notes.append(f"{server} answered the read of {uri} with content of {item.uri}")
-        if item.text is not None:
-            text, cut = _capped(item.text, limit_chars)
+        text = getattr(item, "text", None)
+        if isinstance(text, str):
+            text, cut = _capped(text, limit_chars)
             attached.parts.append(TextPart(delimited(label, text)))
             if cut:
-                attached.notes.append(f"{server}:{uri} was cut to {limit_chars} characters")
+                attached.notes.append(f"@{server}:{uri} was cut to {limit_chars} characters")
             continue
-        blob = item.blob or ""
-        mime = item.mime_type or "application/octet-stream"
-        image = (
-            checked_image(mime, blob, f"{server}:{uri}", images)
-            if mime.startswith("image/")
-            else None
-        )
-        if isinstance(image, ImagePart):
-            images += 1
-            attached.parts += [TextPart(delimited(label, "(an image; it follows)")), image]
-            continue
-        size = decoded_size(blob)
-        note = (
-            image
-            or f"[binary content: {mime}, {size if size is not None else '?'} bytes; not shown]"
-        )
-        attached.parts.append(TextPart(delimited(label, note)))
+        attached.parts.extend(_binary(label, server, uri, item, attached))
     if not contents:
-        attached.parts.append(
-            TextPart(delimited(_label(server, uri, None), "(the resource is empty)"))
-        )
+        empty = delimited(_label(server, uri, None), "(the resource is empty)")
+        attached.parts.append(TextPart(empty))
+
+
+def _binary(
+    label: str, server: str, uri: str, item: ResourcePart, attached: Attached
+) -> list[Part]:
+    data: bytes = getattr(item, "data", b"")
+    claimed = item.mime_type or "application/octet-stream"
+    real = getattr(item, "image_type", None)
+    if real is not None:
+        count = sum(isinstance(part, ImagePart) for part in attached.parts)
+        image = checked_image(real, base64.b64encode(data).decode(), f"{server}:{uri}", count)
+        if isinstance(image, ImagePart):
+            return [
+                TextPart(delimited(label, f"(an image, {real}, {len(data)} bytes; it follows)")),
+                image,
+            ]
+        return [TextPart(delimited(label, image))]
+    if claimed.startswith("image/"):
+        note = f"[not attached: the server calls it {claimed}, but its bytes are not an image]"
+        return [TextPart(delimited(label, note))]
+    return [
+        TextPart(delimited(label, f"[binary content: {claimed}, {len(data)} bytes; not shown]"))
+    ]
 
 
 def delimited(label: str, text: str) -> str:
@@ -107,7 +150,6 @@ def _label(server: str, uri: str, mime_type: str | None) -> str:
 def _capped(text: str, limit_chars: int) -> tuple[str, bool]:
     if len(text) <= limit_chars:
         return text, False
-    return (
-        f"{text[:limit_chars]}\n[attachment cut: {limit_chars} of {len(text)} characters "
-        f"attached, {len(text) - limit_chars} omitted]"
-    ), True
+    cut = len(text) - limit_chars
+    note = f"[attachment cut: {limit_chars} of {len(text)} characters attached, {cut} omitted]"
+    return f"{text[:limit_chars]}\n{note}", True

@@ -27,6 +27,7 @@ from prompt_toolkit.shortcuts import PromptSession
 from agent.chat.events import TurnEnded
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
+from agent.messages import Part
 from agent.text import error_lines, sanitize
 from agent.ui.completion import chat_completer
 from agent.ui.interrupt import ctrl_c_cancels
@@ -66,7 +67,8 @@ async def _run_turn(chat: ChatSession, text: str, renderer: EventRenderer) -> bo
         renderer.begin()
         try:
             async with chat.host.request_scope():
-                async for event in chat.conversation.turn(text):
+                parts = await _attachments(chat, text, renderer)
+                async for event in chat.conversation.turn(text, parts):
                     renderer.render(event)
                     if isinstance(event, TurnEnded) and event.reason == "error":
                         failed = True
@@ -75,6 +77,20 @@ async def _run_turn(chat: ChatSession, text: str, renderer: EventRenderer) -> bo
     if scope.cancelled_caught:
         renderer.interrupted()
     return failed
+
+
+async def _attachments(chat: ChatSession, text: str, renderer: EventRenderer) -> list[Part]:
+    """Read the resources the message @-mentions (the person chose them: no approval)."""
+    if "@" not in text:
+        return []
+    from agent.chat.attachments import read_mentions
+
+    attached = await read_mentions(text, chat.host.runtime)
+    for line in attached.attached:
+        renderer.aside(f"⎿ attached {line}")
+    for line in attached.notes:
+        renderer.aside(line, "yellow")
+    return attached.parts
 
 
 def _bindings() -> KeyBindings:

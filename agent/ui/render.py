@@ -130,6 +130,10 @@ class EventRenderer:
         self._status(None)
         self._flush_text()
 
+    def aside(self, text: str, colour: str = "dim") -> None:
+        """A line of our own about the turn (what was attached), sanitized."""
+        self._line(styled(sanitize(text), colour))
+
     def render(self, event: Event) -> None:
         if isinstance(event, TextDelta):
             self._text(event.text)
