@@ -34,6 +34,7 @@ class ServerCounts:
 
 
 def _import_runtime() -> None:
+    import agent.mcp.resource_tools
     import agent.mcp.runtime
     import agent.mcp.toolset  # noqa: F401
 
@@ -128,7 +129,9 @@ class McpHost:
             from agent.mcp.toolset import McpToolset
 
             self._toolset = McpToolset(self.runtime, started_only=True)
-        return self._toolset.tools()
+        from agent.mcp.resource_tools import resource_tools
+
+        return [*self._toolset.tools(), *resource_tools(self.runtime)]
 
     @asynccontextmanager
     async def request_scope(self) -> AsyncIterator[None]:

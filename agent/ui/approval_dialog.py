@@ -11,6 +11,7 @@ from agent.ui.dialog import ask_with_pages
 from agent.ui.render import pretty_arguments
 from agent.ui.style import styled
 
+RESOURCE_TOOLS = "MCP resources"  # the source of agent/mcp/resource_tools.py (not imported: mcp)
 _HINTS = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
 _HINT_WORDS = {
     "read_only_hint": ("read-only", "may change things"),
@@ -32,6 +33,10 @@ def describe_request(request: ApprovalRequest) -> list[str]:
     if spec.server is not None:
         lines.append(f"  server: {sanitize_line(spec.server)}")
         lines.append(f"  server's tool: {sanitize_line(spec.original_name or '')}")
+    elif spec.source == RESOURCE_TOOLS:  # the server and URI the model chose, exactly
+        for label, key in (("server", "server"), ("resource", "uri")):
+            if isinstance(request.arguments.get(key), str):
+                lines.append(f"  {label}: {sanitize_line(request.arguments[key])}")
     hints = _annotation_words(spec.annotations or {})
     if hints:
         lines.append(f"  server says: {', '.join(hints)}  (hints from the server, not guarantees)")
