@@ -118,11 +118,19 @@ def prompt_session(history: History, chat: Callable[[], ChatSession | None]) -> 
     return PromptSession(
         history=history,
         key_bindings=_bindings(),
-        completer=ThreadedCompleter(chat_completer(chat)),  # listing sessions reads files
+        # Listing sessions reads files; resources may be asked of a server.
+        completer=ThreadedCompleter(chat_completer(chat, _running_loop())),
         complete_while_typing=True,
         bottom_toolbar=StatusToolbar(chat),
         refresh_interval=1.0,  # the toolbar follows MCP servers coming up
     )
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # built outside the chat's loop (tests): completion uses caches only
+        return None
 
 
 def _history(path: Path) -> FileHistory:

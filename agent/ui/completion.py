@@ -6,15 +6,18 @@ session ids from the session store), so what is offered is always current.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
 from prompt_toolkit.document import Document
 
 from agent.text import sanitize_line
+from agent.ui.catalog_bridge import CatalogBridge
+from agent.ui.mention_completion import MentionCompleter
 from agent.ui.slash import COMMANDS
 
 if TYPE_CHECKING:
@@ -100,8 +103,16 @@ def session_choices(project: Callable[[], Path | None]) -> Callable[[], list[tup
     return choices
 
 
-def chat_completer(current: Callable[[], ChatSession | None]) -> SlashCompleter:
-    """The chat's completer; before the chat is set up it offers command names only."""
+def chat_completer(
+    current: Callable[[], ChatSession | None], loop: asyncio.AbstractEventLoop | None = None
+) -> Completer:
+    """The chat's completer: slash commands and their arguments, and @-mentions of MCP
+    resources (asked on `loop`, the chat's); before the chat is set up, command names only."""
+    bridge = CatalogBridge(current, loop)
+    return merge_completers([_slash_completer(current), MentionCompleter(bridge)])
+
+
+def _slash_completer(current: Callable[[], ChatSession | None]) -> SlashCompleter:
 
     def commands() -> dict[str, str]:
         return {name: command.summary for name, command in COMMANDS.items()}

@@ -1,0 +1,119 @@
+"""What Tab completion asks the MCP side for: servers, resources, templates, completion values.
+
+Completion runs in a worker thread (ThreadedCompleter) while the chat's event loop owns the
+runtime, so a question that needs the server (a list not cached yet, completion/complete) is
+run on that loop and waited for briefly; a slow server just offers nothing this time. Asked
+from the loop's own thread, only the cache answers (waiting there would block the loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from agent.chat.state import ChatSession
+    from agent.mcp.catalog import PromptInfo, ResourceInfo, ResourceTemplateInfo
+    from agent.mcp.runtime import McpRuntime
+
+T = TypeVar("T")
+WAIT_SECONDS = 3.0  # how long one Tab waits for a server before offering nothing
+
+
+class CatalogBridge:
+    """Sync questions from the completer thread, answered by the runtime on the chat's loop."""
+
+    def __init__(
+        self,
+        current: Callable[[], ChatSession | None],
+        loop: asyncio.AbstractEventLoop | None,
+    ) -> None:
+        self._current = current
+        self._loop = loop
+
+    def _runtime(self) -> McpRuntime | None:
+        chat = self._current()
+        return chat.host.runtime if chat is not None else None
+
+    def servers(self) -> list[str]:
+        """Enabled servers whose launch is trusted (those a mention can read)."""
+        runtime = self._runtime()
+        if runtime is None:
+            return []
+        config = runtime.store.load()
+        return [
+            d.name
+            for d in config.definitions
+            if config.state(d.name).enabled and runtime.is_trusted(d)
+        ]
+
+    def resources(self, server: str) -> list[ResourceInfo]:
+        """The server's resources: cached, else listed now (briefly waited for)."""
+        runtime = self._runtime()
+        if runtime is None:
+            return []
+        cached = runtime.cached_catalog(server).resources
+        if cached is None:
+            cached = self._wait(lambda: runtime.resources(server))
+        return list(cached.items) if cached is not None else []
+
+    def templates(self, server: str) -> list[ResourceTemplateInfo]:
+        """The server's resource templates: cached, else listed now."""
+        runtime = self._runtime()
+        if runtime is None:
+            return []
+        cached = runtime.cached_catalog(server).templates
+        if cached is None:
+            cached = self._wait(lambda: runtime.resource_templates(server))
+        return list(cached.items) if cached is not None else []
+
+    def prompts(self, server: str) -> list[PromptInfo]:
+        """The server's prompts: cached, else listed now."""
+        runtime = self._runtime()
+        if runtime is None:
+            return []
+        cached = runtime.cached_catalog(server).prompts
+        if cached is None:
+            cached = self._wait(lambda: runtime.prompts(server))
+        return list(cached.items) if cached is not None else []
+
+    def complete(
+        self, server: str, kind: str, name: str, argument: str, value: str,
+        context: Mapping[str, str],
+    ) -> list[str]:  # fmt: skip
+        """Values the server suggests for a template's or prompt's argument."""
+        runtime = self._runtime()
+        if runtime is None:
+            return []
+        from agent.mcp.catalog import CompletionRef
+
+        ref = CompletionRef("template" if kind == "template" else "prompt", name)
+        found = self._wait(lambda: runtime.complete(server, ref, argument, value, dict(context)))
+        return list(found or ())
+
+    def _wait(self, make: Callable[[], Awaitable[T]]) -> T | None:
+        chat, loop = self._current(), self._loop
+        if chat is None or loop is None or not loop.is_running() or _on(loop):
+            return None
+
+        async def run() -> T:
+            async with chat.host.request_scope():
+                return await make()
+
+        future = asyncio.run_coroutine_threadsafe(run(), loop)
+        try:
+            return future.result(timeout=WAIT_SECONDS)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return None
+        except Exception:  # a server error: nothing to offer; the person will see it on use
+            return None
+
+
+def _on(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
