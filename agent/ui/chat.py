@@ -7,6 +7,7 @@ background, and their progress is printed above the prompt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import signal
@@ -31,6 +32,7 @@ from agent.messages import Part
 from agent.text import error_lines, sanitize
 from agent.ui.completion import chat_completer
 from agent.ui.interrupt import ctrl_c_cancels
+from agent.ui.prompt_slash import TurnToSend
 from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash import EXIT, run_slash
 from agent.ui.spinner import mcp_progress
@@ -59,15 +61,19 @@ async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
     return None
 
 
-async def _run_turn(chat: ChatSession, text: str, renderer: EventRenderer) -> bool:
-    """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error."""
+async def _run_turn(
+    chat: ChatSession, text: str, renderer: EventRenderer, parts: list[Part] | None = None
+) -> bool:
+    """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error.
+    `parts`: what goes with the text (a prompt's messages); None: read its @-mentions."""
     failed = False
     # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
     with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
         renderer.begin()
         try:
             async with chat.host.request_scope():
-                parts = await _attachments(chat, text, renderer)
+                if parts is None:
+                    parts = await _attachments(chat, text, renderer)
                 async for event in chat.conversation.turn(text, parts):
                     renderer.render(event)
                     if isinstance(event, TurnEnded) and event.reason == "error":
@@ -77,6 +83,16 @@ async def _run_turn(chat: ChatSession, text: str, renderer: EventRenderer) -> bo
     if scope.cancelled_caught:
         renderer.interrupted()
     return failed
+
+
+async def _list_prompts_when_started(chat: ChatSession) -> None:
+    """List the servers' prompts once they are up, so /help and Tab know them at once."""
+    from agent.chat.prompt_commands import listed_prompt_commands
+
+    await chat.host.started.wait()
+    with contextlib.suppress(AgentError):
+        async with chat.host.request_scope():
+            await listed_prompt_commands(chat.host.runtime)
 
 
 async def _attachments(chat: ChatSession, text: str, renderer: EventRenderer) -> list[Part]:
@@ -163,6 +179,7 @@ async def run_interactive(setup: ChatSetup) -> int:
             group.cancel_scope.cancel()
             return
         group.start_soon(chats[0].host.serve, stop)
+        group.start_soon(_list_prompts_when_started, chats[0])
         setup.load_model()
         preload_markdown()
         for line in chats[0].notes:
@@ -215,8 +232,11 @@ async def _repl(
         await ready.wait()
         if text.lstrip().startswith("/"):
             command = functools.partial(run_slash, chats[0], text)
-            if await _interruptible(command) == EXIT:
+            outcome = await _interruptible(command)
+            if outcome == EXIT:
                 return
+            if isinstance(outcome, TurnToSend):  # a prompt's messages: the person's turn
+                await _run_turn(chats[0], outcome.text, renderer, outcome.parts)
             continue
         await _interruptible(lambda: _before_turn(chats[0]))
         await _run_turn(chats[0], text, renderer)

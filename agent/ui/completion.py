@@ -18,6 +18,7 @@ from prompt_toolkit.document import Document
 from agent.text import sanitize_line
 from agent.ui.catalog_bridge import CatalogBridge
 from agent.ui.mention_completion import MentionCompleter
+from agent.ui.prompt_completion import PromptCompleter
 from agent.ui.slash import COMMANDS
 
 if TYPE_CHECKING:
@@ -109,7 +110,9 @@ def chat_completer(
     """The chat's completer: slash commands and their arguments, and @-mentions of MCP
     resources (asked on `loop`, the chat's); before the chat is set up, command names only."""
     bridge = CatalogBridge(current, loop)
-    return merge_completers([_slash_completer(current), MentionCompleter(bridge)])
+    return merge_completers(
+        [_slash_completer(current), PromptCompleter(bridge), MentionCompleter(bridge)]
+    )
 
 
 def _slash_completer(current: Callable[[], ChatSession | None]) -> SlashCompleter:

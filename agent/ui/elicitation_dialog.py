@@ -37,7 +37,8 @@ class _NoHistory(InMemoryHistory):
         """Forget it."""
 
 
-async def _field(session: PromptSession[str], field: FormField) -> FieldValue:
+async def ask_field(session: PromptSession[str], field: FormField) -> FieldValue:
+    """One field asked until it is valid; None for an optional field left empty."""
     default = "" if field.default is None or field.secret else str(field.default)
     question = field_question(field, show_default=False)
     while True:
@@ -91,7 +92,7 @@ class ChatElicitation:
         content: dict[str, FieldValue] = {}
         try:
             for field in form_fields(request.schema):
-                value = await _field(session, field)
+                value = await ask_field(session, field)
                 if value is not None:
                     content[field.name] = value
         except (KeyboardInterrupt, EOFError):

@@ -1,5 +1,5 @@
 """Slash commands in the chat: /help, /new, /resume, /sessions, /compact, /skills, /skill,
-/export, /usage, /show, /exit. The terminal experience issue adds the rest."""
+/export, /usage, /show, /exit, ..., and each MCP prompt as /mcp__<server>__<prompt>."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 from prompt_toolkit.shortcuts import PromptSession
 
+from agent.chat.prompt_commands import PREFIX as PROMPT_PREFIX
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
 from agent.text import sanitize, sanitize_line
+from agent.ui.prompt_slash import TurnToSend, run_prompt_command
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
@@ -34,8 +36,20 @@ class Command:
 
 
 async def _help(chat: ChatSession, argument: str) -> None:
+    from agent.chat.prompt_commands import listed_prompt_commands
+
     for name, command in COMMANDS.items():
         say(f"  /{name:<9} {command.summary}")
+    prompts = await listed_prompt_commands(chat.host.runtime)
+    if prompts:
+        say("MCP prompts (arguments as name=value; quote values with spaces):")
+    for name, prompt in prompts.items():
+        arguments = " ".join(
+            a.name if a.required else f"[{a.name}]" for a in prompt.prompt.arguments
+        )
+        about = prompt.prompt.title or prompt.prompt.description or ""
+        usage = f"/{name} {sanitize_line(arguments)}".rstrip()
+        say(f"  {usage}  {sanitize_line(about)[:80]}".rstrip())
     return None
 
 
@@ -220,9 +234,15 @@ COMMANDS: dict[str, Command] = {
 }
 
 
-async def run_slash(chat: ChatSession, text: str) -> str | None:
-    """Run one slash command; returns EXIT to leave the chat."""
+async def run_slash(chat: ChatSession, text: str) -> str | TurnToSend | None:
+    """Run one slash command; returns EXIT to leave the chat, or a turn to send (a prompt)."""
     name, _, argument = text.strip()[1:].partition(" ")
+    if name.startswith(PROMPT_PREFIX):
+        try:
+            return await run_prompt_command(chat, name, argument.strip())
+        except AgentError as error:
+            print(styled(f"error: {sanitize(str(error))}", "red"))
+            return None
     command = COMMANDS.get(name)
     if command is None:
         close = difflib.get_close_matches(name, COMMANDS, n=1)

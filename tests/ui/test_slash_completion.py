@@ -7,7 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.completion import CompleteEvent, Completer
 from prompt_toolkit.document import Document
 
 from agent.chat.state import ChatSession
@@ -15,19 +15,19 @@ from agent.home import data_home
 from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 from agent.session.store import SessionHeader
-from agent.ui.completion import SlashCompleter, chat_completer
+from agent.ui.completion import chat_completer
 from agent.ui.slash import COMMANDS, Command
 from tests.mcp.runtime_helpers import runtime, save, stdio_server
 from tests.skills.skills_helpers import make_skill
 from tests.ui.ui_helpers import chat_state
 
 
-def completer_for(chat: ChatSession) -> SlashCompleter:
+def completer_for(chat: ChatSession) -> Completer:
     """The chat's completer once the chat is set up."""
     return chat_completer(lambda: chat)
 
 
-def offered(completer: SlashCompleter, text: str) -> list[tuple[str, int]]:
+def offered(completer: Completer, text: str) -> list[tuple[str, int]]:
     """(completion text, start position) for `text` typed with the cursor at its end."""
     completions = completer.get_completions(
         Document(text), CompleteEvent(completion_requested=True)
