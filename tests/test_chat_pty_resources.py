@@ -1,0 +1,118 @@
+"""Resources and prompts as a person meets them: the real `agent` in a pseudo-terminal, the
+scripted fake model server, and resources_server.py (rs) started by the chat.
+
+One chat: `@` completes the server and a template's variable, the attached resources are in
+the model's request; a prompt run with an argument sends its messages; and the model's
+read_mcp_resource asks for approval, showing server and URI."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from agent.mcp.definitions import fingerprint
+from agent.mcp.document import parse_document_data
+from agent.mcp.store import McpStore
+from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
+from tests.test_chat_pty import FakeModelProcess, spawn_chat
+
+
+@pytest.fixture
+def pty_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
+    """The chat's environment, as tests/test_chat_pty.py sets it."""
+    env = dict(os.environ)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    env.update(
+        HOME=str(tmp_path / "home"), AGENT_HOME=str(agent_home), OPENAI_API_KEY="sk-test",
+        PROMPT_TOOLKIT_NO_CPR="1", NO_COLOR="1", TERM="xterm",
+    )  # fmt: skip
+    env.pop("AGENT_MODEL", None)
+    return env
+
+
+def save_trusted_resources_server(agent_home: Path, environ: dict[str, str]) -> None:
+    """resources_server.py saved as rs, trusted for the chat's environment, and enabled."""
+    store = McpStore(agent_home / "mcp-servers.json")
+    command = server_command("resources_server.py")
+    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
+    store.replace_definitions(parse_document_data({"mcpServers": {"rs": server}}, "t").definitions)
+    trust_launch(store, "rs", SERVERS, environ)
+    fp = fingerprint(store.load().find("rs"))
+    store.update_state("rs", fp, lambda s: replace(s, enabled=True))
+
+
+def user_text(request: dict[str, Any]) -> str:
+    """Every text part of the request's last user message, joined."""
+    message = [m for m in request["body"]["messages"] if m["role"] == "user"][-1]
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content)
+
+
+def test_mentions_prompts_and_resource_reads_in_one_chat(
+    tmp_path: Path, agent_home: Path, pty_env: dict[str, str]
+) -> None:
+    save_trusted_resources_server(agent_home, pty_env)
+    read = {"server": "rs", "uri": "fixture://notes/3"}
+    turns = [
+        {"text": "Summed up."},
+        {"text": "Reviewed."},
+        {"tool_calls": [{"id": "r1", "name": "read_mcp_resource", "arguments": read}]},
+        {"text": "Read it."},
+    ]
+    fake = FakeModelProcess(tmp_path, turns)
+    try:
+        chat = spawn_chat(fake.base_url, pty_env, tmp_path)
+        chat.expect("MCP server rs ready")
+        chat.expect("›")
+        chat.send("sum up @r")
+        chat.send("\t")
+        chat.expect("@rs:")
+        chat.send("fixture://notes/7 and @rs:fixture://greeting/ali")
+        chat.send("\t")
+        chat.expect("greeting/alice")
+        chat.send(" please\r")
+        chat.expect("attached @rs:fixture://notes/7")
+        chat.expect("Summed up.")
+        chat.expect("›")
+
+        chat.send('/mcp__rs__review code="x = 1"\r')
+        chat.expect("prompt review of MCP server rs")
+        chat.expect("Reviewed.")
+        chat.expect("›")
+
+        chat.send("now read a note\r")
+        chat.expect("resource: fixture://notes/3")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        chat.expect("Read it.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+        assert chat.exitstatus == 0
+        requests = fake.requests()
+    finally:
+        fake.stop()
+
+    assert len(requests) == 4
+    mention = user_text(requests[0])
+    assert mention.startswith(
+        "sum up @rs:fixture://notes/7 and @rs:fixture://greeting/alice please"
+    )
+    assert "\nNote 7.\n</attachment" in mention and "\nHello, alice!\n</attachment" in mention
+    prompt = user_text(requests[1])
+    assert prompt.startswith("/mcp__rs__review code='x = 1'\nReview this code (concise):\nx = 1\n")
+    assert "[image from prompt of rs: image/png, 69 bytes; not shown" in prompt
+    assert "\nNote 1.\n</attachment" in prompt
+    assert requests[3]["body"]["messages"][-1] == {
+        "role": "tool",
+        "content": "[resource fixture://notes/3, text/plain]\nNote 3.",
+        "tool_call_id": "r1",
+    }
