@@ -71,12 +71,13 @@ def test_mentions_prompts_and_resource_reads_in_one_chat(
         chat = spawn_chat(fake.base_url, pty_env, tmp_path)
         chat.expect("MCP server rs ready")
         chat.expect("›")
+        # Tab once the menu shows (completion runs in a thread): it takes the first entry.
         chat.send("sum up @r")
+        chat.expect("MCP server")  # the menu entry's description
         chat.send("\t")
-        chat.expect("@rs:")
         chat.send("fixture://notes/7 and @rs:fixture://greeting/ali")
+        chat.expect("greeting: name")  # the template's value, from completion/complete
         chat.send("\t")
-        chat.expect("greeting/alice")
         chat.send(" please\r")
         chat.expect("attached @rs:fixture://notes/7")
         chat.expect("Summed up.")
