@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from agent.depth import too_deep
+from agent.messages import Part, TextPart
 from agent.session.events import (
     ApprovalEvent,
     AssistantEvent,
@@ -107,7 +108,7 @@ class _Renderer:
         recorded = Recorded.from_json(data)
         event = recorded.event
         if isinstance(event, UserEvent):
-            return [_heading(recorded, "User"), _quote(_text(event.content))]
+            return [_heading(recorded, "User"), _quote(_text(event.content)), *_parts(event.parts)]
         if isinstance(event, AssistantEvent):
             return self._assistant(recorded, event)
         if isinstance(event, ToolResultEvent):
@@ -117,6 +118,7 @@ class _Renderer:
                 _heading(recorded, "Tool result"),
                 f"For {about}(call {_code(event.tool_call_id)}):",
                 _fence(_text(event.content), "text"),
+                *_parts(event.parts),
             ]
         if isinstance(event, ApprovalEvent):
             return [_approval(event)]
@@ -235,6 +237,18 @@ def _code(text: str) -> str:
     ticks = "`" * (_longest_run(text, "`") + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _parts(parts: tuple[Part, ...]) -> list[str]:
+    """What was attached to a message: texts fenced, images described (their bytes stay in
+    the session's image folder)."""
+    blocks = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            blocks += ["**Attached:**", _fence(_text(part.text), "text")]
+        else:
+            blocks.append(f"**Attached image:** {_line(part.mime_type)}, {part.size} bytes")
+    return blocks
 
 
 def _fence(text: str, info: str) -> str:

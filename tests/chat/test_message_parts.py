@@ -184,3 +184,20 @@ async def test_an_altered_saved_image_resumes_as_a_note_saying_so(tmp_path: Path
 def test_litellm_model_info_decides_whether_a_model_accepts_images() -> None:
     assert LiteLLMModel(ModelSettings("openai/gpt-4o")).accepts_images() is True
     assert LiteLLMModel(ModelSettings("openai/fake-model")).accepts_images() is False
+
+
+def test_the_markdown_export_shows_attached_text_fenced_and_images_described(
+    tmp_path: Path,
+) -> None:
+    from agent.session.export import export_markdown
+
+    recorder = SessionRecorder(tmp_path, "m", folder=tmp_path / "sessions")
+    message = Message("user", "look", parts=(TextPart("```\nfenced"), IMAGE))
+    recorder.record(message_event(message))
+    assert recorder.writer is not None
+    path = recorder.writer.path
+    recorder.close()
+    text = export_markdown(load_session(path))
+    assert "**Attached:**\n\n````text\n```\nfenced\n````" in text
+    assert "**Attached image:** image/png, 1032 bytes" in text
+    assert PNG not in text
