@@ -8,17 +8,13 @@ read_mcp_resource asks for approval, showing server and URI."""
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
 
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
-from agent.mcp.store import McpStore
-from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
+from tests.fixtures.mcp_fixtures import save_trusted_resources_server
 from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 
@@ -33,17 +29,6 @@ def pty_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
     )  # fmt: skip
     env.pop("AGENT_MODEL", None)
     return env
-
-
-def save_trusted_resources_server(agent_home: Path, environ: dict[str, str]) -> None:
-    """resources_server.py saved as rs, trusted for the chat's environment, and enabled."""
-    store = McpStore(agent_home / "mcp-servers.json")
-    command = server_command("resources_server.py")
-    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
-    store.replace_definitions(parse_document_data({"mcpServers": {"rs": server}}, "t").definitions)
-    trust_launch(store, "rs", SERVERS, environ)
-    fp = fingerprint(store.load().find("rs"))
-    store.update_state("rs", fp, lambda s: replace(s, enabled=True))
 
 
 def user_text(request: dict[str, Any]) -> str:

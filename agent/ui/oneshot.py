@@ -31,7 +31,7 @@ from agent.chat.events import (
     TurnFailed,
     UsageReported,
 )
-from agent.messages import ToolCall, Usage, parse_arguments
+from agent.messages import Part, ToolCall, Usage, parse_arguments
 from agent.text import error_lines, sanitize
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.tool_calls import call_title, decision_line, more_lines, result_preview
@@ -419,6 +419,18 @@ def make_output(output_format: str, model: str) -> OneShotOutput:
     return kinds[output_format](model)
 
 
+async def _attachments(chat: ChatSession, text: str, output: OneShotOutput) -> list[Part]:
+    """The resources the prompt @-mentions (the person wrote them: no approval)."""
+    if "@" not in text:
+        return []
+    from agent.chat.attachments import read_mentions
+
+    attached = await read_mentions(text, chat.host.runtime)
+    for line in attached.notes:
+        output.note(line)
+    return attached.parts
+
+
 async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> int:
     """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
     conversation, host = chat.conversation, chat.host
@@ -435,7 +447,8 @@ async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> i
                         "going on without them"
                     )
                 async with host.request_scope():
-                    async for event in conversation.turn(text):
+                    parts = await _attachments(chat, text, output)
+                    async for event in conversation.turn(text, parts):
                         output.event(event)
                         if output.closed:
                             scope.cancel()
