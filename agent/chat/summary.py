@@ -6,7 +6,7 @@ It asks the model, so it lives with the chat, not with the session file.
 from __future__ import annotations
 
 from agent.errors import AgentError
-from agent.messages import Completion, Message, Usage
+from agent.messages import Completion, Message, TextPart, Usage
 from agent.model import ChatModel
 
 SUMMARY_INSTRUCTIONS = """\
@@ -24,6 +24,8 @@ def _transcript(messages: list[Message]) -> str:
             lines.append(f"[tool result {message.tool_call_id}]\n{message.content}")
             continue
         text = message.content or ""
+        for part in message.parts:  # what the person attached: the summary may need it
+            text += "\n" + (part.text if isinstance(part, TextPart) else part.note("attached"))
         for call in message.tool_calls:
             text += f"\n[calls {call.name} with {call.arguments} as {call.id}]"
         lines.append(f"[{message.role}]\n{text.strip()}")
