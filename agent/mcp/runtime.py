@@ -146,6 +146,15 @@ class McpRuntime:
         started = connection.started_at if connection is not None else None
         return ServerStatus(name, state, started, slot.last_error)
 
+    def offers(self, name: str, capability: str) -> bool | None:
+        """Whether the server's live connection declared `capability` ("resources",
+        "prompts"); None when there is no live connection to tell (sync, for the chat)."""
+        slot = self._slots.get(name)
+        connection = slot.connection if slot is not None else None
+        if connection is None or not connection.alive or connection.info is None:
+            return None
+        return capability in connection.info.capabilities
+
     def running(self) -> list[str]:
         """Names of servers with a live connection."""
         return [
