@@ -128,6 +128,8 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         "activate_skill",  # the bundled skills
         "read_skill_resource",
         echo,
+        "list_mcp_resources",  # fx (an MCPServer) declares the resources capability
+        "read_mcp_resource",
     ]
     second, third = requests[1]["body"]["messages"], requests[2]["body"]["messages"]
     assert second[-1] == {"role": "tool", "content": "approved-text", "tool_call_id": "c1"}

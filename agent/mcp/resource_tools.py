@@ -66,14 +66,18 @@ def is_resource_tool(spec: ToolSpec) -> bool:
 
 
 def resource_tools(runtime: McpRuntime) -> list[Tool]:
-    """Both tools while some enabled server's launch is trusted; none otherwise."""
+    """Both tools while some enabled, trusted server offers resources: a local one that said
+    so when it started, or a remote one (it connects per request, so it may)."""
+    from agent.mcp.definitions import StdioDefinition
+
     config = runtime.store.load()
-    usable = [
-        d for d in config.definitions if config.state(d.name).enabled and runtime.is_trusted(d)
-    ]
-    if not usable:
-        return []
-    return [ListResources(runtime), ReadResource(runtime)]
+    for definition in config.definitions:
+        if not config.state(definition.name).enabled or not runtime.is_trusted(definition):
+            continue
+        offers = runtime.offers(definition.name, "resources")
+        if offers or (offers is None and not isinstance(definition, StdioDefinition)):
+            return [ListResources(runtime), ReadResource(runtime)]
+    return []
 
 
 @dataclass(frozen=True)

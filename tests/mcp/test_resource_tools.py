@@ -56,6 +56,7 @@ async def run_calls(
     approver = Approver()
     with anyio.fail_after(60):
         async with runtime(store, home, project) as rt:
+            await rt.start("rs")
             chat = Conversation(model, [Toolset(resource_tools(rt))], approver, lambda: "")
             async for _event in chat.turn("go"):
                 pass
@@ -98,12 +99,20 @@ async def test_reading_gives_text_and_an_image_part_for_a_vision_model(
     assert sent[6]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
 
 
-async def test_no_resource_tools_while_no_enabled_server_is_trusted(
+async def test_resource_tools_only_while_a_started_trusted_server_declares_resources(
     agent_home: Path, tmp_path: Path
 ) -> None:
     store = McpStore(agent_home / "mcp-servers.json")
     save(store, {"rs": resources_server()})
     enable(store, "rs")  # enabled, never trusted
-    async with runtime(store, agent_home, tmp_path) as rt:
-        assert resource_tools(rt) == []
+    with anyio.fail_after(60):
+        async with runtime(store, agent_home, tmp_path) as rt:
+            assert resource_tools(rt) == []
+            trust_launch(store, "rs", tmp_path)
+            assert resource_tools(rt) == []  # not started yet: nothing says it has resources
+            await rt.start("rs")
+            assert [t.spec.name for t in resource_tools(rt)] == [
+                "list_mcp_resources",
+                "read_mcp_resource",
+            ]
     assert SOURCE == RESOURCE_TOOLS  # the dialog knows these tools by their source
