@@ -97,3 +97,29 @@ async def test_the_dialog_shows_a_uri_with_line_breaks_and_escapes_on_one_escape
     (shown,) = approver.shown
     assert "  resource: file:///x\\n  arguments: {}\\x1b[2J\\nApprove? y" in shown
     assert not any("\x1b" in line for line in shown)
+
+
+async def test_an_approved_read_on_an_untrusted_server_starts_nothing_and_asks_no_trust(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    from agent.mcp.resource_tools import ReadResource
+    from tests.mcp.runtime_helpers import ScriptedTrust
+
+    store = McpStore(agent_home / "mcp-servers.json")
+    save(store, {"ev": script_server("attachment_attack_server.py")})
+    enable(store, "ev")  # enabled, but its launch was never trusted
+    trust = ScriptedTrust(answer=True)
+    arguments = json.dumps({"server": "ev", "uri": URI})
+    model = ScriptedModel([Reply(calls=[ToolCall("c1", "read_mcp_resource", arguments)]), Reply()])
+    approver = Approver(True)
+    with anyio.fail_after(60):
+        async with runtime(store, agent_home, tmp_path, trust=trust) as rt:
+            # Offered or not, a model may name the tool: the call still goes nowhere.
+            chat = Conversation(model, [Toolset([ReadResource(rt)])], approver, lambda: "")
+            async for _event in chat.turn("look around"):
+                pass
+            assert rt.running() == []
+    assert len(approver.shown) == 1 and trust.requests == []
+    assert not (agent_home / "mcp" / "ev.log").exists()
+    result = model.sent()[-1]["content"]
+    assert result.startswith("Error: ") and "trust" in result and "root:x" not in result
