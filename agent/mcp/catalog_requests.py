@@ -20,12 +20,16 @@ from agent.mcp.catalog import (
     PromptInfo,
     ResourceInfo,
     ResourceTemplateInfo,
+)
+from agent.mcp.catalog_convert import (
     prompt_info,
+    prompt_result,
     resource_info,
+    resource_parts,
     template_info,
 )
 from agent.mcp.connection import Connection
-from agent.mcp.contents import PromptResult, ResourcePart, prompt_result, resource_parts
+from agent.mcp.contents import PromptResult, ResourcePart
 
 T = TypeVar("T")
 Item = TypeVar("Item")
