@@ -5,8 +5,9 @@ to one run: they are read when first needed and kept until the server says they 
 (`notifications/resources/list_changed`, `.../prompts/list_changed`) or its connection ends.
 
 A server may send list_changed as often as it likes; refreshes do not follow it one for one.
-At most one refresh per server and kind runs at a time; notifications during it ask for one
-more, and after a few in a row the list is only marked stale (the next use lists it again).
+At most one refresh per server and kind runs at a time, and it starts at most once a second:
+the notifications that arrive meanwhile are all answered by the next listing. So a flood
+costs one listing a second, and the last change is always picked up.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from agent.mcp.catalog import (
     CatalogKind,
@@ -23,7 +26,8 @@ from agent.mcp.catalog import (
     ResourceTemplateInfo,
 )
 
-MAX_REFRESHES_IN_A_ROW = 2
+# A refresh lists the whole catalogue again: a server may ask for that at most this often.
+MIN_REFRESH_INTERVAL = 1.0  # seconds
 
 Lister = Callable[[CatalogKind], Awaitable[Listing[Any]]]
 Listener = Callable[[str, CatalogKind], None]
@@ -45,6 +49,7 @@ class _Entry:
     refreshing: set[CatalogKind] = field(default_factory=set)
     again: set[CatalogKind] = field(default_factory=set)
     generation: int = 0  # bumped when the connection changes: old refreshes are dropped
+    listed_at: dict[CatalogKind, float] = field(default_factory=dict)  # last refresh started
 
 
 class CatalogCache:
@@ -110,22 +115,24 @@ class CatalogCache:
         return start
 
     async def refresh(self, server: str, kind: CatalogKind, lister: Lister) -> None:
-        """List `kind` again (a few times at most while notifications keep coming).
-
-        A failure keeps the old list, marked stale; the caller logs why."""
+        """List `kind` again, and again while notifications keep coming, at most once every
+        MIN_REFRESH_INTERVAL seconds. A failure keeps the old list (stale); the caller logs it."""
         entry = self._entries.get(server)
         if entry is None:
             return
         try:
-            for _round in range(MAX_REFRESHES_IN_A_ROW):
-                entry.again.discard(kind)
+            while True:
+                wait = entry.listed_at.get(kind, -MIN_REFRESH_INTERVAL) + MIN_REFRESH_INTERVAL
+                if wait > anyio.current_time():
+                    await anyio.sleep(wait - anyio.current_time())
+                entry.again.discard(kind)  # this listing covers every notice until now
+                entry.listed_at[kind] = anyio.current_time()
                 self.refreshes += 1
                 await self.get(server, kind, lister, refresh=True)
                 for listener in self._listeners:
                     listener(server, kind)
-                if kind not in entry.again:
+                if kind not in entry.again or self._entries.get(server) is not entry:
                     return
-            entry.stale.add(kind)
         finally:
             entry.refreshing.discard(kind)
             entry.again.discard(kind)
