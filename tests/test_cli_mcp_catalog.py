@@ -191,3 +191,16 @@ def test_the_json_of_a_prompt_argument_is_passed_as_given(rs: str) -> None:
     status, out, _ = run("mcp", "prompt", rs, "review", "--args", args)
     assert status == 0
     assert out.splitlines()[1:3] == ["[user] Review this code (detailed):", "  print('hi')"]
+
+
+def test_inspect_counts_every_page_of_resources_not_just_the_first(rs: str) -> None:
+    status, out, err = run("mcp", "inspect", rs)
+    assert status == 0, err
+    lines = out.splitlines()
+    start = lines.index("resources (27):")
+    assert lines[start + 27] == "  fixture://data.bin  data"
+    assert lines[start + 28 :] == [
+        "prompts (2):",
+        "  review: Review some code.",
+        "  hello: Say hello.",
+    ]

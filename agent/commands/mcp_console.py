@@ -237,15 +237,16 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
         for tool in tools:
             summary = (tool.description or "").strip().split("\n")[0]
             say(f"  {sanitize_line(tool.name)}: {sanitize_line(summary)}")
+        # Every page of them (capped), as `agent mcp resources` and `prompts` list them.
         if "resources" in info.capabilities:
-            resources = await connection.request("resources/list", "listing resources")
-            say(f"resources ({len(resources.resources)}):")
-            for resource in resources.resources:
-                say(f"  {sanitize_line(str(resource.uri))}  {sanitize_line(resource.name)}")
+            resources = await runtime.resources(definition.name, allow_disabled=True)
+            say(f"resources ({len(resources.items)}):")
+            for resource in resources.items:
+                say(f"  {sanitize_line(resource.uri)}  {sanitize_line(resource.name)}")
         if "prompts" in info.capabilities:
-            prompts = await connection.request("prompts/list", "listing prompts")
-            say(f"prompts ({len(prompts.prompts)}):")
-            for prompt in prompts.prompts:
+            prompts = await runtime.prompts(definition.name, allow_disabled=True)
+            say(f"prompts ({len(prompts.items)}):")
+            for prompt in prompts.items:
                 say(f"  {sanitize_line(prompt.name)}: {sanitize_line(prompt.description or '')}")
         return 0
 
