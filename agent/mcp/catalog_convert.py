@@ -35,41 +35,61 @@ from agent.mcp.contents import (
 Redact = Callable[[str], str]
 
 
-def resource_info(resource: types.Resource, redact: Redact) -> ResourceInfo:
-    """Ours from the SDK's (secrets masked)."""
+# What we keep of a listed entry. Lists are cached for the whole run and shown in menus, so a
+# server cannot make us hold megabytes per entry: display text is clipped; an identifier (URI,
+# template, prompt or argument name) cannot be clipped without breaking it, so an entry with
+# an overlong one is left out (and the listing's note counts it).
+MAX_ID_CHARS = 2_048
+MAX_NAME_CHARS = 200
+MAX_DESCRIPTION_CHARS = 2_000
+MAX_PROMPT_ARGUMENTS = 64
+
+
+def resource_info(resource: types.Resource, redact: Redact) -> ResourceInfo | None:
+    """Ours from the SDK's (secrets masked, text clipped); None for an overlong URI."""
+    uri = str(resource.uri)
+    if len(uri) > MAX_ID_CHARS:
+        return None
     return ResourceInfo(
-        uri=redact(str(resource.uri)),
-        name=redact(resource.name),
-        title=_optional(resource.title, redact),
-        description=_optional(resource.description, redact),
-        mime_type=_optional(resource.mime_type, redact),
+        uri=redact(uri),
+        name=_clip(resource.name, MAX_NAME_CHARS, redact),
+        title=_optional(resource.title, MAX_NAME_CHARS, redact),
+        description=_optional(resource.description, MAX_DESCRIPTION_CHARS, redact),
+        mime_type=_optional(resource.mime_type, MAX_NAME_CHARS, redact),
         size=resource.size if resource.size is None or resource.size >= 0 else None,
     )
 
 
-def template_info(template: types.ResourceTemplate, redact: Redact) -> ResourceTemplateInfo:
-    """Ours from the SDK's (secrets masked)."""
+def template_info(template: types.ResourceTemplate, redact: Redact) -> ResourceTemplateInfo | None:
+    """Ours from the SDK's (secrets masked, text clipped); None for an overlong template."""
+    uri_template = str(template.uri_template)
+    if len(uri_template) > MAX_ID_CHARS:
+        return None
     return ResourceTemplateInfo(
-        uri_template=redact(str(template.uri_template)),
-        name=redact(template.name),
-        title=_optional(template.title, redact),
-        description=_optional(template.description, redact),
-        mime_type=_optional(template.mime_type, redact),
+        uri_template=redact(uri_template),
+        name=_clip(template.name, MAX_NAME_CHARS, redact),
+        title=_optional(template.title, MAX_NAME_CHARS, redact),
+        description=_optional(template.description, MAX_DESCRIPTION_CHARS, redact),
+        mime_type=_optional(template.mime_type, MAX_NAME_CHARS, redact),
     )
 
 
-def prompt_info(prompt: types.Prompt, redact: Redact) -> PromptInfo:
-    """Ours from the SDK's (secrets masked)."""
+def prompt_info(prompt: types.Prompt, redact: Redact) -> PromptInfo | None:
+    """Ours from the SDK's (secrets masked, text clipped); None for an overlong name or too
+    many arguments."""
     arguments: Sequence[types.PromptArgument] = prompt.arguments or ()
+    names = [prompt.name, *(argument.name for argument in arguments)]
+    if len(arguments) > MAX_PROMPT_ARGUMENTS or max(map(len, names)) > MAX_ID_CHARS:
+        return None
     return PromptInfo(
         name=redact(prompt.name),
-        title=_optional(prompt.title, redact),
-        description=_optional(prompt.description, redact),
+        title=_optional(prompt.title, MAX_NAME_CHARS, redact),
+        description=_optional(prompt.description, MAX_DESCRIPTION_CHARS, redact),
         arguments=tuple(
             PromptArgumentInfo(
                 name=redact(argument.name),
-                title=_optional(argument.title, redact),
-                description=_optional(argument.description, redact),
+                title=_optional(argument.title, MAX_NAME_CHARS, redact),
+                description=_optional(argument.description, MAX_DESCRIPTION_CHARS, redact),
                 required=bool(argument.required),
             )
             for argument in arguments
@@ -77,8 +97,14 @@ def prompt_info(prompt: types.Prompt, redact: Redact) -> PromptInfo:
     )
 
 
-def _optional(text: str | None, redact: Redact) -> str | None:
-    return None if text is None else redact(text)
+def _clip(text: str, limit: int, redact: Redact) -> str:
+    # Redact first: clipping could cut a secret in half and leave the rest unrecognised.
+    text = redact(text)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _optional(text: str | None, limit: int, redact: Redact) -> str | None:
+    return None if text is None else _clip(text, limit, redact)
 
 
 def resource_parts(

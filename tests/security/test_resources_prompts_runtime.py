@@ -120,3 +120,20 @@ async def test_a_resource_echoing_a_secret_of_its_definition_is_masked(
     async with runtime(store, agent_home, tmp_path) as rt:
         parts = await rt.read_resource("rs", "fixture://env/API_TOKEN")
     assert parts == (ResourceText("fixture://env/API_TOKEN", None, "value: ***"),)
+
+
+async def test_overlong_entries_are_clipped_or_left_out_and_the_listing_says_so(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    store = saved(agent_home, tmp_path, "--hostile", "content")
+    async with runtime(store, agent_home, tmp_path) as rt:
+        resources = await rt.resources("rs")
+        prompts = await rt.prompts("rs")
+    uris = [item.uri for item in resources.items]
+    assert not [uri for uri in uris if uri.startswith("fixture://long/")]
+    [wordy] = [item for item in resources.items if item.uri == "fixture://wordy"]
+    assert wordy.name == "w" * 199 + "\u2026"
+    assert wordy.description == "d" * 1999 + "\u2026"
+    assert resources.note == "1 entries left out (a URI or name over 2048 characters)"
+    assert [prompt.name for prompt in prompts.items if len(prompt.name) > 100] == []
+    assert prompts.note == "1 entries left out (a URI or name over 2048 characters)"
