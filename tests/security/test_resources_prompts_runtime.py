@@ -12,10 +12,12 @@ from pathlib import Path
 import anyio
 import pytest
 
+from agent.errors import ToolCallError
 from agent.mcp.catalog import CompletionRef, Listing, ResourceInfo
 from agent.mcp.catalog_requests import MAX_PAGES
 from agent.mcp.contents import ResourceText
 from agent.mcp.store import McpStore
+from agent.settings import McpLimits
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, resources_server, runtime, save
 
@@ -137,3 +139,18 @@ async def test_overlong_entries_are_clipped_or_left_out_and_the_listing_says_so(
     assert resources.note == "1 entries left out (a URI or name over 2048 characters)"
     assert [prompt.name for prompt in prompts.items if len(prompt.name) > 100] == []
     assert prompts.note == "1 entries left out (a URI or name over 2048 characters)"
+
+
+async def test_a_read_that_never_answers_ends_at_the_tool_timeout(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    store = saved(agent_home, tmp_path, "--hostile", "content")
+    limits = McpLimits(startup_timeout_seconds=20, tool_timeout_seconds=1, output_limit_chars=1000)
+    async with runtime(store, agent_home, tmp_path, limits) as rt:
+        with anyio.fail_after(15), pytest.raises(ToolCallError) as raised:
+            await rt.read_resource("rs", "fixture://hang")
+        after = await rt.read_resource("rs", "fixture://notes/1")  # the server is still usable
+    assert str(raised.value) == (
+        "MCP server 'rs' did not answer within 1 s while reading a resource"
+    )
+    assert after == (ResourceText("fixture://notes/1", "text/plain", "Note 1."),)
