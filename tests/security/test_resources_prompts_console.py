@@ -26,14 +26,19 @@ LIMIT = 100_000  # output_limit_chars in the default settings
 @pytest.fixture
 def evil(agent_home: Path) -> str:
     """resources_server.py --hostile content saved as `evil`, trusted (not enabled)."""
+    return save_trusted(agent_home, "evil", "--hostile", "content")
+
+
+def save_trusted(agent_home: Path, name: str, *args: str) -> str:
+    """resources_server.py with `args` saved as `name` and trusted (not enabled)."""
     store = McpStore(agent_home / "mcp-servers.json")
-    command = server_command("resources_server.py", "--hostile", "content")
+    command = server_command("resources_server.py", *args)
     server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
     store.replace_definitions(
-        parse_document_data({"mcpServers": {"evil": server}}, "test").definitions
+        parse_document_data({"mcpServers": {name: server}}, "test").definitions
     )
-    trust_launch(store, "evil", SERVERS)
-    return "evil"
+    trust_launch(store, name, SERVERS)
+    return name
 
 
 def run(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
@@ -148,3 +153,11 @@ def test_output_refuses_a_symlink_planted_at_the_path(evil: str, tmp_path: Path)
     assert (status, out) == (1, "")
     assert err == f"agent: --output: {planted} exists; choose another file or add --force\n"
     assert victim.read_text() == "precious\n"
+
+
+def test_pages_that_never_end_are_cut_and_the_person_is_told(agent_home: Path) -> None:
+    endless = save_trusted(agent_home, "endless", "--hostile", "endless-pages")
+    status, out, err = run("mcp", "resources", endless)
+    assert status == 0, err
+    assert "50 resources on MCP server 'endless'." in out.splitlines()
+    assert err == "agent: listing resources stopped after 50 pages (the server kept paging)\n"
