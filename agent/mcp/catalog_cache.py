@@ -2,7 +2,9 @@
 
 Unlike tools (saved in the store because the person selects among them), these lists belong
 to one run: they are read when first needed and kept until the server says they changed
-(`notifications/resources/list_changed`, `.../prompts/list_changed`) or its connection ends.
+(`notifications/resources/list_changed`, `.../prompts/list_changed`). A new connection to the
+same server (a restart after a crash, an HTTP server's next chat request) keeps them on offer
+but marks them stale; a stop, or a changed definition, drops them.
 
 A server may send list_changed as often as it likes; refreshes do not follow it one for one.
 At most one refresh per server and kind runs at a time, and it starts at most once a second:
@@ -48,7 +50,7 @@ class _Entry:
     stale: set[CatalogKind] = field(default_factory=set)
     refreshing: set[CatalogKind] = field(default_factory=set)
     again: set[CatalogKind] = field(default_factory=set)
-    generation: int = 0  # bumped when the connection changes: old refreshes are dropped
+    generation: int = 0  # bumped on a new connection: listings of the old one are dropped
     listed_at: dict[CatalogKind, float] = field(default_factory=dict)  # last refresh started
 
 
@@ -74,6 +76,18 @@ class CatalogCache:
     def add_listener(self, listener: Listener) -> None:
         """Call `listener(server, kind)` after a list the server changed was listed again."""
         self._listeners.append(listener)
+
+    def reconnected(self, server: str, *, same: bool) -> None:
+        """A new connection to the server: its lists are stale (the same definition) or
+        gone (another one)."""
+        entry = self._entries.get(server)
+        if entry is None:
+            return
+        if not same:
+            self.forget(server)
+            return
+        entry.generation += 1  # a refresh still running answers for the old connection
+        entry.stale.update(entry.lists)
 
     def forget(self, server: str) -> None:
         """Drop the server's lists (its connection ended or was replaced)."""
