@@ -83,7 +83,7 @@ def read_command(
             if isinstance(part, ResourceBlob):
                 say(f"[{_blob_description(part)}; save it with --output FILE]")
             elif len(parts) > 1:  # indented, so no line of it can pass for a part's header
-                say(_indented(_capped(part.text, limit)))
+                say("  " + _indented(_capped(part.text, limit)))
             else:
                 say(_capped(part.text, limit))
         if not parts:
