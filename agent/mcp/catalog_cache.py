@@ -128,6 +128,14 @@ class CatalogCache:
                 start.append(kind)
         return start
 
+    def abandon(self, server: str, kind: CatalogKind) -> None:
+        """A refresh `changed` asked for will not run (the server is gone): the list stays
+        stale, and a later notice may start a refresh again."""
+        entry = self._entries.get(server)
+        if entry is not None:
+            entry.refreshing.discard(kind)
+            entry.again.discard(kind)
+
     async def refresh(self, server: str, kind: CatalogKind, lister: Lister) -> None:
         """List `kind` again, and again while notifications keep coming, at most once every
         MIN_REFRESH_INTERVAL seconds. A failure keeps the old list (stale); the caller logs it."""

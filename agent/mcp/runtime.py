@@ -433,6 +433,7 @@ class McpRuntime:
     async def _refresh_catalog(self, name: str, kind: CatalogKind) -> None:
         connection = self._slot(name).connection
         if connection is None or not connection.alive:
+            self._catalogs.abandon(name, kind)  # stays stale: the next use lists it
             return
         try:
             await self._catalogs.refresh(name, kind, self._lister(connection))
