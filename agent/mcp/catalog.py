@@ -7,15 +7,15 @@ untrusted wherever it goes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-import mcp_types as types
+from agent.errors import McpServerError
+from agent.text import sanitize_line
 
 T = TypeVar("T")
 CatalogKind = Literal["resources", "templates", "prompts"]
-Redact = Callable[[str], str]
 
 
 @dataclass(frozen=True)
@@ -82,60 +82,11 @@ class CompletionRef:
     name: str  # the prompt's name, or the template's uri_template
 
 
-def resource_info(resource: types.Resource, redact: Redact) -> ResourceInfo:
-    """Ours from the SDK's (secrets masked)."""
-    return ResourceInfo(
-        uri=redact(str(resource.uri)),
-        name=redact(resource.name),
-        title=_optional(resource.title, redact),
-        description=_optional(resource.description, redact),
-        mime_type=_optional(resource.mime_type, redact),
-        size=resource.size if resource.size is None or resource.size >= 0 else None,
-    )
-
-
-def template_info(template: types.ResourceTemplate, redact: Redact) -> ResourceTemplateInfo:
-    """Ours from the SDK's (secrets masked)."""
-    return ResourceTemplateInfo(
-        uri_template=redact(str(template.uri_template)),
-        name=redact(template.name),
-        title=_optional(template.title, redact),
-        description=_optional(template.description, redact),
-        mime_type=_optional(template.mime_type, redact),
-    )
-
-
-def prompt_info(prompt: types.Prompt, redact: Redact) -> PromptInfo:
-    """Ours from the SDK's (secrets masked)."""
-    arguments: Sequence[types.PromptArgument] = prompt.arguments or ()
-    return PromptInfo(
-        name=redact(prompt.name),
-        title=_optional(prompt.title, redact),
-        description=_optional(prompt.description, redact),
-        arguments=tuple(
-            PromptArgumentInfo(
-                name=redact(argument.name),
-                title=_optional(argument.title, redact),
-                description=_optional(argument.description, redact),
-                required=bool(argument.required),
-            )
-            for argument in arguments
-        ),
-    )
-
-
-def _optional(text: str | None, redact: Redact) -> str | None:
-    return None if text is None else redact(text)
-
-
 def check_prompt_arguments(
     server: str, prompts: Sequence[PromptInfo], name: str, arguments: Mapping[str, str]
 ) -> PromptInfo:
     """The prompt called `name`; raises McpServerError naming what is wrong with `arguments`
     (an unknown prompt or argument, a required argument missing)."""
-    from agent.errors import McpServerError
-    from agent.text import sanitize_line
-
     found = next((prompt for prompt in prompts if prompt.name == name), None)
     if found is None:
         known = ", ".join(prompt.name for prompt in prompts) or "none"

@@ -2,11 +2,14 @@
 
 Unlike tools (saved in the store because the person selects among them), these lists belong
 to one run: they are read when first needed and kept until the server says they changed
-(`notifications/resources/list_changed`, `.../prompts/list_changed`) or its connection ends.
+(`notifications/resources/list_changed`, `.../prompts/list_changed`). A new connection to the
+same server (a restart after a crash, an HTTP server's next chat request) keeps them on offer
+but marks them stale; a stop, or a changed definition, drops them.
 
 A server may send list_changed as often as it likes; refreshes do not follow it one for one.
-At most one refresh per server and kind runs at a time; notifications during it ask for one
-more, and after a few in a row the list is only marked stale (the next use lists it again).
+At most one refresh per server and kind runs at a time, and it starts at most once a second:
+the notifications that arrive meanwhile are all answered by the next listing. So a flood
+costs one listing a second, and the last change is always picked up.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from agent.mcp.catalog import (
     CatalogKind,
@@ -23,7 +28,8 @@ from agent.mcp.catalog import (
     ResourceTemplateInfo,
 )
 
-MAX_REFRESHES_IN_A_ROW = 2
+# A refresh lists the whole catalogue again: a server may ask for that at most this often.
+MIN_REFRESH_INTERVAL = 1.0  # seconds
 
 Lister = Callable[[CatalogKind], Awaitable[Listing[Any]]]
 Listener = Callable[[str, CatalogKind], None]
@@ -44,7 +50,8 @@ class _Entry:
     stale: set[CatalogKind] = field(default_factory=set)
     refreshing: set[CatalogKind] = field(default_factory=set)
     again: set[CatalogKind] = field(default_factory=set)
-    generation: int = 0  # bumped when the connection changes: old refreshes are dropped
+    generation: int = 0  # bumped on a new connection: listings of the old one are dropped
+    listed_at: dict[CatalogKind, float] = field(default_factory=dict)  # last refresh started
 
 
 class CatalogCache:
@@ -69,6 +76,18 @@ class CatalogCache:
     def add_listener(self, listener: Listener) -> None:
         """Call `listener(server, kind)` after a list the server changed was listed again."""
         self._listeners.append(listener)
+
+    def reconnected(self, server: str, *, same: bool) -> None:
+        """A new connection to the server: its lists are stale (the same definition) or
+        gone (another one)."""
+        entry = self._entries.get(server)
+        if entry is None:
+            return
+        if not same:
+            self.forget(server)
+            return
+        entry.generation += 1  # a refresh still running answers for the old connection
+        entry.stale.update(entry.lists)
 
     def forget(self, server: str) -> None:
         """Drop the server's lists (its connection ended or was replaced)."""
@@ -109,23 +128,33 @@ class CatalogCache:
                 start.append(kind)
         return start
 
-    async def refresh(self, server: str, kind: CatalogKind, lister: Lister) -> None:
-        """List `kind` again (a few times at most while notifications keep coming).
+    def abandon(self, server: str, kind: CatalogKind) -> None:
+        """A refresh `changed` asked for will not run (the server is gone): the list stays
+        stale, and a later notice may start a refresh again."""
+        entry = self._entries.get(server)
+        if entry is not None:
+            entry.refreshing.discard(kind)
+            entry.again.discard(kind)
 
-        A failure keeps the old list, marked stale; the caller logs why."""
+    async def refresh(self, server: str, kind: CatalogKind, lister: Lister) -> None:
+        """List `kind` again, and again while notifications keep coming, at most once every
+        MIN_REFRESH_INTERVAL seconds. A failure keeps the old list (stale); the caller logs it."""
         entry = self._entries.get(server)
         if entry is None:
             return
         try:
-            for _round in range(MAX_REFRESHES_IN_A_ROW):
-                entry.again.discard(kind)
+            while True:
+                wait = entry.listed_at.get(kind, -MIN_REFRESH_INTERVAL) + MIN_REFRESH_INTERVAL
+                if wait > anyio.current_time():
+                    await anyio.sleep(wait - anyio.current_time())
+                entry.again.discard(kind)  # this listing covers every notice until now
+                entry.listed_at[kind] = anyio.current_time()
                 self.refreshes += 1
                 await self.get(server, kind, lister, refresh=True)
                 for listener in self._listeners:
                     listener(server, kind)
-                if kind not in entry.again:
+                if kind not in entry.again or self._entries.get(server) is not entry:
                     return
-            entry.stale.add(kind)
         finally:
             entry.refreshing.discard(kind)
             entry.again.discard(kind)

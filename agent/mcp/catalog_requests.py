@@ -7,7 +7,7 @@ instead of a hang or an unbounded cache.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, TypeVar
 
@@ -20,12 +20,17 @@ from agent.mcp.catalog import (
     PromptInfo,
     ResourceInfo,
     ResourceTemplateInfo,
+)
+from agent.mcp.catalog_convert import (
+    MAX_ID_CHARS,
     prompt_info,
+    prompt_result,
     resource_info,
+    resource_parts,
     template_info,
 )
 from agent.mcp.connection import Connection
-from agent.mcp.contents import PromptResult, ResourcePart, prompt_result, resource_parts
+from agent.mcp.contents import PromptResult, ResourcePart
 
 T = TypeVar("T")
 Item = TypeVar("Item")
@@ -40,35 +45,34 @@ PageCall = Callable[[ClientSession, types.PaginatedRequestParams | None], Awaita
 
 async def list_resources(connection: Connection) -> Listing[ResourceInfo]:
     """Every resource, following pagination (capped)."""
-    items, note = await _pages(
+    return await _pages(
         connection,
         lambda session, params: session.list_resources(params=params),
-        lambda result: result.resources,
+        lambda result: [resource_info(item, connection.redact) for item in result.resources],
         "listing resources",
     )
-    return Listing(tuple(resource_info(item, connection.redact) for item in items), note)
 
 
 async def list_templates(connection: Connection) -> Listing[ResourceTemplateInfo]:
     """Every resource template, following pagination (capped)."""
-    items, note = await _pages(
+    return await _pages(
         connection,
         lambda session, params: session.list_resource_templates(params=params),
-        lambda result: result.resource_templates,
+        lambda result: [
+            template_info(item, connection.redact) for item in result.resource_templates
+        ],
         "listing resource templates",
     )
-    return Listing(tuple(template_info(item, connection.redact) for item in items), note)
 
 
 async def list_prompts(connection: Connection) -> Listing[PromptInfo]:
     """Every prompt, following pagination (capped)."""
-    items, note = await _pages(
+    return await _pages(
         connection,
         lambda session, params: session.list_prompts(params=params),
-        lambda result: result.prompts,
+        lambda result: [prompt_info(item, connection.redact) for item in result.prompts],
         "listing prompts",
     )
-    return Listing(tuple(prompt_info(item, connection.redact) for item in items), note)
 
 
 async def read_resource(
@@ -132,25 +136,35 @@ def _fits_input_line(value: str) -> bool:
 async def _pages(
     connection: Connection,
     call: PageCall,
-    items_of: Callable[[Any], Sequence[Item]],
+    convert: Callable[[Any], list[Item | None]],
     what: str,
-) -> tuple[list[Item], str | None]:
+) -> Listing[Item]:
+    # Each page is converted as it comes, so only what we keep of it stays in memory.
     items: list[Item] = []
+    left_out = 0
     seen: set[str] = set()
     cursor: str | None = None
+    note: str | None = f"{what} stopped after {MAX_PAGES} pages (the server kept paging)"
     for page in range(MAX_PAGES):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
         result = await connection.send(partial(_page, call, params), what)
-        items.extend(items_of(result))
+        converted = convert(result)
+        kept = [item for item in converted if item is not None]
+        left_out += len(converted) - len(kept)
+        items.extend(kept)
         cursor = result.next_cursor
         if not cursor:
-            return items, None
+            note = None
+            break
         if len(items) >= MAX_ITEMS:
-            return items[:MAX_ITEMS], f"{what} stopped at {MAX_ITEMS} entries (the server has more)"
+            items = items[:MAX_ITEMS]
+            note = f"{what} stopped at {MAX_ITEMS} entries (the server has more)"
+            break
         if cursor in seen:
-            return (
-                items,
-                f"{what} stopped after {page + 1} pages (the server repeated a cursor)",
-            )
+            note = f"{what} stopped after {page + 1} pages (the server repeated a cursor)"
+            break
         seen.add(cursor)
-    return items, f"{what} stopped after {MAX_PAGES} pages (the server kept paging)"
+    if left_out:
+        skipped = f"{left_out} entries left out (a URI or name over {MAX_ID_CHARS} characters)"
+        note = f"{note}; {skipped}" if note else skipped
+    return Listing(tuple(items), note)

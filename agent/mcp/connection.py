@@ -165,16 +165,6 @@ class Connection:
             "(the call was cancelled)"
         )
 
-    async def request(self, method: str, what: str) -> Any:
-        """Console requests (`inspect`): resources/list, prompts/list, templates."""
-        session = self._require_session()
-        calls = {
-            "resources/list": session.list_resources,
-            "resources/templates/list": session.list_resource_templates,
-            "prompts/list": session.list_prompts,
-        }
-        return await self._bounded(calls[method](), what)
-
     async def send(
         self,
         call: Callable[[ClientSession], Awaitable[T]],

@@ -8,17 +8,8 @@ that is not one never reaches a model as an image.
 
 from __future__ import annotations
 
-import base64
-import binascii
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
-
-import mcp_types as types
-
-from agent.errors import ToolCallError
-
-Redact = Callable[[str], str]
 
 # Magic numbers of the image formats models accept (and litellm passes on).
 _IMAGE_MAGIC = (
@@ -123,55 +114,3 @@ def sniff_image(data: bytes) -> str | None:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
     return None
-
-
-def resource_parts(
-    result: types.ReadResourceResult, server: str, redact: Redact
-) -> tuple[ResourcePart, ...]:
-    """Ours from resources/read's answer; a blob that is not base64 is the server's error."""
-    return tuple(_resource_part(item, server, redact) for item in result.contents)
-
-
-def prompt_result(result: types.GetPromptResult, server: str, redact: Redact) -> PromptResult:
-    """Ours from prompts/get's answer (secrets masked in texts and URIs)."""
-    return PromptResult(
-        description=None if result.description is None else redact(result.description),
-        messages=tuple(
-            PromptMessage(
-                role=message.role, content=_prompt_content(message.content, server, redact)
-            )
-            for message in result.messages
-        ),
-    )
-
-
-def _resource_part(
-    item: types.TextResourceContents | types.BlobResourceContents, server: str, redact: Redact
-) -> ResourcePart:
-    uri = redact(str(item.uri))
-    if isinstance(item, types.TextResourceContents):
-        return ResourceText(uri=uri, mime_type=item.mime_type, text=redact(item.text))
-    return ResourceBlob(uri=uri, mime_type=item.mime_type, data=_decode(item.blob, server))
-
-
-def _prompt_content(block: types.ContentBlock, server: str, redact: Redact) -> PromptContent:
-    if isinstance(block, types.TextContent):
-        return PromptText(redact(block.text))
-    if isinstance(block, types.ImageContent):
-        return PromptMedia("image", block.mime_type, _decode(block.data, server))
-    if isinstance(block, types.AudioContent):
-        return PromptMedia("audio", block.mime_type, _decode(block.data, server))
-    if isinstance(block, types.EmbeddedResource):
-        return PromptResource(_resource_part(block.resource, server, redact))
-    if isinstance(block, types.ResourceLink):
-        return PromptLink(redact(str(block.uri)), redact(block.name))
-    return PromptText(f"[{getattr(block, 'type', 'unknown')} content]")
-
-
-def _decode(data: str, server: str) -> bytes:
-    try:
-        return base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        raise ToolCallError(
-            f"MCP server {server!r} sent binary data that is not valid base64"
-        ) from None

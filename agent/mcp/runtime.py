@@ -237,6 +237,7 @@ class McpRuntime:
             return
         async with slot.lock:
             await self._close_slot(slot)
+            self._catalogs.forget(name)
 
     async def stop_removed(self) -> list[str]:
         """Stop servers deleted, disabled or changed in the saved configuration since start."""
@@ -441,6 +442,7 @@ class McpRuntime:
     async def _refresh_catalog(self, name: str, kind: CatalogKind) -> None:
         connection = self._slot(name).connection
         if connection is None or not connection.alive:
+            self._catalogs.abandon(name, kind)  # stays stale: the next use lists it
             return
         try:
             await self._catalogs.refresh(name, kind, self._lister(connection))
@@ -486,6 +488,9 @@ class McpRuntime:
         else:
             launch = expand_definition(definition, self._expander)
         await self._close_slot(slot)
+        # The lists of the same server stay on offer (an HTTP server reconnects for every
+        # chat request), but notices may have been missed: the next use lists them again.
+        self._catalogs.reconnected(definition.name, same=slot.definition == definition)
         log = self._open_log(slot)
         slot.state = "starting"
         hooks = self._hooks(slot, log, expanded_secrets(definition, self._expander))
@@ -587,7 +592,6 @@ class McpRuntime:
 
     async def _close_slot(self, slot: _Slot) -> None:
         connection, slot.connection = slot.connection, None
-        self._catalogs.forget(slot.name)
         if connection is not None:
             await connection.close()
         if slot.state in ("ready", "starting"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import anyio
@@ -24,6 +26,7 @@ from tests.fixtures.servers.tools_server import tiny_png
 from tests.mcp.runtime_helpers import (
     ScriptedTrust,
     enable,
+    logged_pids,
     resources_server,
     runtime,
     save,
@@ -260,3 +263,28 @@ async def test_a_disabled_server_is_refused_and_an_untrusted_one_never_starts(
     assert trust.requests == []  # nothing asked: the chat and the model never ask for trust
     assert not (agent_home / "mcp" / "new.log").exists()
     assert len(listing.items) == 27
+
+
+async def test_after_a_crash_the_lists_stay_on_offer_and_are_listed_again_on_next_use(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    listings: list[str] = []
+
+    def observe(server: str, direction: str, text: str) -> None:
+        if direction == "send" and '"prompts/list"' in text:
+            listings.append(text)
+
+    async with runtime(store, agent_home, tmp_path, observe=observe) as rt:
+        before = await rt.prompts("rs")
+        [pid] = logged_pids(agent_home, "rs")
+        os.kill(pid, signal.SIGKILL)
+        with anyio.fail_after(10), pytest.raises(McpServerError, match="closed the connection"):
+            await rt.read_resource("rs", "fixture://notes/1")  # the call that finds it gone
+        kept = rt.cached_catalog("rs").prompts
+        again = await rt.prompts("rs")  # restarts it (once) and lists again
+        await rt.stop("rs")
+        stopped = rt.cached_catalog("rs")
+
+    assert kept == before and again == before
+    assert len(listings) == 2
+    assert stopped.prompts is None and stopped.resources is None
