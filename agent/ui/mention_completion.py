@@ -13,10 +13,12 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from agent.chat.mentions import mention_at_cursor
+from agent.mcp.uri_template import expand
 from agent.text import sanitize_line
 from agent.ui.catalog_bridge import CatalogBridge
 from agent.ui.uri_templates import template_state
 
+_PLAIN = ("", "+")  # operators whose expansion adds nothing before the value
 MAX_OFFERED = 200  # a server with ten thousand resources: the first ones, the rest by typing
 
 
@@ -71,8 +73,12 @@ class MentionCompleter(Completer):
                 server, "template", template.uri_template, state.variable, state.value,
                 state.context,
             )  # fmt: skip
+            if state.operator not in _PLAIN:
+                continue  # "{/x}", "{?q}"...: the typed text holds the operator's own marks
             for value in values:
-                uri = state.before + value
+                # Encoded as the template says: a value like "../admin" stays in its variable.
+                encoded = expand(f"{{{state.operator}{state.variable}}}", {state.variable: value})
+                uri = state.before + encoded
                 if _usable(uri):
                     yield Completion(
                         f"{server}:{uri}", -back, display=sanitize_line(uri),

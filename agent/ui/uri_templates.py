@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 _EXPRESSION = re.compile(r"(\{[^}]*\})")
+_OPERATORS = "+#./;?&"
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class TemplateState:
     value: str = ""  # what is typed of that variable
     context: dict[str, str] = field(default_factory=dict)  # earlier variables' values
     literal: str = ""  # variable None: the typed text completed up to the next variable
+    operator: str = ""  # the variable's RFC 6570 operator ("", "+", "/", "?", ...)
 
 
 def template_state(template: str, typed: str) -> TemplateState | None:
@@ -38,17 +40,17 @@ def template_state(template: str, typed: str) -> TemplateState | None:
             if segment.startswith(rest):
                 return TemplateState(typed[:position], None, literal=typed[:position] + segment)
             return None
-        name = _name(segment)
+        name, operator = _name(segment), segment[1:2] if segment[1:2] in _OPERATORS else ""
         following = next((s for s in segments[index + 1 :] if not s.startswith("{")), "")
         if following and following[0] in rest:
             end = rest.index(following[0])
             context[name] = rest[:end]
             position += end
             continue
-        return TemplateState(typed[:position], name, rest, dict(context))
+        return TemplateState(typed[:position], name, rest, dict(context), operator=operator)
     return None
 
 
 def _name(expression: str) -> str:
-    names = expression[1:-1].lstrip("+#./;?&")
+    names = expression[1:-1].lstrip(_OPERATORS)
     return names.split(",")[0].split(":")[0].rstrip("*")

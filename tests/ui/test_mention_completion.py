@@ -95,4 +95,6 @@ def test_template_state_follows_literals_and_variables() -> None:
         "db://users/rows/", "id", "4", {"table": "users"}
     )
     assert template_state(template, "file://") is None
-    assert template_state("x://{+path}", "x://a/b") == TemplateState("x://", "path", "a/b")
+    assert template_state("x://{+path}", "x://a/b") == TemplateState(
+        "x://", "path", "a/b", operator="+"
+    )
