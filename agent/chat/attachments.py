@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from agent.chat.mentions import Mention, find_mentions
 from agent.errors import AgentError
 from agent.messages import ImagePart, Part, TextPart, checked_image
+from agent.text import sanitize_line
 
 if TYPE_CHECKING:
     from agent.mcp.contents import ResourcePart
@@ -39,6 +40,11 @@ class Attached:
     attached: list[str] = field(default_factory=list)  # "@server:uri (what)", one per mention
     notes: list[str] = field(default_factory=list)  # what went wrong or was cut
 
+    def note(self, text: str) -> None:
+        """A note for the person; it quotes server text (URIs, errors), so it is kept to one
+        line with every control character escaped, whichever front end shows it."""
+        self.notes.append(sanitize_line(text))
+
 
 async def read_mentions(text: str, runtime: McpRuntime | None) -> Attached:
     """Read every resource `text` mentions; a mention that cannot be read gets a note (for the
@@ -54,7 +60,7 @@ async def read_mentions(text: str, runtime: McpRuntime | None) -> Attached:
             _not_attached(attached, mention, str(error))
             continue
         attach(attached, mention.server, mention.uri, contents, runtime.limits.output_limit_chars)
-        attached.attached.append(f"{mention.text} ({_summary(contents)})")
+        attached.attached.append(sanitize_line(f"{mention.text} ({_summary(contents)})"))
     return attached
 
 
@@ -71,7 +77,7 @@ def _summary(contents: Sequence[ResourcePart]) -> str:
 
 
 def _not_attached(attached: Attached, mention: Mention, why: str) -> None:
-    attached.notes.append(f"{mention.text} was not attached: {why}")
+    attached.note(f"{mention.text} was not attached: {why}")
     label = _label(mention.server, mention.uri, None)
     attached.parts.append(TextPart(delimited(label, f"(not attached: {why})")))
 
@@ -90,13 +96,13 @@ def attach(
             # A server may answer with other URIs (a folder's files); the person asked for
             # `uri`, so that is what the block says, and what the server claims is kept apart.
             label += f" content_uri_claimed_by_server={json.dumps(item.uri)}"
-            attached.notes.append(f"{server} answered the read of {uri} with content of {item.uri}")
+            attached.note(f"{server} answered the read of {uri} with content of {item.uri}")
         text = getattr(item, "text", None)
         if isinstance(text, str):
             text, cut = _capped(text, limit_chars)
             attached.parts.append(TextPart(delimited(label, text)))
             if cut:
-                attached.notes.append(f"@{server}:{uri} was cut to {limit_chars} characters")
+                attached.note(f"@{server}:{uri} was cut to {limit_chars} characters")
             continue
         attached.parts.extend(_binary(label, server, uri, item, attached))
     if not contents:
