@@ -14,6 +14,7 @@ from typing import Any
 import pexpect
 import pytest
 
+from agent.session.blobs import blob_folder
 from agent.session.export import export_json, export_markdown
 from agent.session.store import load_session
 from tests.test_startup import imports_after
@@ -210,6 +211,18 @@ def test_delete_with_yes_removes_only_that_session(sessions: Sessions) -> None:
         "",
     )
     assert (one.exists(), two.exists()) == (False, True)
+
+
+def test_delete_removes_the_sessions_saved_images_too(sessions: Sessions) -> None:
+    one = sessions.write(ONE, chat("hello", "hi"))
+    two = sessions.write(TWO, chat("bye", "bye"))
+    for path in (one, two):
+        images = blob_folder(path)
+        images.mkdir()
+        (images / ("0" * 64)).write_text("aGVsbG8=")
+
+    assert sessions.agent("delete", "--yes", ONE).returncode == 0
+    assert (blob_folder(one).exists(), blob_folder(two).exists()) == (False, True)
 
 
 def test_delete_without_a_terminal_or_yes_refuses_and_keeps_the_file(sessions: Sessions) -> None:
