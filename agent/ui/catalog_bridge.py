@@ -38,15 +38,20 @@ class CatalogBridge:
         return chat.host.runtime if chat is not None else None
 
     def servers(self) -> list[str]:
-        """Enabled servers whose launch is trusted (those a mention can read)."""
+        """Enabled, trusted servers that are up (a remote one connects per request): a key
+        press never starts a local server."""
         runtime = self._runtime()
         if runtime is None:
             return []
+        from agent.mcp.definitions import StdioDefinition
+
         config = runtime.store.load()
         return [
             d.name
             for d in config.definitions
-            if config.state(d.name).enabled and runtime.is_trusted(d)
+            if config.state(d.name).enabled
+            and runtime.is_trusted(d)
+            and (not isinstance(d, StdioDefinition) or runtime.status(d.name).state == "ready")
         ]
 
     def resources(self, server: str) -> list[ResourceInfo]:

@@ -98,3 +98,16 @@ def test_template_state_follows_literals_and_variables() -> None:
     assert template_state("x://{+path}", "x://a/b") == TemplateState(
         "x://", "path", "a/b", operator="+"
     )
+
+
+async def test_a_key_press_never_starts_a_local_server(agent_home: Path, tmp_path: Path) -> None:
+    store = McpStore(agent_home / "mcp-servers.json")
+    save(store, {"rs": resources_server()})
+    trust_launch(store, "rs", tmp_path)
+    enable(store, "rs")
+    with anyio.fail_after(60):
+        async with runtime(store, agent_home, tmp_path) as rt:
+            chat = SimpleNamespace(host=SimpleNamespace(runtime=rt))
+            assert await offered(chat, "@") == []
+            assert await offered(chat, "@rs:fixture://") == []
+            assert rt.running() == []
