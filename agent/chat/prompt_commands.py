@@ -37,24 +37,36 @@ class PromptCommand:
 
 
 def prompt_commands(
-    servers: Sequence[str], prompts_of: dict[str, Sequence[PromptInfo]]
+    servers: Sequence[str],
+    prompts_of: dict[str, Sequence[PromptInfo]],
+    clashes: list[str] | None = None,
 ) -> dict[str, PromptCommand]:
     """Command name -> prompt, for the given servers' listed prompts. Two prompts whose names
-    would make one command are both left out (neither can be told apart from the other)."""
+    would make one command are both left out (neither could be told apart from the other),
+    and `clashes` gets a line naming both."""
     from agent.mcp.names import model_tool_name
 
     found: dict[str, PromptCommand] = {}
-    clashes: set[str] = set()
+    clashing: dict[str, list[PromptCommand]] = {}
     for server in servers:
         for prompt in prompts_of.get(server, ()):
             name = model_tool_name(server, prompt.name)
-            if name in found:
-                clashes.add(name)
-            found[name] = PromptCommand(name, server, prompt)
-    return {name: command for name, command in found.items() if name not in clashes}
+            command = PromptCommand(name, server, prompt)
+            if name in found or name in clashing:
+                clashing.setdefault(name, [found.pop(name)] if name in found else [])
+                clashing[name].append(command)
+                continue
+            found[name] = command
+    for name, commands in clashing.items():
+        both = " and ".join(f"{c.prompt.name!r} of {c.server}" for c in commands)
+        if clashes is not None:
+            clashes.append(f"/{name} is left out: prompts {both} both make that command")
+    return found
 
 
-async def listed_prompt_commands(runtime: McpRuntime | None) -> dict[str, PromptCommand]:
+async def listed_prompt_commands(
+    runtime: McpRuntime | None, clashes: list[str] | None = None
+) -> dict[str, PromptCommand]:
     """The prompt commands of every enabled, trusted server (listing those not cached yet);
     a server that cannot list its prompts simply offers none."""
     if runtime is None:
@@ -69,7 +81,7 @@ async def listed_prompt_commands(runtime: McpRuntime | None) -> dict[str, Prompt
             prompts_of[server] = (await runtime.prompts(server)).items
         except AgentError:
             continue
-    return prompt_commands(servers, prompts_of)
+    return prompt_commands(servers, prompts_of, clashes)
 
 
 def parse_arguments(command: str, text: str) -> dict[str, str]:

@@ -40,8 +40,9 @@ async def _help(chat: ChatSession, argument: str) -> None:
 
     for name, command in COMMANDS.items():
         say(f"  /{name:<9} {command.summary}")
-    prompts = await listed_prompt_commands(chat.host.runtime)
-    if prompts:
+    clashes: list[str] = []
+    prompts = await listed_prompt_commands(chat.host.runtime, clashes)
+    if prompts or clashes:
         say("MCP prompts (arguments as name=value; quote values with spaces):")
     for name, prompt in prompts.items():
         arguments = " ".join(
@@ -50,6 +51,8 @@ async def _help(chat: ChatSession, argument: str) -> None:
         about = prompt.prompt.title or prompt.prompt.description or ""
         usage = f"/{name} {sanitize_line(arguments)}".rstrip()
         say(f"  {usage}  {sanitize_line(about)[:80]}".rstrip())
+    for line in clashes:
+        note(f"  {sanitize_line(line)}")
     return None
 
 

@@ -113,3 +113,18 @@ async def test_tab_completes_prompt_names_argument_names_and_values(
         assert await offered(chat, "/mcp__rs__review ") == ["code=", "style="]
         assert await offered(chat, "/mcp__rs__review code=x s") == ["style="]
         assert await offered(chat, "/mcp__rs__review code=x style=d") == ["style=detailed"]
+
+
+def test_two_prompts_that_would_make_one_command_are_both_left_out_with_a_note() -> None:
+    from agent.chat.prompt_commands import prompt_commands
+    from agent.mcp.catalog import PromptInfo
+
+    def info(name: str) -> PromptInfo:
+        return PromptInfo(name=name, title=None, description=None, arguments=())
+
+    clashes: list[str] = []
+    found = prompt_commands(["rs"], {"rs": [info("a.b"), info("a b"), info("ok")]}, clashes)
+    assert list(found) == ["mcp__rs__ok"]
+    assert clashes == [
+        "/mcp__rs__a_b is left out: prompts 'a.b' of rs and 'a b' of rs both make that command"
+    ]
