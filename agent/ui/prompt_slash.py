@@ -17,6 +17,7 @@ from agent.chat.prompt_commands import (
 )
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
+from agent.mcp.elicitation import is_secret
 from agent.messages import ImagePart, Part, TextPart
 from agent.text import sanitize, sanitize_line
 from agent.ui.style import styled
@@ -49,7 +50,11 @@ async def run_prompt_command(chat: ChatSession, name: str, argument: str) -> Tur
     _show(command, attached.parts)
     for line in attached.notes:
         print(styled(sanitize_line(line), "yellow"))
-    given = " ".join(f"{key}={_quoted(value)}" for key, value in arguments.items())
+    # The command line joins the conversation; a secret-named argument's value does not.
+    given = " ".join(
+        f"{key}={'(secret)' if is_secret(key, {}) else _quoted(value)}"
+        for key, value in arguments.items()
+    )
     return TurnToSend(f"/{name} {given}".rstrip(), attached.parts)
 
 
@@ -75,6 +80,7 @@ async def _ask_missing(
             form = FormField(
                 name=name, kind="string", title=info.title or name,
                 description=info.description or "", required=True,
+                secret=is_secret(name, {}),
             )  # fmt: skip
             arguments[name] = str(await ask_field(session, form))
     except (KeyboardInterrupt, EOFError):
