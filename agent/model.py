@@ -103,6 +103,10 @@ class LiteLLMLoader:
             litellm.suppress_debug_info = True  # else caught errors print "Give Feedback" banners
             litellm.drop_params = True  # providers without stream_options etc. still work
             litellm.telemetry = False
+            # The import leaves some 380 000 long-lived objects; each full collection after it
+            # would walk them all (the first request alone paid about 0.2 s for that). Frozen,
+            # the collector skips them: they live as long as the process anyway.
+            gc.freeze()
             self._module = litellm
         except BaseException as error:  # reported by get(), in the caller's thread
             self._error = error
