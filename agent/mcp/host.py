@@ -16,6 +16,7 @@ import anyio
 import anyio.to_thread
 
 from agent.errors import AgentError
+from agent.home import mcp_store_path
 from agent.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -75,6 +76,8 @@ class McpHost:
             self.started.set()
 
     def _any_enabled(self) -> bool:
+        if not mcp_store_path().exists():
+            return False  # no server was ever added: not even the store module is needed
         from agent.mcp.store import McpStore
 
         try:
