@@ -50,14 +50,15 @@ print("".join(chunk.choices[0].delta.content or "" for chunk in stream))
 
 @dataclass
 class Contender:
-    """One command line, run again and again; its samples are (seconds, peak RSS in MiB)."""
+    """One command line, run again and again; its samples are (seconds, peak RSS in MiB, CPU
+    seconds of the process itself: less sensitive than wall time to what else the machine runs)."""
 
     name: str
     argv: list[str]
     env: dict[str, str]
     cwd: Path
     check: Callable[[str], None] | None = None  # raises when a run did not do the work
-    samples: list[tuple[float, float]] = field(default_factory=list)
+    samples: list[tuple[float, float, float]] = field(default_factory=list)
     last_errors: str = ""  # stderr of the last run, to say why a check failed
 
     def run_once(self) -> None:
@@ -83,15 +84,20 @@ class Contender:
         if self.check is not None:
             self.check(output)
         self.last_errors = errors
-        self.samples.append((elapsed, usage.ru_maxrss / 1024))
+        cpu = usage.ru_utime + usage.ru_stime
+        self.samples.append((elapsed, usage.ru_maxrss / 1024, cpu))
 
     @property
     def wall(self) -> float:
-        return statistics.median(s for s, _ in self.samples)
+        return statistics.median(sample[0] for sample in self.samples)
 
     @property
     def rss(self) -> float:
-        return statistics.median(r for _, r in self.samples)
+        return statistics.median(sample[1] for sample in self.samples)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(sample[2] for sample in self.samples)
 
 
 def _answer_check(out: str) -> None:
@@ -198,7 +204,10 @@ def verdict(ratio: float, goal: float) -> str:
 def report(title: str, contenders: list[Contender]) -> None:
     print(f"\n{title}, median of {len(contenders[0].samples)} runs")
     for contender in contenders:
-        print(f"  {contender.name:<22} {contender.wall:6.2f} s  {contender.rss:6.0f} MiB")
+        print(
+            f"  {contender.name:<22} {contender.wall:6.2f} s  {contender.rss:6.0f} MiB"
+            f"  ({contender.cpu:.2f} s CPU)"
+        )
     agent, *others = contenders
     for other in others:
         if other.name.startswith("fast-agent"):

@@ -220,8 +220,12 @@ class McpStore:
                 raise ConcurrentEditError(
                     f"MCP server {name!r} was changed by another command meanwhile; try again"
                 )
+            before = current.state(definition.name)
+            after = change(before)
+            if after == before:
+                return current  # e.g. a start that rediscovered the same tools: no write, no fsync
             runtime = dict(current.runtime)
-            runtime[definition.name] = change(current.state(definition.name))
+            runtime[definition.name] = after
             updated = replace(current, runtime=runtime)
             self._write(updated)
             return updated
