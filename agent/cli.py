@@ -54,6 +54,7 @@ def _value(name: str, args: argparse.Namespace) -> Any:
 
 _MCP_CONFIG, _MCP_CONSOLE = "agent.commands.mcp_config", "agent.commands.mcp_console"
 _SKILLS, _SESSIONS = "agent.commands.skills", "agent.commands.sessions"
+_MCP_CATALOG = "agent.commands.mcp_catalog"
 
 COMMANDS: dict[str, Command] = {
     "mcp import": Command(_MCP_CONFIG, "import_document", ("store", "file", "merge")),
@@ -74,6 +75,14 @@ COMMANDS: dict[str, Command] = {
     "mcp inspect": Command(_MCP_CONSOLE, "inspect_command", ("store", "name", "trace")),
     "mcp call": Command(
         _MCP_CONSOLE, "call_command", ("store", "name", "tool", "args_json", "trace")
+    ),
+    "mcp resources": Command(_MCP_CATALOG, "resources_command", ("store", "name", "trace")),
+    "mcp read": Command(
+        _MCP_CATALOG, "read_command", ("store", "name", "uri", "output", "force", "trace")
+    ),
+    "mcp prompts": Command(_MCP_CATALOG, "prompts_command", ("store", "name", "trace")),
+    "mcp prompt": Command(
+        _MCP_CATALOG, "prompt_command", ("store", "name", "prompt", "args_json", "trace")
     ),
     "skills list": Command(_SKILLS, "list_skills", ("project",)),
     "skills show": Command(_SKILLS, "show_skill", ("project", "name")),
@@ -250,6 +259,52 @@ def _add_mcp_console_commands(
     )
     call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     call.set_defaults(handler=COMMANDS["mcp call"])
+    _add_mcp_catalog_commands(sub)
+
+
+def _add_mcp_catalog_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    trust_note = "A local server that is not trusted asks before it starts."
+    resources = sub.add_parser(
+        "resources",
+        help="list a server's resources and resource templates",
+        description=f"List a server's resources (every page) and resource templates. {trust_note}",
+    )
+    read = sub.add_parser(
+        "read",
+        help="read one resource: print its text, or save it with --output",
+        description="Read one resource. Text is printed (cut at the output limit); binary "
+        "contents are described, or written to --output FILE, which must not exist yet "
+        f"(unless --force). {trust_note}",
+    )
+    read.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    read.add_argument("uri", metavar="URI", help="a URI as shown by agent mcp resources NAME")
+    read.add_argument("--output", metavar="FILE", help="write the contents to FILE as they are")
+    read.add_argument("--force", action="store_true", help="let --output replace FILE")
+    prompts = sub.add_parser(
+        "prompts",
+        help="list a server's prompts and their arguments",
+        description=f"List a server's prompts and their arguments. {trust_note}",
+    )
+    prompt = sub.add_parser(
+        "prompt",
+        help="get one prompt and print its messages",
+        description=f"Get one prompt with its arguments and print its messages. {trust_note}",
+    )
+    prompt.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    prompt.add_argument("prompt", metavar="PROMPT", help="a prompt as shown by agent mcp prompts")
+    prompt.add_argument(
+        "--args", dest="args_json", metavar="JSON", help='the arguments, e.g. {"city": "Paris"}'
+    )
+    for action, parser in (
+        ("resources", resources),
+        ("read", read),
+        ("prompts", prompts),
+        ("prompt", prompt),
+    ):
+        if action in ("resources", "prompts"):
+            parser.add_argument("name", metavar="NAME", help=_NAME_HELP)
+        parser.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
+        parser.set_defaults(handler=COMMANDS[f"mcp {action}"])
 
 
 def _add_mcp_server_actions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -45,7 +45,10 @@ def _print_trace(server: str, direction: Direction, text: str) -> None:
     print(f"{stamp} {sanitize_line(server)} {arrow} {sanitize_line(text)}", file=sys.stderr)
 
 
-def _run(store: McpStore, body: Callable[[McpRuntime], Awaitable[int]], trace: bool = False) -> int:
+def run_with_runtime(
+    store: McpStore, body: Callable[[McpRuntime], Awaitable[int]], trace: bool = False
+) -> int:
+    """Run `body` with a runtime of its own (trust asked at the terminal); stop every server."""
     from agent.mcp.runtime import McpRuntime
 
     settings = load_settings()
@@ -80,7 +83,7 @@ def _state_with_tools(store: McpStore, name: str, refresh: bool) -> tuple[str, S
             discovered.append(await runtime.tools_state(definition.name, refresh=refresh))
             return 0
 
-        _run(store, discover)
+        run_with_runtime(store, discover)
         state = discovered[0]
     return definition.name, state
 
@@ -197,7 +200,7 @@ def trust_command(store: McpStore, name: str) -> int:
         )
         return 0
 
-    return _run(store, body)
+    return run_with_runtime(store, body)
 
 
 def restart_command(store: McpStore, name: str) -> int:
@@ -210,7 +213,7 @@ def restart_command(store: McpStore, name: str) -> int:
         say(f"{definition.name} started; {len(state.cached_tools or ())} tools.")
         return 0
 
-    return _run(store, body)
+    return run_with_runtime(store, body)
 
 
 def inspect_command(store: McpStore, name: str, trace: bool) -> int:
@@ -234,25 +237,26 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
         for tool in tools:
             summary = (tool.description or "").strip().split("\n")[0]
             say(f"  {sanitize_line(tool.name)}: {sanitize_line(summary)}")
+        # Every page of them (capped), as `agent mcp resources` and `prompts` list them.
         if "resources" in info.capabilities:
-            resources = await connection.request("resources/list", "listing resources")
-            say(f"resources ({len(resources.resources)}):")
-            for resource in resources.resources:
-                say(f"  {sanitize_line(str(resource.uri))}  {sanitize_line(resource.name)}")
+            resources = await runtime.resources(definition.name, allow_disabled=True)
+            say(f"resources ({len(resources.items)}):")
+            for resource in resources.items:
+                say(f"  {sanitize_line(resource.uri)}  {sanitize_line(resource.name)}")
         if "prompts" in info.capabilities:
-            prompts = await connection.request("prompts/list", "listing prompts")
-            say(f"prompts ({len(prompts.prompts)}):")
-            for prompt in prompts.prompts:
+            prompts = await runtime.prompts(definition.name, allow_disabled=True)
+            say(f"prompts ({len(prompts.items)}):")
+            for prompt in prompts.items:
                 say(f"  {sanitize_line(prompt.name)}: {sanitize_line(prompt.description or '')}")
         return 0
 
-    return _run(store, body, trace)
+    return run_with_runtime(store, body, trace)
 
 
 def call_command(store: McpStore, name: str, tool: str, args_json: str | None, trace: bool) -> int:
     """Validate and call one tool by hand; print the result (exit 1 when it is an error)."""
     # A typo in --args is reported before anything is trusted or started.
-    given = _parse_arguments(args_json) if args_json is not None else None
+    given = parse_arguments(args_json) if args_json is not None else None
 
     async def body(runtime: McpRuntime) -> int:
         definition = store.load().find(name)
@@ -275,14 +279,15 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
         (warn if converted.is_error else say)(converted.text)
         return 1 if converted.is_error else 0
 
-    return _run(store, body, trace)
+    return run_with_runtime(store, body, trace)
 
 
 def _print_progress(progress: float, total: float | None, message: str | None) -> None:
     print(f"progress {sanitize_line(progress_text(progress, total, message))}", file=sys.stderr)
 
 
-def _parse_arguments(args_json: str) -> dict[str, Any]:
+def parse_arguments(args_json: str) -> dict[str, Any]:
+    """--args as a JSON object; anything else is an error naming --args."""
     try:
         value = json.loads(args_json)
     except json.JSONDecodeError as error:

@@ -15,9 +15,9 @@ import datetime
 import json
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -26,6 +26,7 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
+from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
 from agent.mcp.launch import Launch, StdioLaunch
@@ -43,6 +44,7 @@ _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
 _ERROR_LINE_CHARS = 500
 
+T = TypeVar("T")
 ProgressCallback = Callable[[float, float | None, str | None], None]
 
 
@@ -65,6 +67,7 @@ class ConnectionHooks:
     roots: Sequence[str]  # file:// URIs
     log: ServerLog  # the server's log file (its stderr goes there too, redacted)
     on_tools_changed: Callable[[], None] = lambda: None
+    on_catalog_changed: Callable[[CatalogKind], None] = lambda kind: None
     observe: Callable[[Direction, str], None] | None = None  # --trace; secrets already redacted
     secrets: Sequence[str] = ()  # beyond the launch's own: values of expanded ${VAR}s
 
@@ -162,24 +165,30 @@ class Connection:
             "(the call was cancelled)"
         )
 
-    async def request(self, method: str, what: str) -> Any:
-        """Console requests (`inspect`): resources/list, prompts/list, templates."""
+    async def send(
+        self,
+        call: Callable[[ClientSession], Awaitable[T]],
+        what: str,
+        timeout: float | None = None,
+    ) -> T:
+        """One request of ours (`what` names it in errors), bounded by `timeout` (else the
+        start-up timeout); failures become ToolCallError like a tool call's."""
         session = self._require_session()
-        calls = {
-            "resources/list": session.list_resources,
-            "resources/templates/list": session.list_resource_templates,
-            "prompts/list": session.list_prompts,
-        }
-        return await self._bounded(calls[method](), what)
+        result: T = await self._bounded(call(session), what, timeout)
+        return result
 
-    async def _bounded(self, awaitable: Any, what: str) -> Any:
-        """A request that is not a tool call: it gets the start-up timeout."""
-        with anyio.move_on_after(self._startup_timeout) as scope:
+    def redact(self, text: str) -> str:
+        """`text` with this server's secrets masked."""
+        return self._redactor.redact(text)
+
+    async def _bounded(self, awaitable: Any, what: str, timeout: float | None = None) -> Any:
+        """A request that is not a tool call: it gets the start-up timeout unless told."""
+        limit = self._startup_timeout if timeout is None else timeout
+        with anyio.move_on_after(limit) as scope:
             return await self._request(awaitable, what)
         assert scope.cancelled_caught
         raise ToolCallError(
-            f"MCP server {self.name!r} did not answer within {self._startup_timeout:g} s "
-            f"while {what}"
+            f"MCP server {self.name!r} did not answer within {limit:g} s while {what}"
         )
 
     def _require_session(self) -> ClientSession:
@@ -408,6 +417,10 @@ class Connection:
             self._write_log(f"unreadable message from server: {text}")
         elif isinstance(message, types.ToolListChangedNotification):
             self._hooks.on_tools_changed()
+        elif isinstance(message, types.ResourceListChangedNotification):
+            self._hooks.on_catalog_changed("resources")
+        elif isinstance(message, types.PromptListChangedNotification):
+            self._hooks.on_catalog_changed("prompts")
 
 
 def _unparsed_line(error: Exception) -> str:

@@ -27,7 +27,19 @@ from agent.errors import (
     ServerStartError,
     ToolCallError,
 )
+from agent.mcp import catalog_requests as requests
+from agent.mcp.catalog import (
+    CatalogKind,
+    CompletionRef,
+    Listing,
+    PromptInfo,
+    ResourceInfo,
+    ResourceTemplateInfo,
+    check_prompt_arguments,
+)
+from agent.mcp.catalog_cache import CachedCatalog, CatalogCache
 from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback, describe_error
+from agent.mcp.contents import PromptResult, ResourcePart
 from agent.mcp.definitions import ServerDefinition, StdioDefinition, fingerprint
 from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
@@ -95,6 +107,7 @@ class McpRuntime:
         self._observe = observe
         self._on_tools_changed = on_tools_changed
         self._slots: dict[str, _Slot] = {}
+        self._catalogs = CatalogCache()
         self._scope: list[Connection] | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
 
@@ -215,6 +228,7 @@ class McpRuntime:
             return
         async with slot.lock:
             await self._close_slot(slot)
+            self._catalogs.forget(name)
 
     async def stop_removed(self) -> list[str]:
         """Stop servers deleted, disabled or changed in the saved configuration since start."""
@@ -305,6 +319,130 @@ class McpRuntime:
         self._slot(connection.name).restart_used = False
         return result
 
+    # -- resources, prompts, completion ---------------------------------------------------
+    # Only for enabled servers (unless the person asks by hand: `allow_disabled`), started
+    # only when trusted (never asks), like tools. Lists are cached for this run.
+
+    async def resources(
+        self, server: str, *, refresh: bool = False, allow_disabled: bool = False
+    ) -> Listing[ResourceInfo]:
+        """The server's resources, following pagination (cached; `refresh` lists again)."""
+        return await self._listing(server, "resources", refresh, allow_disabled)
+
+    async def resource_templates(
+        self, server: str, *, refresh: bool = False, allow_disabled: bool = False
+    ) -> Listing[ResourceTemplateInfo]:
+        """The server's resource templates, following pagination (cached)."""
+        return await self._listing(server, "templates", refresh, allow_disabled)
+
+    async def prompts(
+        self, server: str, *, refresh: bool = False, allow_disabled: bool = False
+    ) -> Listing[PromptInfo]:
+        """The server's prompts with their arguments, following pagination (cached)."""
+        return await self._listing(server, "prompts", refresh, allow_disabled)
+
+    def cached_catalog(self, server: str) -> CachedCatalog:
+        """What is cached for the server, without waiting (for Tab completion)."""
+        return self._catalogs.snapshot(server)
+
+    def add_catalog_listener(self, listener: Callable[[str, CatalogKind], None]) -> None:
+        """Call `listener(server, kind)` after a list changed by the server was listed again."""
+        self._catalogs.add_listener(listener)
+
+    async def read_resource(
+        self, server: str, uri: str, *, allow_disabled: bool = False
+    ) -> tuple[ResourcePart, ...]:
+        """The resource's contents (text and blob parts), within the tool timeout."""
+        connection = await self._catalog_connection(server, "resources", allow_disabled)
+        timeout = self.limits.tool_timeout_seconds
+        return await self._guard(connection, requests.read_resource(connection, uri, timeout))
+
+    async def get_prompt(
+        self,
+        server: str,
+        name: str,
+        arguments: Mapping[str, str],
+        *,
+        allow_disabled: bool = False,
+    ) -> PromptResult:
+        """The prompt's messages; an unknown prompt, argument or a missing required argument
+        is refused before anything is sent."""
+        prompts = await self.prompts(server, allow_disabled=allow_disabled)
+        check_prompt_arguments(server, prompts.items, name, arguments)
+        connection = await self._catalog_connection(server, None, allow_disabled)
+        timeout = self.limits.tool_timeout_seconds
+        return await self._guard(
+            connection, requests.get_prompt(connection, name, arguments, timeout)
+        )
+
+    async def complete(
+        self,
+        server: str,
+        ref: CompletionRef,
+        argument: str,
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> tuple[str, ...]:
+        """Suggested values for a prompt's or template's argument; () when the server offers
+        no completions."""
+        connection = await self._catalog_connection(server, None, False)
+        return await self._guard(
+            connection, requests.complete(connection, ref, argument, value, context)
+        )
+
+    async def _listing(
+        self, server: str, kind: CatalogKind, refresh: bool, allow_disabled: bool
+    ) -> Listing[Any]:
+        capability = "prompts" if kind == "prompts" else "resources"
+        connection = await self._catalog_connection(server, None, allow_disabled)
+        if connection.info is not None and capability not in connection.info.capabilities:
+            return Listing(())  # a server without resources (or prompts) simply has none
+        return await self._catalogs.get(
+            connection.name, kind, self._lister(connection), refresh=refresh
+        )
+
+    def _lister(self, connection: Connection) -> Callable[[CatalogKind], Awaitable[Listing[Any]]]:
+        async def lister(kind: CatalogKind) -> Listing[Any]:
+            listed: Awaitable[Listing[Any]]
+            if kind == "resources":
+                listed = requests.list_resources(connection)
+            elif kind == "templates":
+                listed = requests.list_templates(connection)
+            else:
+                listed = requests.list_prompts(connection)
+            return await self._guard(connection, listed)
+
+        return lister
+
+    async def _catalog_connection(
+        self, server: str, capability: str | None, allow_disabled: bool
+    ) -> Connection:
+        config = self.store.load()
+        definition = config.find(server)
+        if not allow_disabled and not config.state(definition.name).enabled:
+            raise McpServerError(
+                f"MCP server {definition.name!r} is disabled; enable it with: "
+                f"agent mcp enable {definition.name}"
+            )
+        connection = await self.connection(definition.name)
+        info = connection.info
+        if capability is not None and info is not None and capability not in info.capabilities:
+            raise McpServerError(f"MCP server {definition.name!r} offers no {capability}")
+        return connection
+
+    async def _refresh_catalog(self, name: str, kind: CatalogKind) -> None:
+        connection = self._slot(name).connection
+        if connection is None or not connection.alive:
+            self._catalogs.abandon(name, kind)  # stays stale: the next use lists it
+            return
+        try:
+            await self._catalogs.refresh(name, kind, self._lister(connection))
+        except Exception as error:
+            # Like a tools refresh: it runs in the runtime's task group, so it keeps the old
+            # (stale) list and says why in the server's log instead of raising.
+            why = str(error) if isinstance(error, AgentError) else describe_error(error)
+            connection.note(f"refreshing {kind} after list_changed failed: {why}")
+
     # -- internals ------------------------------------------------------------------------
 
     def _slot(self, name: str) -> _Slot:
@@ -341,6 +479,9 @@ class McpRuntime:
         else:
             launch = expand_definition(definition, self._expander)
         await self._close_slot(slot)
+        # The lists of the same server stay on offer (an HTTP server reconnects for every
+        # chat request), but notices may have been missed: the next use lists them again.
+        self._catalogs.reconnected(definition.name, same=slot.definition == definition)
         log = self._open_log(slot)
         slot.state = "starting"
         hooks = self._hooks(slot, log, expanded_secrets(definition, self._expander))
@@ -406,11 +547,20 @@ class McpRuntime:
             if observe is not None:
                 observe(slot.name, direction, text)
 
+        def catalog_changed(kind: CatalogKind) -> None:
+            kinds: tuple[CatalogKind, ...] = (
+                ("resources", "templates") if kind == "resources" else (kind,)
+            )
+            for changed in self._catalogs.changed(slot.name, kinds):
+                if self._task_group is not None:
+                    self._task_group.start_soon(self._refresh_catalog, slot.name, changed)
+
         return ConnectionHooks(
             elicitation=self._elicitation,
             roots=[self._project_dir.resolve().as_uri()],
             log=log,
             on_tools_changed=tools_changed,
+            on_catalog_changed=catalog_changed,
             observe=observe_server if observe is not None else None,
             secrets=secrets,
         )

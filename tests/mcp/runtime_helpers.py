@@ -84,3 +84,19 @@ def process_alive(pid: int) -> bool:
         return False
     except OSError:
         return os.path.exists(f"/proc/{pid}")
+
+
+def resources_server(*args: str) -> dict[str, Any]:
+    """A stdio definition running resources_server.py (resources, templates, prompts)."""
+    command = server_command("resources_server.py", *args)
+    return {"command": command[0], "args": command[1:]}
+
+
+def enable(store: McpStore, name: str) -> None:
+    """Enable a saved server, as `agent mcp enable` does (without discovering)."""
+    from dataclasses import replace
+
+    from agent.mcp.definitions import fingerprint
+
+    definition = store.load().find(name)
+    store.update_state(name, fingerprint(definition), lambda s: replace(s, enabled=True))
