@@ -466,6 +466,12 @@ def _chat(args: argparse.Namespace) -> int:
         load_settings()  # a broken settings file is the better explanation, if there is one
         print(NO_MODEL_HELP.format(settings=user_settings_path()), file=sys.stderr)
         return 2
+    if args.prompt is not None or not sys.stdin.isatty():
+        # One-shot: litellm's import (about 1.5 s) is most of the run; begin it now, before
+        # the rest of our start-up, which then overlaps it.
+        from agent.model import LOADER
+
+        LOADER.start(model_name)
     from agent.ui.launch import run_chat
 
     resume = "latest" if args.continue_latest else args.resume

@@ -33,6 +33,14 @@ def config_home() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME))
 
 
+MCP_STORE_FILE_NAME = "mcp-servers.json"
+
+
+def mcp_store_path() -> Path:
+    """mcp-servers.json in the config home: the MCP servers and their state."""
+    return config_home() / MCP_STORE_FILE_NAME
+
+
 def data_home() -> Path:
     """Directory for sessions, prompt history and server logs."""
     override = _home_override()

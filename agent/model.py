@@ -8,6 +8,7 @@ every failure becomes an AgentError that says what to do.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
@@ -62,24 +63,24 @@ class LiteLLMLoader:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._imported = threading.Event()  # set when the import is done, or has failed
         self._module: ModuleType | None = None
         self._error: BaseException | None = None
 
-    def start(self) -> None:
-        """Begin importing in a daemon thread (the prompt can be drawn meanwhile)."""
+    def start(self, model: str | None = None) -> None:
+        """Begin importing in a daemon thread (the prompt can be drawn meanwhile); then, given
+        the `model`, load its tokenizer there too, which its first request would otherwise."""
         with self._lock:
             if self._thread is None and self._module is None:
                 self._thread = threading.Thread(
-                    target=self._load, name="import-litellm", daemon=True
+                    target=self._load, args=(model,), name="import-litellm", daemon=True
                 )
                 self._thread.start()
 
     def get(self) -> ModuleType:
         """The litellm module, waiting for the background import if it is running."""
         self.start()
-        assert self._thread is not None or self._module is not None
-        if self._thread is not None:
-            self._thread.join()
+        self._imported.wait()
         if self._error is not None:
             raise ModelError(f"could not load litellm: {self._error}") from self._error
         assert self._module is not None
@@ -89,7 +90,12 @@ class LiteLLMLoader:
     def loaded(self) -> bool:
         return self._module is not None
 
-    def _load(self) -> None:
+    @property
+    def started(self) -> bool:
+        """The import has begun (it may still be running in its thread)."""
+        return self._thread is not None or self._module is not None
+
+    def _load(self, model: str | None) -> None:
         # Offline, litellm would try to fetch a price list and print warnings later on.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         # Otherwise its import loads a .env file from the working directory (or any parent)
@@ -109,12 +115,27 @@ class LiteLLMLoader:
             litellm.suppress_debug_info = True  # else caught errors print "Give Feedback" banners
             litellm.drop_params = True  # providers without stream_options etc. still work
             litellm.telemetry = False
+            # The import leaves some 380 000 long-lived objects; each full collection after it
+            # would walk them all (the first request alone paid about 0.2 s for that). Frozen,
+            # the collector skips them: they live as long as the process anyway.
+            gc.freeze()
             self._module = litellm
         except BaseException as error:  # reported by get(), in the caller's thread
             self._error = error
         finally:
             if gc_was_enabled:
                 gc.enable()
+            self._imported.set()
+        if model is not None and self._module is not None:
+            _warm_tokenizer(self._module, model)
+
+
+def _warm_tokenizer(litellm: ModuleType, model: str) -> None:
+    # litellm prices each streamed request by counting its prompt's tokens first; the first
+    # count loads the tokenizer (about 0.1 s). Done here it overlaps the person's typing, or
+    # in one-shot mode the request's round trip. Only a cache: a failure changes nothing.
+    with contextlib.suppress(Exception):
+        litellm.token_counter(model=model, text="warm")
 
 
 LOADER = LiteLLMLoader()

@@ -23,15 +23,21 @@ TOOLS_SERVER = [sys.executable, str(REPO / "tests" / "fixtures" / "servers" / "t
 LIMITS = McpLimits(startup_timeout_seconds=60, tool_timeout_seconds=60, output_limit_chars=100_000)
 
 
-def trusted_store(names: list[str]) -> tuple[McpStore, Path]:
-    """A store in a temp home with one trusted tools_server per name."""
+def trusted_store(
+    names: list[str],
+    command: list[str] = TOOLS_SERVER,
+    project: Path = REPO,
+    environ: dict[str, str] | None = None,
+) -> tuple[McpStore, Path]:
+    """A store in a temp home with one trusted server per name (tools_server unless `command`),
+    trusted for `project` and the environment `environ` (ours by default) the agent will get."""
     home = Path(tempfile.mkdtemp(prefix="agent-bench-"))
     store = McpStore(home / "mcp-servers.json")
-    servers = {name: {"command": TOOLS_SERVER[0], "args": TOOLS_SERVER[1:]} for name in names}
+    servers = {name: {"command": command[0], "args": command[1:]} for name in names}
     store.replace_definitions(parse_document_data({"mcpServers": servers}, "bench").definitions)
     # The trust key lives in the data home: keep it in the temporary one, not the person's.
     os.environ["AGENT_HOME"] = str(home)
-    trust = launch_trust_for(REPO)
+    trust = launch_trust_for(project, environ)
     for name in names:
         definition = store.load().find(name)
         assert isinstance(definition, StdioDefinition)

@@ -248,23 +248,28 @@ def test_ctrl_c_stops_the_turn_with_exit_130(tmp_path: Path, oneshot_env: dict[s
     assert (result["exit_code"], result["error"]) == (130, "interrupted")
 
 
-def test_the_one_shot_path_loads_no_prompt_toolkit_and_none_of_the_chats_terminal_code(
-    tmp_path: Path, oneshot_env: dict[str, str]
-) -> None:
-    with FakeOpenAI([{"text": "Fast."}]) as fake:
+def modules_loaded_by_one_shot(env: dict[str, str], cwd: Path, answer: str = "Fast.") -> set[str]:
+    """Every module `agent -p hi` imported (python -X importtime), after checking its answer."""
+    with FakeOpenAI([{"text": answer}]) as fake:
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "agent", *model_args(fake), "-p", "hi"],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            env=oneshot_env,
-            cwd=tmp_path,
+            env=env,
+            cwd=cwd,
             timeout=60,
             start_new_session=True,
         )
+    assert (done.returncode, done.stdout) == (0, f"{answer}\n"), done.stderr
+    return {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
 
-    assert (done.returncode, done.stdout) == (0, "Fast.\n")
-    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+
+def test_the_one_shot_path_loads_no_prompt_toolkit_and_none_of_the_chats_terminal_code(
+    tmp_path: Path, oneshot_env: dict[str, str]
+) -> None:
+    loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
+
     assert {name for name in loaded if name.startswith("prompt_toolkit")} == set()
     # rich arrives with litellm (httpx's command line imports it); ours must not ask for it
     assert {name for name in loaded if name.startswith("agent.ui")} == {
@@ -274,6 +279,52 @@ def test_the_one_shot_path_loads_no_prompt_toolkit_and_none_of_the_chats_termina
         "agent.ui.oneshot",
         "agent.ui.tool_calls",  # the tool-call lines it shares with the chat, plain text
     }
+
+
+def _mcp_modules(loaded: set[str]) -> set[str]:
+    return {
+        name
+        for name in loaded
+        if name.split(".")[0] in ("mcp", "mcp_types", "jsonschema")
+        or name in ("agent.mcp.runtime", "agent.mcp.connection", "agent.mcp.store")
+    }
+
+
+def test_one_shot_with_no_server_configured_imports_nothing_of_mcp_not_even_our_store(
+    tmp_path: Path, oneshot_env: dict[str, str]
+) -> None:
+    # The SDK's import costs about 0.3 s of a one-shot run (issue 17); with no server it is waste.
+    loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
+
+    assert "litellm" in loaded  # the probe sees what was imported
+    assert _mcp_modules(loaded) == set()
+
+
+def test_one_shot_with_servers_but_none_enabled_imports_nothing_of_the_mcp_sdk(
+    tmp_path: Path, agent_home: Path, oneshot_env: dict[str, str]
+) -> None:
+    document = '{"mcpServers": {"fx": {"command": "python3", "args": ["-c", "pass"]}}}'
+    subprocess.run(
+        [sys.executable, "-m", "agent", "mcp", "import", "-"],
+        input=document,
+        env=oneshot_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+
+    loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
+
+    assert _mcp_modules(loaded) == {"agent.mcp.store"}  # read to see that none is enabled
+
+
+def test_one_shot_with_an_enabled_server_imports_the_sdk_it_needs(
+    tmp_path: Path, oneshot_fx_server: None, oneshot_env: dict[str, str]
+) -> None:
+    loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
+
+    assert {"mcp", "agent.mcp.runtime"} <= loaded  # the same probe does see the SDK
 
 
 def test_in_a_terminal_the_person_approves_and_the_answer_is_printed(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import is_dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -15,8 +15,11 @@ from agent.settings import (
     SessionsSettings,
     Settings,
     SkillsSettings,
+    _read_mapping,
+    _validate,
     default_settings_path,
     load_settings,
+    shipped_settings,
     user_settings_path,
 )
 
@@ -172,3 +175,18 @@ def test_a_file_that_is_not_yaml_is_one_line_naming_the_file_and_the_place(
         load_settings()
 
     assert str(caught.value) == f"{path}: {message}"
+
+
+def test_the_shipped_defaults_build_without_pydantic_exactly_as_pydantic_validates_them() -> None:
+    # load_settings skips pydantic when there is no user file; the result must not differ in
+    # any value or type from what validation would give.
+    defaults = _read_mapping(default_settings_path())
+    fast, checked = shipped_settings(defaults), _validate(defaults, default_settings_path())
+    assert fast == checked
+    for section in vars(checked):
+        ours, theirs = getattr(fast, section), getattr(checked, section)
+        assert type(ours) is type(theirs), section
+        if is_dataclass(theirs):
+            assert {k: type(v) for k, v in vars(ours).items()} == {
+                k: type(v) for k, v in vars(theirs).items()
+            }, section

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
+from agent.errors import AgentError
+from agent.home import mcp_store_path
 from agent.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -50,8 +52,16 @@ class McpHost:
         self.started = anyio.Event()
         self._toolset: McpToolset | None = None  # kept: it caches built tools between requests
 
-    async def serve(self, stop: anyio.Event) -> None:
-        """Import, enter the runtime, start servers, and keep them until `stop` is set."""
+    async def serve(self, stop: anyio.Event, *, only_if_used: bool = False) -> None:
+        """Import, enter the runtime, start servers, and keep them until `stop` is set.
+
+        `only_if_used` (one turn, where no server can be enabled later): with no server
+        enabled, import nothing of the SDK at all; it would cost its import for nothing.
+        """
+        if only_if_used and not self._any_enabled():
+            self.ready.set()
+            self.started.set()
+            return
         try:
             await anyio.to_thread.run_sync(_import_runtime)
             async with self._make_runtime() as runtime:
@@ -65,6 +75,17 @@ class McpHost:
             self.runtime = None
             self.ready.set()
             self.started.set()
+
+    def _any_enabled(self) -> bool:
+        if not mcp_store_path().exists():
+            return False  # no server was ever added: not even the store module is needed
+        from agent.mcp.store import McpStore
+
+        try:
+            config = McpStore().load()
+        except AgentError:
+            return True  # the runtime's start reports the damaged store as it always does
+        return any(config.state(d.name).enabled for d in config.definitions)
 
     async def _start_servers_then_signal(self, runtime: McpRuntime) -> None:
         try:

@@ -29,7 +29,7 @@ from agent.errors import (
     StoreError,
     UnknownServerError,
 )
-from agent.home import atomic_write, config_home, file_lock
+from agent.home import atomic_write, file_lock, mcp_store_path
 from agent.mcp.definitions import ServerDefinition, fingerprint
 from agent.mcp.document import name_collisions, parse_server
 from agent.mcp.launch_trust import TrustedLaunch, decode_trusted_launches
@@ -37,7 +37,6 @@ from agent.mcp.names import normalize_server_name
 
 STORE_VERSION = 3
 _READABLE_VERSIONS = (2, 3)
-STORE_FILE_NAME = "mcp-servers.json"
 _STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_launches"})
 _V2_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"})
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "annotations"})
@@ -118,7 +117,7 @@ class SaveReport:
 
 def default_store_path() -> Path:
     """mcp-servers.json in the config home."""
-    return config_home() / STORE_FILE_NAME
+    return mcp_store_path()
 
 
 def reconcile(old: McpConfig, definitions: Sequence[ServerDefinition]) -> McpConfig:
@@ -221,8 +220,12 @@ class McpStore:
                 raise ConcurrentEditError(
                     f"MCP server {name!r} was changed by another command meanwhile; try again"
                 )
+            before = current.state(definition.name)
+            after = change(before)
+            if after == before:
+                return current  # e.g. a start that rediscovered the same tools: no write, no fsync
             runtime = dict(current.runtime)
-            runtime[definition.name] = change(current.state(definition.name))
+            runtime[definition.name] = after
             updated = replace(current, runtime=runtime)
             self._write(updated)
             return updated

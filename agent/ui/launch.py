@@ -60,7 +60,7 @@ def run_chat(
                 "Enter sends, Alt+Enter adds a line, Ctrl-C stops an answer, /help lists "
                 "commands, /exit quits."
             ),
-            load_model=LOADER.start,
+            load_model=lambda: LOADER.start(model_name),
             resume=resume,
         )
         code = anyio.run(run_interactive, setup)
@@ -91,7 +91,7 @@ def _run_one_shot(
             "agent: nothing to send: give a prompt with -p or pipe text to stdin", file=sys.stderr
         )
         return EXIT_USAGE
-    LOADER.start()  # litellm imports in the background while the chat is built
+    LOADER.start(model_name)  # litellm imports in the background while the chat is built
     output = make_output(output_format, model_name)
     try:
         chat = prepare()
@@ -165,9 +165,10 @@ def _report(text: str) -> None:
 
 
 def _exit_fast(code: int) -> int:
-    # litellm takes about a second to tear down at interpreter exit; everything of ours is
-    # closed and written by now, so flush and leave.
-    if LOADER.loaded:
+    # litellm takes about a second to tear down at interpreter exit (and an import still
+    # running in its thread must not meet the interpreter's finalization); everything of ours
+    # is closed and written by now, so flush and leave.
+    if LOADER.started:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -15,6 +15,7 @@ import os
 import sys
 import termios
 from dataclasses import dataclass
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
@@ -436,7 +437,7 @@ async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> i
     conversation, host = chat.conversation, chat.host
     stop = anyio.Event()
     async with anyio.create_task_group() as group:
-        group.start_soon(host.serve, stop)
+        group.start_soon(partial(host.serve, stop, only_if_used=True))
         try:
             with ctrl_c_cancels(ignore_after=False) as scope:
                 with anyio.move_on_after(MCP_START_SECONDS) as waiting:

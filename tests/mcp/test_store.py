@@ -238,8 +238,22 @@ def test_a_version_2_store_is_read_with_its_definition_trust_dropped(tmp_path: P
 
     # Trust of a definition says nothing about what it runs here: each server asks once more.
     assert config.state("a") == ServerState(enabled=True)
-    store.update_state("a", fingerprint(config.find("a")), lambda s: s)
+    store.update_state("a", fingerprint(config.find("a")), lambda s: replace(s, enabled=False))
     assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 3
+
+
+def test_a_state_update_that_changes_nothing_leaves_the_file_alone() -> None:
+    # Every server start rediscovers its tools; the same answer must not cost two fsyncs.
+    store = McpStore()
+    store.replace_definitions([FETCH])
+    store.update_state("fetch", fingerprint(FETCH), lambda s: replace(s, enabled=True))
+    before = store.path.stat()
+
+    config = store.update_state("fetch", fingerprint(FETCH), lambda s: replace(s, enabled=True))
+
+    after = store.path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert config.state("fetch").enabled is True
 
 
 def test_state_learned_from_a_replaced_definition_is_refused() -> None:
