@@ -71,11 +71,17 @@ class LiteLLMLoader:
         """Begin importing in a daemon thread (the prompt can be drawn meanwhile); then, given
         the `model`, load its tokenizer there too, which its first request would otherwise."""
         with self._lock:
-            if self._thread is None and self._module is None:
-                self._thread = threading.Thread(
+            if self._thread is None and self._module is None and self._error is None:
+                thread = threading.Thread(
                     target=self._load, args=(model,), name="import-litellm", daemon=True
                 )
-                self._thread.start()
+                try:
+                    thread.start()
+                except RuntimeError as error:  # "can't start new thread": get() says so
+                    self._error = error
+                    self._imported.set()
+                    return
+                self._thread = thread
 
     def get(self) -> ModuleType:
         """The litellm module, waiting for the background import if it is running."""

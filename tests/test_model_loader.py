@@ -8,10 +8,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+
+import pytest
+
+from agent.model import LiteLLMLoader, ModelError
 
 _PROBE = """
 import gc, json, sys
-from agent.model import LiteLLMLoader
+from agent.model import LiteLLMLoader, ModelError
 loader = LiteLLMLoader()
 loader.start(*sys.argv[1:])
 litellm = loader.get()
@@ -50,3 +55,18 @@ def test_the_heap_litellm_leaves_is_frozen_and_collection_is_back_on() -> None:
 def test_given_the_model_the_loader_also_loads_its_tokenizer_and_not_otherwise() -> None:
     assert probe()["tokenizer_loaded"] is False
     assert probe("openai/gpt-4o-mini")["tokenizer_loaded"] is True
+
+
+def test_when_the_import_thread_cannot_start_get_says_so_instead_of_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    loader = LiteLLMLoader()
+    loader.start("openai/gpt-4o-mini")
+    monkeypatch.undo()
+
+    with pytest.raises(ModelError, match="could not load litellm: can't start new thread"):
+        loader.get()

@@ -16,7 +16,7 @@ from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
 from agent.chat.prompt import SystemPrompt
 from agent.chat.state import ChatSession
-from agent.home import data_home
+from agent.home import data_home, mcp_store_path
 from agent.mcp.host import McpHost
 from agent.model import LiteLLMModel, ModelSettings
 from agent.session.compaction import memory_section
@@ -71,7 +71,12 @@ def build_chat(
         skills,
         catalog_budget=lambda: int(context_window() * settings.skills.catalog_share * 4),
     )
-    host = McpHost(lambda: _make_runtime(settings, project, front), report=front.report)
+    store_path = mcp_store_path()
+    host = McpHost(
+        lambda: _make_runtime(settings, project, front, store_path),
+        report=front.report,
+        store_path=store_path,
+    )
     recorder = SessionRecorder(project, model_name)
     conversation = Conversation(
         model,
@@ -139,12 +144,14 @@ def _skills_for(
     return usable_from(discovery, status == "trusted"), trust_store, pending, notes
 
 
-def _make_runtime(settings: Settings, project: Path, front: FrontEnd) -> McpRuntime:
+def _make_runtime(
+    settings: Settings, project: Path, front: FrontEnd, store_path: Path
+) -> McpRuntime:
     from agent.mcp.runtime import McpRuntime
     from agent.mcp.store import McpStore
 
     return McpRuntime(
-        McpStore(),
+        McpStore(store_path),
         settings.mcp,
         logs_dir=data_home(),
         project_dir=project,

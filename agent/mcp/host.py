@@ -2,7 +2,8 @@
 
 Importing the mcp SDK costs most of a second, so it happens in a worker thread; then the
 runtime starts every enabled, trusted stdio server in the background. Until a server is ready
-its tools are simply not in the request. This module imports nothing heavy at load time.
+its tools are simply not in the request. One-shot mode asks for `only_if_used`: with no server
+enabled it imports nothing of the SDK at all. This module imports nothing heavy at load time.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -44,8 +46,14 @@ def _import_runtime() -> None:
 class McpHost:
     """Owns the chat's McpRuntime for the whole app run; a Toolset asked afresh per request."""
 
-    def __init__(self, make_runtime: Callable[[], McpRuntime], report: Report) -> None:
+    def __init__(
+        self,
+        make_runtime: Callable[[], McpRuntime],
+        report: Report,
+        store_path: Path | None = None,  # the store make_runtime's runtime uses (default: ours)
+    ) -> None:
         self._make_runtime = make_runtime
+        self._store_path = store_path
         self._report = report
         self.runtime: McpRuntime | None = None
         self.ready = anyio.Event()
@@ -77,12 +85,13 @@ class McpHost:
             self.started.set()
 
     def _any_enabled(self) -> bool:
-        if not mcp_store_path().exists():
+        path = self._store_path or mcp_store_path()
+        if not path.exists():
             return False  # no server was ever added: not even the store module is needed
         from agent.mcp.store import McpStore
 
         try:
-            config = McpStore().load()
+            config = McpStore(path).load()
         except AgentError:
             return True  # the runtime's start reports the damaged store as it always does
         return any(config.state(d.name).enabled for d in config.definitions)

@@ -107,9 +107,7 @@ class _ChildPipes:
         self.read_writer, self.read_stream = anyio.create_memory_object_stream[
             SessionMessage | Exception
         ](0)
-        self.write_stream, self.write_reader = anyio.create_memory_object_stream[SessionMessage](
-            0
-        )
+        self.write_stream, self.write_reader = anyio.create_memory_object_stream[SessionMessage](0)
         self.stderr_done = anyio.Event()
         self.writer_done = anyio.Event()
 

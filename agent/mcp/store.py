@@ -287,9 +287,7 @@ def _decode_store(raw: bytes, path: Path) -> McpConfig:
     unknown = sorted(set(data) - {"version", "definitions", "runtime"})
     problems.extend(Problem(key, "unknown key") for key in unknown)
     definitions = _decode_definitions(data.get("definitions"), problems)
-    runtime = _decode_runtime(
-        data.get("runtime"), {d.name for d in definitions}, problems, version
-    )
+    runtime = _decode_runtime(data.get("runtime"), {d.name for d in definitions}, problems, version)
     if problems:
         details = "; ".join(str(p) for p in problems)
         raise StoreError(f"{path}: malformed: {details}; {advice}")

@@ -52,9 +52,7 @@ async def open_transport(launch: Launch, output: ChildOutput) -> AsyncIterator[T
 async def _open_stdio(launch: StdioLaunch, output: ChildOutput) -> AsyncIterator[TransportStreams]:
     # The child gets exactly the environment its trust was judged on (what it inherits,
     # then the definition's env), spawned from the path the command resolved to then.
-    command = StdioCommand(
-        launch.executable(), launch.args, launch.child_environment(), launch.cwd
-    )
+    command = StdioCommand(launch.executable(), launch.args, launch.child_environment(), launch.cwd)
     async with stdio_transport(command, output) as streams:
         yield streams
 
