@@ -471,7 +471,7 @@ def _chat(args: argparse.Namespace) -> int:
         # the rest of our start-up, which then overlaps it.
         from agent.model import LOADER
 
-        LOADER.start(model_name)
+        LOADER.start()
     from agent.ui.launch import run_chat
 
     resume = "latest" if args.continue_latest else args.resume

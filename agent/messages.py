@@ -5,13 +5,20 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.depth import MAX_DEPTH, too_deep
 
 Role = Literal["system", "user", "assistant", "tool"]
+
+CHARS_PER_TOKEN = 4  # a rough, provider-independent estimate (compaction; usage a server omits)
+
+
+def estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
+    """A rough token count of a request's messages."""
+    return len(json.dumps(messages, ensure_ascii=False)) // CHARS_PER_TOKEN
 
 
 @dataclass(frozen=True)

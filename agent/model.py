@@ -8,7 +8,6 @@ every failure becomes an AgentError that says what to do.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import re
@@ -23,7 +22,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from agent.errors import AgentError
-from agent.messages import Completion, ToolCall, Usage
+from agent.messages import CHARS_PER_TOKEN, Completion, ToolCall, Usage, estimate_tokens
 from agent.redaction import Redactor
 
 
@@ -67,14 +66,11 @@ class LiteLLMLoader:
         self._module: ModuleType | None = None
         self._error: BaseException | None = None
 
-    def start(self, model: str | None = None) -> None:
-        """Begin importing in a daemon thread (the prompt can be drawn meanwhile); then, given
-        the `model`, load its tokenizer there too, which its first request would otherwise."""
+    def start(self) -> None:
+        """Begin importing in a daemon thread (the prompt can be drawn meanwhile)."""
         with self._lock:
             if self._thread is None and self._module is None and self._error is None:
-                thread = threading.Thread(
-                    target=self._load, args=(model,), name="import-litellm", daemon=True
-                )
+                thread = threading.Thread(target=self._load, name="import-litellm", daemon=True)
                 try:
                     thread.start()
                 except RuntimeError as error:  # "can't start new thread": get() says so
@@ -101,7 +97,7 @@ class LiteLLMLoader:
         """The import has begun (it may still be running in its thread)."""
         return self._thread is not None or self._module is not None
 
-    def _load(self, model: str | None) -> None:
+    def _load(self) -> None:
         # Offline, litellm would try to fetch a price list and print warnings later on.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         # Otherwise its import loads a .env file from the working directory (or any parent)
@@ -121,6 +117,13 @@ class LiteLLMLoader:
             litellm.suppress_debug_info = True  # else caught errors print "Give Feedback" banners
             litellm.drop_params = True  # providers without stream_options etc. still work
             litellm.telemetry = False
+            # Before each streamed request litellm prices it by counting the prompt's tokens
+            # with a tokenizer it loads on first use: 0.1-0.35 s of a one-shot run, and a pass
+            # over the whole conversation on every request after. We never use that count:
+            # usage comes from the provider (stream_options.include_usage), and where a
+            # provider sends none, _assemble estimates it. (Process-wide: litellm.token_counter
+            # answers 0 while this is set.)
+            litellm.disable_token_counter = True
             # The import leaves some 380 000 long-lived objects; each full collection after it
             # would walk them all (the first request alone paid about 0.2 s for that). Frozen,
             # the collector skips them: they live as long as the process anyway.
@@ -132,16 +135,6 @@ class LiteLLMLoader:
             if gc_was_enabled:
                 gc.enable()
             self._imported.set()
-        if model is not None and self._module is not None:
-            _warm_tokenizer(self._module, model)
-
-
-def _warm_tokenizer(litellm: ModuleType, model: str) -> None:
-    # litellm prices each streamed request by counting its prompt's tokens first; the first
-    # count loads the tokenizer (about 0.1 s). Done here it overlaps the person's typing, or
-    # in one-shot mode the request's round trip. Only a cache: a failure changes nothing.
-    with contextlib.suppress(Exception):
-        litellm.token_counter(model=model, text="warm")
 
 
 LOADER = LiteLLMLoader()
@@ -294,15 +287,11 @@ class LiteLLMModel:
             )
             for call in message.tool_calls or []
         )
-        usage = getattr(built, "usage", None)
+        text = message.content or ""
         return Completion(
-            text=message.content or "",
+            text=text,
             tool_calls=calls,
-            usage=Usage(
-                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                cost_usd=_cost(litellm, built, self.name),
-            ),
+            usage=_usage(litellm, built, self.name, messages, text, calls),
         )
 
     def _describe(self, error: Exception, api_key: str | None) -> ModelError:
@@ -315,6 +304,25 @@ def _delta_text(chunk: Any) -> str:
         return ""
     delta = getattr(choices[0], "delta", None)
     return getattr(delta, "content", None) or ""
+
+
+def _usage(
+    litellm: ModuleType,
+    built: Any,
+    model: str,
+    messages: Sequence[dict[str, Any]],
+    text: str,
+    calls: tuple[ToolCall, ...],
+) -> Usage:
+    """The provider's usage; a rough estimate (and no cost) for a provider that sent none."""
+    usage = getattr(built, "usage", None)
+    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+    completion = int(getattr(usage, "completion_tokens", 0) or 0)
+    if prompt:
+        return Usage(prompt, completion, _cost(litellm, built, model))
+    # litellm's own fallback count is off (LiteLLMLoader): a prompt is never 0 tokens.
+    answer = text + "".join(call.name + call.arguments for call in calls)
+    return Usage(estimate_tokens(messages), len(answer) // CHARS_PER_TOKEN, None)
 
 
 def _cost(litellm: ModuleType, response: Any, model: str) -> float | None:

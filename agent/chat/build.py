@@ -71,12 +71,7 @@ def build_chat(
         skills,
         catalog_budget=lambda: int(context_window() * settings.skills.catalog_share * 4),
     )
-    store_path = mcp_store_path()
-    host = McpHost(
-        lambda: _make_runtime(settings, project, front, store_path),
-        report=front.report,
-        store_path=store_path,
-    )
+    host = _mcp_host(settings, project, front)
     recorder = SessionRecorder(project, model_name)
     conversation = Conversation(
         model,
@@ -142,6 +137,16 @@ def _skills_for(
                 "run `agent skills trust` to decide"
             )
     return usable_from(discovery, status == "trusted"), trust_store, pending, notes
+
+
+def _mcp_host(settings: Settings, project: Path, front: FrontEnd) -> McpHost:
+    """The host and the runtime it brings up read the same store (the person's)."""
+    store_path = mcp_store_path()
+    return McpHost(
+        lambda: _make_runtime(settings, project, front, store_path),
+        report=front.report,
+        store_path=store_path,
+    )
 
 
 def _make_runtime(

@@ -10,7 +10,7 @@ from pathlib import Path
 from agent.chat.conversation import Conversation
 from agent.errors import AgentError
 from agent.mcp.host import McpHost
-from agent.session.compaction import estimate_tokens
+from agent.messages import estimate_tokens
 from agent.session.events import ModelChangeEvent, SkillActivationEvent
 from agent.session.history import rebuild
 from agent.session.recorder import SessionRecorder

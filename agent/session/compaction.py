@@ -8,22 +8,14 @@ and are never compacted. The compacted events stay in the session file.
 
 from __future__ import annotations
 
-import json
 import re
 
 from agent.errors import AgentError
 from agent.messages import Message
 
-CHARS_PER_TOKEN = 4  # a rough, provider-independent estimate for deciding when to compact
-
 
 class NothingToCompactError(AgentError):
     """The history is too short to compact."""
-
-
-def estimate_tokens(messages: list[dict[str, object]]) -> int:
-    """A rough token count of a request's messages."""
-    return len(json.dumps(messages, ensure_ascii=False)) // CHARS_PER_TOKEN
 
 
 def split_point(history: list[Message], keep_recent_turns: int) -> int:

@@ -60,7 +60,7 @@ def run_chat(
                 "Enter sends, Alt+Enter adds a line, Ctrl-C stops an answer, /help lists "
                 "commands, /exit quits."
             ),
-            load_model=lambda: LOADER.start(model_name),
+            load_model=LOADER.start,
             resume=resume,
         )
         code = anyio.run(run_interactive, setup)
@@ -91,7 +91,7 @@ def _run_one_shot(
             "agent: nothing to send: give a prompt with -p or pipe text to stdin", file=sys.stderr
         )
         return EXIT_USAGE
-    LOADER.start(model_name)  # litellm imports in the background while the chat is built
+    LOADER.start()  # litellm imports in the background while the chat is built
     output = make_output(output_format, model_name)
     try:
         chat = prepare()

@@ -36,6 +36,8 @@ Optional keys on any turn:
     finish_reason: str    override the finish reason ("length", ...)
     usage: dict           override prompt_tokens / completion_tokens (total is their sum);
                           otherwise both are derived from lengths (see usage_of)
+    omit_usage: true      streamed: no usage chunk even when asked for (servers that never
+                          report usage)
     headers: dict         extra response headers (e.g. {"retry-after-ms": "1"})
 
 `arguments` may be a dict (sent as json.dumps of it) or a string sent verbatim, so tests
@@ -72,7 +74,7 @@ POLL = 0.02  # how often a waiting answer checks for a stop or a vanished client
 
 TURN_KEYS = {
     "text", "tool_calls", "error", "delay_before", "chunk_delay", "hang", "disconnect",
-    "text_chunks", "finish_reason", "usage", "headers",
+    "text_chunks", "finish_reason", "usage", "omit_usage", "headers",
 }  # fmt: skip
 TOOL_CALL_KEYS = {"id", "name", "arguments"}
 ERROR_KEYS = {"status", "message", "type", "code", "param", "raw_body"}
@@ -324,7 +326,8 @@ class _Handler(BaseHTTPRequestHandler):
             for delta in stream_deltas(turn)
         ]
         events.append(chunk([{"index": 0, "delta": {}, "finish_reason": finish_reason_of(turn)}]))
-        if (body.get("stream_options") or {}).get("include_usage"):
+        asked = (body.get("stream_options") or {}).get("include_usage")
+        if asked and not turn.get("omit_usage"):
             events.append(chunk([], usage=usage_of(turn, body)))
         lines = [f"data: {json.dumps(e)}\n\n" for e in events] + ["data: [DONE]\n\n"]
 
