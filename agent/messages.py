@@ -103,28 +103,69 @@ def part_from_json(data: object) -> Part:
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the smallest provider limit (Anthropic's); larger fails there
 MAX_IMAGES = 8  # per result or attachment: more is a note each, not a request too big to send
+_CLAIM_CHARS = 80
 
 
-def checked_image(mime_type: str, data: str, source: str, count: int) -> ImagePart | str:
-    """An image part when `data` is base64 of an image within the limits, else a note why not."""
-    size = decoded_size(data)
-    if not mime_type.lower().startswith("image/"):
-        return f"[image not sent: its type {mime_type!r} is not an image type]"
-    if size is None:
-        return f"[image not sent: its data ({mime_type}) is not valid base64]"
-    if size > MAX_IMAGE_BYTES:
-        return f"[image not sent: {mime_type}, {size} bytes is over {MAX_IMAGE_BYTES} bytes]"
+# Magic numbers of the image formats models accept (and litellm passes on).
+_IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def sniff_image(data: bytes) -> str | None:
+    """The MIME type of an image by its first bytes; None when it is not one we know."""
+    for magic, mime in _IMAGE_MAGIC:
+        if data.startswith(magic):
+            return mime
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def checked_image(claimed: str, data: str, source: str, count: int) -> ImagePart | str:
+    """An image part when `data` is base64 of an image within the limits, else a note why not.
+
+    The part's type is what the bytes are, never what was `claimed`: a provider refuses a
+    request whose image is not the type it says (and then every later request of the session,
+    which still holds it), so a server's "image/png" that is text, or an SVG, is a note.
+    """
+    if not claimed.lower().startswith("image/"):
+        return f"[image not sent: its type {_quoted(claimed)} is not an image type]"
+    raw = _decoded(data)
+    if raw is None:
+        return f"[image not sent: its data ({claimed}) is not valid base64]"
+    real = sniff_image(raw)
+    if real is None:
+        return (
+            f"[image not sent: called {_quoted(claimed)}, but its {len(raw)} bytes are not a PNG, "
+            "JPEG, GIF or WebP image]"
+        )
+    if len(raw) > MAX_IMAGE_BYTES:
+        return f"[image not sent: {real}, {len(raw)} bytes is over {MAX_IMAGE_BYTES} bytes]"
     if count >= MAX_IMAGES:
-        return f"[image not sent: {mime_type}, {size} bytes; only {MAX_IMAGES} are sent at once]"
-    return ImagePart(mime_type, data, source)
+        return f"[image not sent: {real}, {len(raw)} bytes; only {MAX_IMAGES} are sent at once]"
+    return ImagePart(real, data, source)
+
+
+def _quoted(claimed: str) -> str:
+    # The claim is the server's text: bounded, and quoted so its escapes stay visible.
+    return repr(claimed[:_CLAIM_CHARS] + ("…" if len(claimed) > _CLAIM_CHARS else ""))
+
+
+def _decoded(data: str) -> bytes | None:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def decoded_size(data: str) -> int | None:
     """The byte size base64 `data` decodes to; None when it is not base64."""
-    try:
-        return len(base64.b64decode(data, validate=True))
-    except (binascii.Error, ValueError):
-        return None
+    raw = _decoded(data)
+    return None if raw is None else len(raw)
 
 
 @dataclass(frozen=True)

@@ -102,3 +102,37 @@ def test_mentions_prompts_and_resource_reads_in_one_chat(
         "content": "[resource fixture://notes/3, text/plain]\nNote 3.",
         "tool_call_id": "r1",
     }
+
+
+def test_a_prompt_commands_turn_first_asks_the_pending_project_skills_question(
+    tmp_path: Path, agent_home: Path, pty_env: dict[str, str]
+) -> None:
+    # A typed message asks it first (tests/test_chat_e2e.py); a prompt's turn is a turn too.
+    save_trusted_resources_server(agent_home, pty_env)
+    skill = tmp_path / ".agents" / "skills" / "release-notes"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: release-notes\ndescription: Write release notes.\n---\nUse the changelog.\n"
+    )
+    fake = FakeModelProcess(tmp_path, [{"text": "Hello back."}])
+    try:
+        chat = spawn_chat(fake.base_url, pty_env, tmp_path)
+        chat.expect("MCP server rs ready")
+        chat.expect("›")
+        chat.send("/mcp__rs__hello\r")
+        asked = chat.expect(["Use these skills in this project\\?", "Hello back."])
+        assert asked == 0, "the prompt's turn was sent before the skills question"
+        chat.send("y")
+        chat.expect("Hello back.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+        assert chat.exitstatus == 0
+        (request,) = fake.requests()
+    finally:
+        fake.stop()
+
+    assert user_text(request).startswith("/mcp__rs__hello\nhello!")
+    system = request["body"]["messages"][0]["content"]
+    assert "release-notes" in system  # the trusted skill is in the prompt's very request

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from agent.chat.mentions import Mention, find_mentions
 from agent.errors import AgentError
+from agent.home import mcp_store_path
 from agent.messages import ImagePart, Part, TextPart, checked_image
 from agent.text import sanitize_line
 
@@ -50,7 +51,10 @@ async def read_mentions(text: str, runtime: McpRuntime | None) -> Attached:
     """Read every resource `text` mentions; a mention that cannot be read gets a note (for the
     model in the message, and for the person)."""
     attached = Attached()
-    if runtime is None or "@" not in text:
+    if "@" not in text:
+        return attached
+    if runtime is None:
+        _without_runtime(attached, text)
         return attached
     servers = [definition.name for definition in runtime.store.load().definitions]
     for mention in find_mentions(text, servers):
@@ -62,6 +66,30 @@ async def read_mentions(text: str, runtime: McpRuntime | None) -> Attached:
         attach(attached, mention.server, mention.uri, contents, runtime.limits.output_limit_chars)
         attached.attached.append(sanitize_line(f"{mention.text} ({_summary(contents)})"))
     return attached
+
+
+def _without_runtime(attached: Attached, text: str) -> None:
+    """No MCP runtime (one-shot with no server enabled, or MCP not up yet): a mention of a
+    configured server still gets a note, as the runtime would give it, never silence."""
+    if not mcp_store_path().exists():
+        return  # no server was ever added, so nothing can be mentioned: not even a store import
+    from agent.mcp.store import McpStore
+
+    try:
+        config = McpStore().load()  # the file the chat's runtime is built from
+    except AgentError:
+        return  # the runtime's start reports a damaged store, with the file and the field
+    servers = [definition.name for definition in config.definitions]
+    for mention in find_mentions(text, servers):
+        if not config.state(mention.server).enabled:
+            # The runtime's words for it (McpRuntime._catalog_connection).
+            why = (
+                f"MCP server {mention.server!r} is disabled; enable it with: "
+                f"agent mcp enable {mention.server}"
+            )
+        else:
+            why = "MCP servers are not running (still starting, or they failed to start)"
+        _not_attached(attached, mention, why)
 
 
 def _summary(contents: Sequence[ResourcePart]) -> str:

@@ -11,13 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-# Magic numbers of the image formats models accept (and litellm passes on).
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
+from agent.messages import sniff_image
 
 
 @dataclass(frozen=True)
@@ -104,13 +98,3 @@ class PromptResult:
 
     description: str | None
     messages: tuple[PromptMessage, ...]
-
-
-def sniff_image(data: bytes) -> str | None:
-    """The MIME type of an image by its first bytes; None when it is not one we know."""
-    for magic, mime in _IMAGE_MAGIC:
-        if data.startswith(magic):
-            return mime
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None

@@ -3,8 +3,9 @@
 Text blocks are text; structured content is compact JSON (one line in the terminal's preview);
 images become image parts (the request turns them into notes for a model without vision);
 audio is a note; resource links are listed with their URIs; embedded resources are their text.
-Every image's data is checked here: a server's "image" that is not base64 of a bounded size
-with an image type is a note, never a part.
+Every image goes through checked_image: a server's "image" that is not base64 of a bounded
+size whose bytes are a PNG, JPEG, GIF or WebP is a note, never a part, and the part's type is
+what the bytes are, never what the server claims.
 """
 
 from __future__ import annotations

@@ -230,16 +230,18 @@ async def _repl(
         if not text.strip():
             continue
         await ready.wait()
+        parts: list[Part] | None = None  # None: the turn reads the message's @-mentions
         if text.lstrip().startswith("/"):
             command = functools.partial(run_slash, chats[0], text)
             outcome = await _interruptible(command)
             if outcome == EXIT:
                 return
-            if isinstance(outcome, TurnToSend):  # a prompt's messages: the person's turn
-                await _run_turn(chats[0], outcome.text, renderer, outcome.parts)
-            continue
+            if not isinstance(outcome, TurnToSend):
+                continue
+            # A prompt's messages: the person's turn, with everything a typed one gets.
+            text, parts = outcome.text, outcome.parts
         await _interruptible(lambda: _before_turn(chats[0]))
-        await _run_turn(chats[0], text, renderer)
+        await _run_turn(chats[0], text, renderer, parts)
         problems = chats[0].recorder.problems
         if problems and not saving_failure_shown:
             print(styled(f"warning: {sanitize(problems[0])}", "red"))

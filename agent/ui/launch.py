@@ -81,12 +81,12 @@ def _run_one_shot(
         EXIT_USAGE,
         ControllingTerminalApprover,
         make_output,
-        one_shot_text,
+        one_shot_input,
         run_one_shot,
     )
 
-    text = one_shot_text(prompt, sys.stdin)
-    if not text.strip():
+    sent = one_shot_input(prompt, sys.stdin)
+    if not sent.text.strip():
         print(
             "agent: nothing to send: give a prompt with -p or pipe text to stdin", file=sys.stderr
         )
@@ -103,7 +103,7 @@ def _run_one_shot(
         return output.fail(str(error))
     with ControllingTerminalApprover() as approver:
         chat.conversation.approver = approver
-        return anyio.run(run_one_shot, chat, text, output)
+        return anyio.run(run_one_shot, chat, sent, output)
 
 
 def _resume_quietly(chat: ChatSession, resume: str, note: Callable[[str], None]) -> None:

@@ -59,10 +59,28 @@ MCP_START_SECONDS = 120
 RESULT_PREVIEW_LINES = 3
 
 
-def one_shot_text(prompt: str | None, stdin: TextIO | None) -> str:
-    """What the turn sends: the -p prompt, then a blank line and whatever was piped in."""
+@dataclass(frozen=True)
+class OneShotInput:
+    """What one turn sends: the person's -p prompt, and whatever was piped to stdin.
+
+    Only the prompt's @-mentions attach resources (unasked, since the person wrote them).
+    Piped text is data the person need not have read (`cat untrusted.md | agent -p ...`): a
+    mention in it stays text, or a file could make agent read a secret and send it away.
+    """
+
+    prompt: str
+    piped: str
+
+    @property
+    def text(self) -> str:
+        """The message: the prompt, then a blank line and the piped text."""
+        return "\n\n".join(part for part in (self.prompt, self.piped) if part.strip())
+
+
+def one_shot_input(prompt: str | None, stdin: TextIO | None) -> OneShotInput:
+    """The -p prompt and what was piped in (nothing when stdin is a terminal)."""
     piped = "" if stdin is None or stdin.isatty() else stdin.read()
-    return "\n\n".join(part for part in (prompt or "", piped) if part.strip())
+    return OneShotInput(prompt or "", piped)
 
 
 class ControllingTerminalApprover:
@@ -420,19 +438,19 @@ def make_output(output_format: str, model: str) -> OneShotOutput:
     return kinds[output_format](model)
 
 
-async def _attachments(chat: ChatSession, text: str, output: OneShotOutput) -> list[Part]:
-    """The resources the prompt @-mentions (the person wrote them: no approval)."""
-    if "@" not in text:
+async def _attachments(chat: ChatSession, prompt: str, output: OneShotOutput) -> list[Part]:
+    """The resources the -p prompt @-mentions (the person wrote them: no approval)."""
+    if "@" not in prompt:
         return []
     from agent.chat.attachments import read_mentions
 
-    attached = await read_mentions(text, chat.host.runtime)
+    attached = await read_mentions(prompt, chat.host.runtime)
     for line in attached.notes:
         output.note(line)
     return attached.parts
 
 
-async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> int:
+async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOutput) -> int:
     """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
     conversation, host = chat.conversation, chat.host
     stop = anyio.Event()
@@ -448,8 +466,8 @@ async def run_one_shot(chat: ChatSession, text: str, output: OneShotOutput) -> i
                         "going on without them"
                     )
                 async with host.request_scope():
-                    parts = await _attachments(chat, text, output)
-                    async for event in conversation.turn(text, parts):
+                    parts = await _attachments(chat, sent.prompt, output)
+                    async for event in conversation.turn(sent.text, parts):
                         output.event(event)
                         if output.closed:
                             scope.cancel()

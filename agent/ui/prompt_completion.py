@@ -1,7 +1,7 @@
 """Tab completion of MCP prompt commands: `/mcp__` offers the enabled servers' prompts, and
 after the command, its argument names (`name=`) and then values through the server's
 completion/complete (with the arguments already given as context). Server text is shown
-through sanitize_line; a value holding white space is offered quoted."""
+through sanitize_line; a value is offered shell-quoted when it needs quoting."""
 
 from __future__ import annotations
 
@@ -65,7 +65,9 @@ class PromptCompleter(Completer):
             command.server, "prompt", command.prompt.name, key, value, given
         )
         for offered in values:
-            text = shlex.quote(offered) if any(c.isspace() for c in offered) else offered
+            # Quoted whenever quoting changes it (white space, quotes, backslashes...), so the
+            # command line gives back exactly the value offered; a plain value stays plain.
+            text = shlex.quote(offered)
             yield Completion(f"{key}={text}", -len(word), display=sanitize_line(offered))
 
 

@@ -128,3 +128,20 @@ def test_two_prompts_that_would_make_one_command_are_both_left_out_with_a_note()
     assert clashes == [
         "/mcp__rs__a_b is left out: prompts 'a.b' of rs and 'a b' of rs both make that command"
     ]
+
+
+async def test_a_completed_argument_value_is_quoted_so_the_command_gives_it_back_whole(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    from tests.fixtures.servers.quoting_prompt_server import VALUES
+
+    script = "quoting_prompt_server.py"
+    async with served_chat(agent_home, tmp_path, script=script) as chat:
+        completed = await offered(chat, "/mcp__rs__say word=")
+        assert len(completed) == len(VALUES)
+        for text, value in zip(completed, VALUES, strict=True):
+            # Every value, inserted as offered, is the value the command parses and sends.
+            assert parse_arguments("mcp__rs__say", text) == {"word": value}
+            turn = await run_slash(chat, f"/mcp__rs__say {text}")
+            assert isinstance(turn, TurnToSend) and turn.parts == [TextPart(f"word: {value}")]
+        assert completed[-1] == "word=plain"  # a value that needs no quotes gets none
