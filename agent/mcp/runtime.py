@@ -47,6 +47,7 @@ from agent.mcp.expansions import expanded_secrets
 from agent.mcp.launch import Launch, expand_definition
 from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember
 from agent.mcp.names import normalize_server_name
+from agent.mcp.request_scopes import RequestScopes
 from agent.mcp.server_log import ServerLog
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.streams import Direction
@@ -108,7 +109,7 @@ class McpRuntime:
         self._on_tools_changed = on_tools_changed
         self._slots: dict[str, _Slot] = {}
         self._catalogs = CatalogCache()
-        self._scope: list[Connection] | None = None
+        self._scopes: RequestScopes[Connection] = RequestScopes()
         self._task_group: anyio.abc.TaskGroup | None = None
 
     async def __aenter__(self) -> McpRuntime:
@@ -199,6 +200,8 @@ class McpRuntime:
         async with slot.lock:
             current = slot.connection
             if current is not None and current.alive and slot.definition == definition:
+                if not isinstance(definition, StdioDefinition):
+                    self._scopes.hold(current)
                 return current
             if slot.state == "failed" or (slot.state == "offline" and slot.restart_used):
                 raise ServerOfflineError(
@@ -269,21 +272,27 @@ class McpRuntime:
 
     @asynccontextmanager
     async def request_scope(self) -> AsyncIterator[None]:
-        """One chat request: HTTP connections opened inside close when it ends, however."""
-        outer = self._scope
-        self._scope = []
-        try:
-            yield
-        finally:
-            opened, self._scope = self._scope, outer
-            with anyio.CancelScope(shield=True):
-                for connection in opened:
-                    slot = self._slots.get(connection.name)
-                    if slot is not None and slot.connection is connection:
-                        async with slot.lock:
-                            await self._close_slot(slot)
-                    else:
-                        await connection.close()
+        """One chat request: HTTP connections it used close when it ends (however), unless
+        another request still running uses them too. Scopes may overlap without nesting."""
+        with self._scopes.entered() as used:
+            try:
+                yield
+            finally:
+                with anyio.CancelScope(shield=True):
+                    for connection in used:
+                        await self._release(connection)
+
+    async def _release(self, connection: Connection) -> None:
+        self._scopes.release(connection)
+        slot = self._slots.get(connection.name)
+        if slot is None or slot.connection is not connection:
+            if not self._scopes.held(connection):
+                await connection.close()  # replaced meanwhile: nobody else can reach it
+            return
+        async with slot.lock:
+            # Checked under the lock: a request may have taken it up while we waited.
+            if slot.connection is connection and not self._scopes.held(connection):
+                await self._close_slot(slot)
 
     # -- using a server -------------------------------------------------------------------
 
@@ -511,8 +520,8 @@ class McpRuntime:
         slot.definition = definition
         slot.state = "ready"
         slot.last_error = None
-        if self._scope is not None and not isinstance(definition, StdioDefinition):
-            self._scope.append(connection)
+        if not isinstance(definition, StdioDefinition):
+            self._scopes.hold(connection)
         slot.discovered_at_start = False
         if trust_verdict is not None:
             # Trust is recorded only once the handshake and discovery have both succeeded.
