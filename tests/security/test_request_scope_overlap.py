@@ -5,7 +5,6 @@ real streamable-HTTP fixture server; connections are counted from its request lo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import anyio
@@ -15,18 +14,9 @@ from agent.mcp.results import tool_result_from_mcp
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import running_http_server
 from tests.mcp.runtime_helpers import runtime, save
+from tests.security.remote_helpers import connections_made
 
 pytestmark = pytest.mark.anyio
-
-
-def connections_made(headers_log: Path) -> int:
-    """MCP sessions the server saw start: requests sent before a session id was given."""
-    requests = [json.loads(line) for line in headers_log.read_text().splitlines()]
-    return sum(
-        1
-        for r in requests
-        if r["method"] == "POST" and "mcp-session-id" not in {k.lower() for k in r["headers"]}
-    )
 
 
 @pytest.mark.parametrize("opener", ["listing", "turn"])
