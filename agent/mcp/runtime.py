@@ -363,6 +363,11 @@ class McpRuntime:
         """What is cached for the server, without waiting (for Tab completion)."""
         return self._catalogs.snapshot(server)
 
+    def catalog_failed(self, server: str) -> None:
+        """Listing `server` failed just now (Tab gave up waiting for it): completion leaves
+        it alone for a while. Safe from a completer thread (one dictionary store)."""
+        self._catalogs.failed(server)
+
     def add_catalog_listener(self, listener: Callable[[str, CatalogKind], None]) -> None:
         """Call `listener(server, kind)` after a list changed by the server was listed again."""
         self._catalogs.add_listener(listener)
@@ -403,7 +408,12 @@ class McpRuntime:
     ) -> tuple[str, ...]:
         """Suggested values for a prompt's or template's argument; () when the server offers
         no completions."""
-        connection = await self._catalog_connection(server, None, False)
+        name = self._enabled(server, False).name
+        try:
+            connection = await self.connection(name)
+        except BaseException:
+            self._catalogs.failed(name)  # unreachable: completion leaves it alone for a while
+            raise
         return await self._guard(
             connection, requests.complete(connection, ref, argument, value, context)
         )
@@ -412,12 +422,19 @@ class McpRuntime:
         self, server: str, kind: CatalogKind, refresh: bool, allow_disabled: bool
     ) -> Listing[Any]:
         capability = "prompts" if kind == "prompts" else "resources"
-        connection = await self._catalog_connection(server, None, allow_disabled)
-        if connection.info is not None and capability not in connection.info.capabilities:
-            return Listing(())  # a server without resources (or prompts) simply has none
-        return await self._catalogs.get(
-            connection.name, kind, self._lister(connection), refresh=refresh
-        )
+        name = self._enabled(server, allow_disabled).name
+        try:
+            connection = await self.connection(name)
+            if connection.info is not None and capability not in connection.info.capabilities:
+                # A server without resources (or prompts) simply has none: cached like a
+                # list, so completion does not connect again to learn it again.
+                return self._catalogs.offers_none(name, kind)
+            return await self._catalogs.get(name, kind, self._lister(connection), refresh=refresh)
+        except BaseException:
+            # Failed, timed out, or given up on (a Tab waits only briefly): completion leaves
+            # the server alone for a while instead of trying again on every key press.
+            self._catalogs.failed(name)
+            raise
 
     def _lister(self, connection: Connection) -> Callable[[CatalogKind], Awaitable[Listing[Any]]]:
         async def lister(kind: CatalogKind) -> Listing[Any]:
@@ -432,9 +449,7 @@ class McpRuntime:
 
         return lister
 
-    async def _catalog_connection(
-        self, server: str, capability: str | None, allow_disabled: bool
-    ) -> Connection:
+    def _enabled(self, server: str, allow_disabled: bool) -> ServerDefinition:
         config = self.store.load()
         definition = config.find(server)
         if not allow_disabled and not config.state(definition.name).enabled:
@@ -442,6 +457,12 @@ class McpRuntime:
                 f"MCP server {definition.name!r} is disabled; enable it with: "
                 f"agent mcp enable {definition.name}"
             )
+        return definition
+
+    async def _catalog_connection(
+        self, server: str, capability: str | None, allow_disabled: bool
+    ) -> Connection:
+        definition = self._enabled(server, allow_disabled)
         connection = await self.connection(definition.name)
         info = connection.info
         if capability is not None and info is not None and capability not in info.capabilities:
