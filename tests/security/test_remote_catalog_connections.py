@@ -12,8 +12,11 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import pytest
+from prompt_toolkit.application import create_app_session
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
 from agent.chat.state import ChatSession
 from agent.messages import TextPart
@@ -56,6 +59,21 @@ async def test_a_remote_prompt_command_disconnects_once_it_has_its_messages(
     assert [type(part) for part in turn.parts] == [TextPart]
     assert still_open == []
     assert connections_made(log) <= 2  # the listing, then the prompt: each its own request
+
+
+async def test_no_remote_connection_stays_open_while_a_prompts_arguments_are_asked(
+    agent_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "requests.jsonl"
+    async with remote_chat(agent_home, tmp_path, log) as chat:
+        assert chat.host.runtime is not None
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            keys.send_text("\x04")  # Ctrl-D at the form: the person cancels
+            turn = await run_slash(chat, "/mcp__remote__review")
+        still_open = chat.host.runtime.running()
+    assert turn is None
+    assert "Cancelled; nothing was sent." in capsys.readouterr().out
+    assert still_open == []
 
 
 async def completions(chat: ChatSession, texts: list[str], *, tab: bool) -> list[list[str]]:
