@@ -10,10 +10,15 @@ A server may send list_changed as often as it likes; refreshes do not follow it 
 At most one refresh per server and kind runs at a time, and it starts at most once a second:
 the notifications that arrive meanwhile are all answered by the next listing. So a flood
 costs one listing a second, and the last change is always picked up.
+
+Tab completion asks on every key press, so "this server offers none" is cached like a list,
+and a server that could not be listed (unreachable, too slow) is remembered for a short time
+(FAILURE_SECONDS): completion then offers nothing from it instead of trying again.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +35,8 @@ from agent.mcp.catalog import (
 
 # A refresh lists the whole catalogue again: a server may ask for that at most this often.
 MIN_REFRESH_INTERVAL = 1.0  # seconds
+# How long completion leaves a server alone after it could not be listed.
+FAILURE_SECONDS = 30.0
 
 Lister = Callable[[CatalogKind], Awaitable[Listing[Any]]]
 Listener = Callable[[str, CatalogKind], None]
@@ -42,6 +49,7 @@ class CachedCatalog:
     resources: Listing[ResourceInfo] | None = None
     templates: Listing[ResourceTemplateInfo] | None = None
     prompts: Listing[PromptInfo] | None = None
+    failed: bool = False  # a listing failed less than FAILURE_SECONDS ago: do not ask now
 
 
 @dataclass
@@ -57,21 +65,40 @@ class _Entry:
 class CatalogCache:
     """Cached lists per server name, with bounded refreshes on list_changed."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._entries: dict[str, _Entry] = {}
+        self._failed_at: dict[str, float] = {}  # server -> when its last listing failed
+        self._clock = clock  # time.monotonic: snapshot() is asked from a completer thread
         self._listeners: list[Listener] = []
         self.refreshes = 0  # lists fetched because of list_changed (tests bound floods by it)
 
     def snapshot(self, server: str) -> CachedCatalog:
         """What is cached for `server`, without waiting for anything."""
+        failed_at = self._failed_at.get(server)
+        failed = failed_at is not None and self._clock() - failed_at < FAILURE_SECONDS
         entry = self._entries.get(server)
         if entry is None:
-            return CachedCatalog()
+            return CachedCatalog(failed=failed)
         return CachedCatalog(
             resources=entry.lists.get("resources"),
             templates=entry.lists.get("templates"),
             prompts=entry.lists.get("prompts"),
+            failed=failed,
         )
+
+    def offers_none(self, server: str, kind: CatalogKind) -> Listing[Any]:
+        """The server declared no capability for `kind`: cache its empty list (until the next
+        connection says otherwise) and return it."""
+        empty: Listing[Any] = Listing(())
+        entry = self._entries.setdefault(server, _Entry())
+        entry.lists[kind] = empty
+        entry.stale.discard(kind)
+        self._failed_at.pop(server, None)
+        return empty
+
+    def failed(self, server: str) -> None:
+        """Listing the server failed (or was given up on) just now."""
+        self._failed_at[server] = self._clock()
 
     def add_listener(self, listener: Listener) -> None:
         """Call `listener(server, kind)` after a list the server changed was listed again."""
@@ -92,6 +119,7 @@ class CatalogCache:
     def forget(self, server: str) -> None:
         """Drop the server's lists (its connection ended or was replaced)."""
         entry = self._entries.pop(server, None)
+        self._failed_at.pop(server, None)  # a stop or a new definition: worth asking again
         if entry is not None:
             entry.generation += 1
 
@@ -105,6 +133,7 @@ class CatalogCache:
             return cached
         generation = entry.generation
         listing = await lister(kind)
+        self._failed_at.pop(server, None)
         if self._entries.get(server) is entry and entry.generation == generation:
             entry.lists[kind] = listing
             entry.stale.discard(kind)

@@ -47,6 +47,7 @@ from agent.mcp.expansions import expanded_secrets
 from agent.mcp.launch import Launch, expand_definition
 from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember
 from agent.mcp.names import normalize_server_name
+from agent.mcp.request_scopes import RequestScopes
 from agent.mcp.server_log import ServerLog
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.streams import Direction
@@ -108,7 +109,7 @@ class McpRuntime:
         self._on_tools_changed = on_tools_changed
         self._slots: dict[str, _Slot] = {}
         self._catalogs = CatalogCache()
-        self._scope: list[Connection] | None = None
+        self._scopes: RequestScopes[Connection] = RequestScopes()
         self._task_group: anyio.abc.TaskGroup | None = None
 
     async def __aenter__(self) -> McpRuntime:
@@ -199,6 +200,8 @@ class McpRuntime:
         async with slot.lock:
             current = slot.connection
             if current is not None and current.alive and slot.definition == definition:
+                if not isinstance(definition, StdioDefinition):
+                    self._scopes.hold(current)
                 return current
             if slot.state == "failed" or (slot.state == "offline" and slot.restart_used):
                 raise ServerOfflineError(
@@ -269,21 +272,27 @@ class McpRuntime:
 
     @asynccontextmanager
     async def request_scope(self) -> AsyncIterator[None]:
-        """One chat request: HTTP connections opened inside close when it ends, however."""
-        outer = self._scope
-        self._scope = []
-        try:
-            yield
-        finally:
-            opened, self._scope = self._scope, outer
-            with anyio.CancelScope(shield=True):
-                for connection in opened:
-                    slot = self._slots.get(connection.name)
-                    if slot is not None and slot.connection is connection:
-                        async with slot.lock:
-                            await self._close_slot(slot)
-                    else:
-                        await connection.close()
+        """One chat request: HTTP connections it used close when it ends (however), unless
+        another request still running uses them too. Scopes may overlap without nesting."""
+        with self._scopes.entered() as used:
+            try:
+                yield
+            finally:
+                with anyio.CancelScope(shield=True):
+                    for connection in used:
+                        await self._release(connection)
+
+    async def _release(self, connection: Connection) -> None:
+        self._scopes.release(connection)
+        slot = self._slots.get(connection.name)
+        if slot is None or slot.connection is not connection:
+            if not self._scopes.held(connection):
+                await connection.close()  # replaced meanwhile: nobody else can reach it
+            return
+        async with slot.lock:
+            # Checked under the lock: a request may have taken it up while we waited.
+            if slot.connection is connection and not self._scopes.held(connection):
+                await self._close_slot(slot)
 
     # -- using a server -------------------------------------------------------------------
 
@@ -354,6 +363,11 @@ class McpRuntime:
         """What is cached for the server, without waiting (for Tab completion)."""
         return self._catalogs.snapshot(server)
 
+    def catalog_failed(self, server: str) -> None:
+        """Listing `server` failed just now (Tab gave up waiting for it): completion leaves
+        it alone for a while. Safe from a completer thread (one dictionary store)."""
+        self._catalogs.failed(server)
+
     def add_catalog_listener(self, listener: Callable[[str, CatalogKind], None]) -> None:
         """Call `listener(server, kind)` after a list changed by the server was listed again."""
         self._catalogs.add_listener(listener)
@@ -394,7 +408,12 @@ class McpRuntime:
     ) -> tuple[str, ...]:
         """Suggested values for a prompt's or template's argument; () when the server offers
         no completions."""
-        connection = await self._catalog_connection(server, None, False)
+        name = self._enabled(server, False).name
+        try:
+            connection = await self.connection(name)
+        except BaseException:
+            self._catalogs.failed(name)  # unreachable: completion leaves it alone for a while
+            raise
         return await self._guard(
             connection, requests.complete(connection, ref, argument, value, context)
         )
@@ -403,12 +422,19 @@ class McpRuntime:
         self, server: str, kind: CatalogKind, refresh: bool, allow_disabled: bool
     ) -> Listing[Any]:
         capability = "prompts" if kind == "prompts" else "resources"
-        connection = await self._catalog_connection(server, None, allow_disabled)
-        if connection.info is not None and capability not in connection.info.capabilities:
-            return Listing(())  # a server without resources (or prompts) simply has none
-        return await self._catalogs.get(
-            connection.name, kind, self._lister(connection), refresh=refresh
-        )
+        name = self._enabled(server, allow_disabled).name
+        try:
+            connection = await self.connection(name)
+            if connection.info is not None and capability not in connection.info.capabilities:
+                # A server without resources (or prompts) simply has none: cached like a
+                # list, so completion does not connect again to learn it again.
+                return self._catalogs.offers_none(name, kind)
+            return await self._catalogs.get(name, kind, self._lister(connection), refresh=refresh)
+        except BaseException:
+            # Failed, timed out, or given up on (a Tab waits only briefly): completion leaves
+            # the server alone for a while instead of trying again on every key press.
+            self._catalogs.failed(name)
+            raise
 
     def _lister(self, connection: Connection) -> Callable[[CatalogKind], Awaitable[Listing[Any]]]:
         async def lister(kind: CatalogKind) -> Listing[Any]:
@@ -423,9 +449,7 @@ class McpRuntime:
 
         return lister
 
-    async def _catalog_connection(
-        self, server: str, capability: str | None, allow_disabled: bool
-    ) -> Connection:
+    def _enabled(self, server: str, allow_disabled: bool) -> ServerDefinition:
         config = self.store.load()
         definition = config.find(server)
         if not allow_disabled and not config.state(definition.name).enabled:
@@ -433,6 +457,12 @@ class McpRuntime:
                 f"MCP server {definition.name!r} is disabled; enable it with: "
                 f"agent mcp enable {definition.name}"
             )
+        return definition
+
+    async def _catalog_connection(
+        self, server: str, capability: str | None, allow_disabled: bool
+    ) -> Connection:
+        definition = self._enabled(server, allow_disabled)
         connection = await self.connection(definition.name)
         info = connection.info
         if capability is not None and info is not None and capability not in info.capabilities:
@@ -511,8 +541,8 @@ class McpRuntime:
         slot.definition = definition
         slot.state = "ready"
         slot.last_error = None
-        if self._scope is not None and not isinstance(definition, StdioDefinition):
-            self._scope.append(connection)
+        if not isinstance(definition, StdioDefinition):
+            self._scopes.hold(connection)
         slot.discovered_at_start = False
         if trust_verdict is not None:
             # Trust is recorded only once the handshake and discovery have both succeeded.

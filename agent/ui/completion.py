@@ -16,7 +16,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merg
 from prompt_toolkit.document import Document
 
 from agent.text import sanitize_line
-from agent.ui.catalog_bridge import CatalogBridge
+from agent.ui.catalog_bridge import AskedCompleter, CatalogBridge
 from agent.ui.mention_completion import MentionCompleter
 from agent.ui.prompt_completion import PromptCompleter
 from agent.ui.slash import COMMANDS
@@ -110,8 +110,10 @@ def chat_completer(
     """The chat's completer: slash commands and their arguments, and @-mentions of MCP
     resources (asked on `loop`, the chat's); before the chat is set up, command names only."""
     bridge = CatalogBridge(current, loop)
-    return merge_completers(
-        [_slash_completer(current), PromptCompleter(bridge), MentionCompleter(bridge)]
+    return AskedCompleter(
+        merge_completers(
+            [_slash_completer(current), PromptCompleter(bridge), MentionCompleter(bridge)]
+        )
     )
 
 

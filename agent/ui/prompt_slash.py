@@ -36,7 +36,10 @@ class TurnToSend:
 async def run_prompt_command(chat: ChatSession, name: str, argument: str) -> TurnToSend | None:
     """The prompt's messages as a turn to send; None when there is nothing to send."""
     runtime = chat.host.runtime
-    command = (await listed_prompt_commands(runtime)).get(name)
+    # Listing and getting are requests of their own (a remote server disconnects after each),
+    # so no connection stays open while the person fills in missing arguments.
+    async with chat.host.request_scope():
+        command = (await listed_prompt_commands(runtime)).get(name)
     if command is None or runtime is None:
         raise AgentError(f"no MCP prompt /{name} (enabled servers' prompts are listed by /help)")
     arguments = parse_arguments(name, argument)

@@ -41,7 +41,9 @@ async def _help(chat: ChatSession, argument: str) -> None:
     for name, command in COMMANDS.items():
         say(f"  /{name:<9} {command.summary}")
     clashes: list[str] = []
-    prompts = await listed_prompt_commands(chat.host.runtime, clashes)
+    # A request of its own: a remote server listed here disconnects when /help is done.
+    async with chat.host.request_scope():
+        prompts = await listed_prompt_commands(chat.host.runtime, clashes)
     if prompts or clashes:
         say("MCP prompts (arguments as name=value; quote values with spaces):")
     for name, prompt in prompts.items():

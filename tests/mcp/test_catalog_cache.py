@@ -67,3 +67,28 @@ async def test_a_reconnect_keeps_the_lists_stale_and_a_new_definition_drops_them
     assert await cache.get("s", "prompts", lister) == Listing(("v2",))  # but listed again
     cache.reconnected("s", same=False)
     assert cache.snapshot("s") == CachedCatalog()
+
+
+async def test_a_failed_listing_is_remembered_for_a_short_time_and_a_success_forgets_it() -> None:
+    from agent.mcp.catalog_cache import FAILURE_SECONDS
+
+    now = [100.0]
+    cache = CatalogCache(clock=lambda: now[0])
+    cache.failed("s")
+    assert cache.snapshot("s") == CachedCatalog(failed=True)
+    now[0] += FAILURE_SECONDS - 1
+    assert cache.snapshot("s").failed
+    now[0] += 1
+    assert cache.snapshot("s") == CachedCatalog()  # worth asking again
+    cache.failed("s")
+    await cache.get("s", "prompts", CountingLister())
+    assert cache.snapshot("s") == CachedCatalog(prompts=Listing(("v1",)))
+
+
+def test_a_server_that_offers_none_is_cached_as_an_empty_list_until_it_is_forgotten() -> None:
+    cache = CatalogCache()
+    cache.failed("s")
+    assert cache.offers_none("s", "resources") == Listing(())
+    assert cache.snapshot("s") == CachedCatalog(resources=Listing(()))
+    cache.forget("s")
+    assert cache.snapshot("s") == CachedCatalog()
