@@ -32,7 +32,6 @@ from agent.messages import Part
 from agent.text import error_lines, sanitize
 from agent.ui.completion import chat_completer
 from agent.ui.interrupt import ctrl_c_cancels
-from agent.ui.prompt_slash import TurnToSend
 from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash import EXIT, run_slash
 from agent.ui.spinner import mcp_progress
@@ -236,6 +235,8 @@ async def _repl(
             outcome = await _interruptible(command)
             if outcome == EXIT:
                 return
+            from agent.ui.prompt_slash import TurnToSend  # loaded by the command that made it
+
             if not isinstance(outcome, TurnToSend):
                 continue
             # A prompt's messages: the person's turn, with everything a typed one gets.

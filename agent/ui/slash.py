@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.shortcuts import PromptSession
 
@@ -14,9 +15,11 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
 from agent.text import sanitize, sanitize_line
-from agent.ui.prompt_slash import TurnToSend, run_prompt_command
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
+
+if TYPE_CHECKING:
+    from agent.ui.prompt_slash import TurnToSend
 
 EXIT = "exit"
 
@@ -244,6 +247,9 @@ async def run_slash(chat: ChatSession, text: str) -> str | TurnToSend | None:
     name, _, argument = text.strip()[1:].partition(" ")
     if name.startswith(PROMPT_PREFIX):
         try:
+            # Loaded on first use: prompt commands bring the form pieces, not needed to start.
+            from agent.ui.prompt_slash import run_prompt_command
+
             return await run_prompt_command(chat, name, argument.strip())
         except AgentError as error:
             print(styled(f"error: {sanitize(str(error))}", "red"))
