@@ -12,13 +12,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
+from prompt_toolkit.completion import (
+    CompleteEvent,
+    Completer,
+    Completion,
+    DynamicCompleter,
+    merge_completers,
+)
 from prompt_toolkit.document import Document
 
 from agent.text import sanitize_line
-from agent.ui.catalog_bridge import AskedCompleter, CatalogBridge
-from agent.ui.mention_completion import MentionCompleter
-from agent.ui.prompt_completion import PromptCompleter
+from agent.ui.catalog_bridge import AskedCompleter
 from agent.ui.slash import COMMANDS
 
 if TYPE_CHECKING:
@@ -109,12 +113,29 @@ def chat_completer(
 ) -> Completer:
     """The chat's completer: slash commands and their arguments, and @-mentions of MCP
     resources (asked on `loop`, the chat's); before the chat is set up, command names only."""
-    bridge = CatalogBridge(current, loop)
     return AskedCompleter(
-        merge_completers(
-            [_slash_completer(current), PromptCompleter(bridge), MentionCompleter(bridge)]
-        )
+        merge_completers([_slash_completer(current), _mcp_completer(current, loop)])
     )
+
+
+def _mcp_completer(
+    current: Callable[[], ChatSession | None], loop: asyncio.AbstractEventLoop | None
+) -> Completer:
+    """Prompt commands and @-mentions, built at the first completion: their modules are not
+    needed to draw the prompt (launch to prompt is measured: bench/startup_to_prompt.py)."""
+    built: list[Completer] = []
+
+    def get() -> Completer:
+        if not built:
+            from agent.ui.catalog_bridge import CatalogBridge
+            from agent.ui.mention_completion import MentionCompleter
+            from agent.ui.prompt_completion import PromptCompleter
+
+            bridge = CatalogBridge(current, loop)
+            built.append(merge_completers([PromptCompleter(bridge), MentionCompleter(bridge)]))
+        return built[0]
+
+    return DynamicCompleter(get)
 
 
 def _slash_completer(current: Callable[[], ChatSession | None]) -> SlashCompleter:
