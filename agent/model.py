@@ -90,7 +90,8 @@ class LiteLLMLoader:
 
     @property
     def loaded(self) -> bool:
-        return self._module is not None
+        """The import is done: get() returns at once."""
+        return self._imported.is_set() and self._module is not None
 
     @property
     def started(self) -> bool:
@@ -121,7 +122,7 @@ class LiteLLMLoader:
             # with a tokenizer it loads on first use: 0.1-0.35 s of a one-shot run, and a pass
             # over the whole conversation on every request after. We never use that count:
             # usage comes from the provider (stream_options.include_usage), and where a
-            # provider sends none, _assemble estimates it. (Process-wide: litellm.token_counter
+            # provider sends none, _usage estimates it. (Process-wide: litellm.token_counter
             # answers 0 while this is set.)
             litellm.disable_token_counter = True
             # The import leaves some 380 000 long-lived objects; each full collection after it
