@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from agent.mcp.document import parse_document_data
 from agent.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+from agent.mcp.host import McpHost
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
 from agent.mcp.trust import TrustRequest
@@ -67,6 +72,19 @@ def runtime(
     store: McpStore, home: Path, project: Path, limits: McpLimits = LIMITS, **kwargs: Any
 ) -> McpRuntime:
     return McpRuntime(store, limits, logs_dir=home, project_dir=project, **kwargs)
+
+
+@asynccontextmanager
+async def served_host(store: McpStore, home: Path, project: Path) -> AsyncIterator[McpHost]:
+    """A chat's McpHost on `store`, its enabled trusted servers started; stopped on exit."""
+    host = McpHost(lambda: runtime(store, home, project), report=lambda line: None)
+    stop = anyio.Event()
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(host.serve, stop)
+            await host.started.wait()
+            yield host
+            stop.set()
 
 
 def logged_pids(home: Path, server: str) -> list[int]:

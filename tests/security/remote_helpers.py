@@ -12,10 +12,9 @@ import anyio
 import anyio.abc
 
 from agent.chat.state import ChatSession
-from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import running_http_server
-from tests.mcp.runtime_helpers import enable, runtime, save
+from tests.mcp.runtime_helpers import enable, save, served_host
 from tests.ui.ui_helpers import chat_state
 
 
@@ -55,14 +54,8 @@ async def chat_with_remote(home: Path, project: Path, url: str) -> AsyncIterator
     store = McpStore(home / "mcp-servers.json")
     save(store, {"remote": {"url": url}})
     enable(store, "remote")
-    host = McpHost(lambda: runtime(store, home, project), report=lambda line: None)
-    stop = anyio.Event()
-    with anyio.fail_after(60):
-        async with anyio.create_task_group() as group:
-            group.start_soon(host.serve, stop)
-            await host.started.wait()
-            yield chat_state(project, host=host)
-            stop.set()
+    async with served_host(store, home, project) as host:
+        yield chat_state(project, host=host)
 
 
 @asynccontextmanager

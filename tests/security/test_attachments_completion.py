@@ -13,11 +13,10 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 from agent.ui.completion import chat_completer
 from tests.fixtures.mcp_fixtures import trust_launch
-from tests.mcp.runtime_helpers import enable, runtime, save, script_server
+from tests.mcp.runtime_helpers import enable, save, script_server, served_host
 from tests.ui.ui_helpers import chat_state
 
 pytestmark = pytest.mark.anyio
@@ -30,20 +29,14 @@ async def test_a_completion_value_stays_inside_its_template_variable(
     save(store, {"ev": script_server("attachment_attack_server.py")})
     trust_launch(store, "ev", tmp_path)
     enable(store, "ev")
-    host = McpHost(lambda: runtime(store, agent_home, tmp_path), report=lambda line: None)
-    stop = anyio.Event()
-    with anyio.fail_after(60):
-        async with anyio.create_task_group() as group:
-            group.start_soon(host.serve, stop)
-            await host.started.wait()
-            chat = chat_state(tmp_path, host=host)
-            completer = chat_completer(lambda: chat, asyncio.get_running_loop())
-            text = "@ev:fixture://greeting/"
+    async with served_host(store, agent_home, tmp_path) as host:
+        chat = chat_state(tmp_path, host=host)
+        completer = chat_completer(lambda: chat, asyncio.get_running_loop())
+        text = "@ev:fixture://greeting/"
 
-            def complete() -> list[str]:
-                event = CompleteEvent(completion_requested=True)
-                return [c.text for c in completer.get_completions(Document(text), event)]
+        def complete() -> list[str]:
+            event = CompleteEvent(completion_requested=True)
+            return [c.text for c in completer.get_completions(Document(text), event)]
 
-            offered = await anyio.to_thread.run_sync(complete)
-            stop.set()
+        offered = await anyio.to_thread.run_sync(complete)
     assert offered == ["ev:fixture://greeting/..%2F..%2Fadmin", "ev:fixture://greeting/bob"]

@@ -7,13 +7,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import anyio
-
 from agent.chat.state import ChatSession
-from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import trust_launch
-from tests.mcp.runtime_helpers import enable, resources_server, runtime, save, script_server
+from tests.mcp.runtime_helpers import (
+    enable,
+    resources_server,
+    save,
+    script_server,
+    served_host,
+)
 from tests.ui.ui_helpers import chat_state
 
 
@@ -27,11 +30,5 @@ async def served_chat(
     save(store, {"rs": script_server(script) if script else resources_server(*args)})
     trust_launch(store, "rs", project)
     enable(store, "rs")
-    host = McpHost(lambda: runtime(store, home, project), report=lambda line: None)
-    stop = anyio.Event()
-    with anyio.fail_after(60):
-        async with anyio.create_task_group() as group:
-            group.start_soon(host.serve, stop)
-            await host.started.wait()
-            yield chat_state(project, host=host)
-            stop.set()
+    async with served_host(store, home, project) as host:
+        yield chat_state(project, host=host)

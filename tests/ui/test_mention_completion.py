@@ -15,13 +15,12 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 from agent.ui.catalog_bridge import CatalogBridge
 from agent.ui.completion import chat_completer
 from agent.ui.uri_templates import TemplateState, template_state
 from tests.fixtures.mcp_fixtures import trust_launch
-from tests.mcp.runtime_helpers import enable, resources_server, runtime, save
+from tests.mcp.runtime_helpers import enable, resources_server, runtime, save, served_host
 
 pytestmark = pytest.mark.anyio
 
@@ -32,14 +31,8 @@ async def chat(agent_home: Path, tmp_path: Path) -> AsyncIterator[Any]:
     save(store, {"rs": resources_server(), "off": resources_server()})
     trust_launch(store, "rs", tmp_path)
     enable(store, "rs")
-    host = McpHost(lambda: runtime(store, agent_home, tmp_path), report=lambda line: None)
-    stop = anyio.Event()
-    with anyio.fail_after(60):
-        async with anyio.create_task_group() as group:
-            group.start_soon(host.serve, stop)
-            await host.started.wait()
-            yield SimpleNamespace(host=host)
-            stop.set()
+    async with served_host(store, agent_home, tmp_path) as host:
+        yield SimpleNamespace(host=host)
 
 
 async def offered(chat: Any, text: str) -> list[tuple[str, int]]:
