@@ -11,7 +11,12 @@ from agent.commands.output import say, table, warn
 from agent.commands.terminal import confirm
 from agent.errors import AgentError, ConcurrentEditError, UnknownServerError
 from agent.mcp import editing
-from agent.mcp.definitions import ServerDefinition, StdioDefinition, display_url
+from agent.mcp.definitions import (
+    LOCAL_DEFINITIONS,
+    ServerDefinition,
+    StdioDefinition,
+    display_url,
+)
 from agent.mcp.document import parse_document, serialize_document
 from agent.mcp.launch_trust import LaunchTrust
 from agent.mcp.store import McpConfig, McpStore
@@ -86,8 +91,11 @@ def list_servers(store: McpStore) -> int:
 def _server_row(config: McpConfig, name: str, trust: LaunchTrust) -> list[str]:
     definition = config.find(name)
     state = config.state(name)
-    if isinstance(definition, StdioDefinition):
-        target = shlex.join([definition.command, *definition.args])
+    if isinstance(definition, LOCAL_DEFINITIONS):
+        if isinstance(definition, StdioDefinition):
+            target = shlex.join([definition.command, *definition.args])
+        else:
+            target = definition.target()
         if definition.env:
             target += f"  (env: {', '.join(definition.env)})"
         # Trust is of the launch as it would run here (project, environment, PATH).

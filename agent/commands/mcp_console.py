@@ -24,7 +24,7 @@ from agent.commands.terminal import (
 )
 from agent.errors import AgentError
 from agent.home import data_home
-from agent.mcp.definitions import StdioDefinition, fingerprint
+from agent.mcp.definitions import LOCAL_DEFINITIONS, fingerprint
 from agent.mcp.names import model_tool_names
 from agent.mcp.store import McpStore, ServerState
 from agent.project import find_project_dir
@@ -178,7 +178,7 @@ def trust_command(store: McpStore, name: str) -> int:
     """Ask to trust a stdio server now; on yes it starts, and trust is kept once tools load."""
     config = store.load()
     definition = config.find(name)
-    if not isinstance(definition, StdioDefinition):
+    if not isinstance(definition, LOCAL_DEFINITIONS):
         say(
             f"{definition.name} is an HTTP server: it runs nothing on this computer, "
             "so there is nothing to trust."

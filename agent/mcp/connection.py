@@ -29,7 +29,7 @@ from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
-from agent.mcp.launch import Launch, StdioLaunch
+from agent.mcp.launch import CommandsLaunch, Launch, StdioLaunch
 from agent.mcp.launch_secrets import without_ordinary
 from agent.mcp.result_redaction import redact_result
 from agent.mcp.sdk import FormElicitationSession
@@ -86,7 +86,7 @@ class Connection:
         self._session: ClientSession | None = None
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
-        inherited = launch.inherited_env if isinstance(launch, StdioLaunch) else {}
+        inherited = launch.inherited_env if isinstance(launch, StdioLaunch | CommandsLaunch) else {}
         self._redactor: Redactor = redactor(
             [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
         )

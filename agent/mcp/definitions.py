@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from agent.mcp.command_definitions import CommandsDefinition
 from agent.mcp.variables import has_references
 
 HttpTransport = Literal["streamable-http", "sse"]
@@ -64,7 +65,15 @@ class HttpDefinition:
         return [key for key, value in self.headers.items() if not has_references(value)]
 
 
-ServerDefinition = StdioDefinition | HttpDefinition
+ServerDefinition = StdioDefinition | HttpDefinition | CommandsDefinition
+# Servers that run programs on this computer: trusted by what they run, before they start.
+LocalDefinition = StdioDefinition | CommandsDefinition
+LOCAL_DEFINITIONS = (StdioDefinition, CommandsDefinition)
+
+
+def is_local(definition: ServerDefinition) -> bool:
+    """True for servers that run programs here (stdio, commands): they need trust."""
+    return isinstance(definition, LOCAL_DEFINITIONS)
 
 
 def fingerprint(definition: ServerDefinition) -> str:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from agent.depth import MAX_DEPTH, too_deep
 from agent.errors import DocumentError, Problem
+from agent.mcp.command_document import parse_commands_server
 from agent.mcp.definitions import HttpDefinition, ServerDefinition, StdioDefinition
 from agent.mcp.jsonc import strip_jsonc
 from agent.mcp.names import normalize_server_name, server_name_problem
@@ -254,6 +255,8 @@ def parse_server(
     if not isinstance(raw, dict):
         problems.append(Problem(path, "expected an object with command or url"))
         return None
+    if raw.get("type") == "commands":  # our own type: programs as tools (issue 13)
+        return parse_commands_server(name, raw, path, problems)
     before = len(problems)
     # Without command and url, a typo of one of them is the likeliest reading ("cmd").
     likely = () if "command" in raw or "url" in raw else ("command", "url")
@@ -331,7 +334,7 @@ def _transport(
             return None
         return "stdio" if has_command else "streamable-http"
     if not isinstance(declared, str) or declared not in _TYPE_ALIASES:
-        accepted = ", ".join(sorted(_TYPE_ALIASES))
+        accepted = ", ".join(sorted([*_TYPE_ALIASES, "commands"]))
         problems.append(
             Problem(f"{path}.type", f"unknown type {json.dumps(declared)}; use one of: {accepted}")
         )

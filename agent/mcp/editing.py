@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agent.errors import AgentError, DocumentError
-from agent.mcp.definitions import ServerDefinition, StdioDefinition
+from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.document import ServersDocument, parse_document, serialize_document
 from agent.mcp.store import McpStore, SaveReport
 from agent.text import sanitize_line
@@ -86,7 +86,7 @@ def report_lines(report: SaveReport, document: ServersDocument) -> list[str]:
 
 def _next_step(fresh: Sequence[ServerDefinition]) -> str:
     """What to run so new and changed servers (which the store keeps disabled) can be used."""
-    local = any(isinstance(d, StdioDefinition) for d in fresh)
+    local = any(isinstance(d, LOCAL_DEFINITIONS) for d in fresh)
     if len(fresh) == 1:
         name = shlex.quote(fresh[0].name)
         trust = f"agent mcp trust {name}, then " if local else ""
@@ -99,7 +99,7 @@ def _next_step(fresh: Sequence[ServerDefinition]) -> str:
 def _literal_secrets_note(path: Path, document: ServersDocument) -> str | None:
     places = []
     for definition in document.definitions:
-        kind = "env" if isinstance(definition, StdioDefinition) else "header"
+        kind = "env" if isinstance(definition, LOCAL_DEFINITIONS) else "header"
         for key in definition.literal_secret_names():
             places.append(f"{kind} {key} ({definition.name})")
     if not places:

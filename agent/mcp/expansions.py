@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agent.mcp.command_definitions import CommandsDefinition
 from agent.mcp.definitions import ServerDefinition, StdioDefinition
 from agent.mcp.variables import Expander, referenced_variables
 
@@ -22,6 +23,8 @@ def expanded_secrets(definition: ServerDefinition, expander: Expander) -> list[s
             definition.cwd or "",
             *definition.env.values(),
         )
+    elif isinstance(definition, CommandsDefinition):
+        fields = (definition.cwd or "", *definition.env.values())
     else:
         fields = (definition.url, *definition.headers.values())
     values = []

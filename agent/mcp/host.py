@@ -103,13 +103,13 @@ class McpHost:
             self.started.set()
 
     async def _start_servers(self, runtime: McpRuntime) -> None:
-        from agent.mcp.definitions import StdioDefinition
+        from agent.mcp.definitions import LOCAL_DEFINITIONS
 
         config = runtime.store.load()
         local = [
             d
             for d in config.definitions
-            if isinstance(d, StdioDefinition) and config.state(d.name).enabled
+            if isinstance(d, LOCAL_DEFINITIONS) and config.state(d.name).enabled
         ]
         names = [d.name for d in local if runtime.is_trusted(d)]
         for definition in local:
@@ -132,7 +132,7 @@ class McpHost:
         runtime = self.runtime
         if runtime is None:
             return None
-        from agent.mcp.definitions import StdioDefinition
+        from agent.mcp.definitions import LOCAL_DEFINITIONS
 
         config = runtime.store.load()
         ready = starting = offline = 0
@@ -140,7 +140,7 @@ class McpHost:
             if not config.state(definition.name).enabled:
                 continue
             state = runtime.status(definition.name).state
-            local = isinstance(definition, StdioDefinition)
+            local = isinstance(definition, LOCAL_DEFINITIONS)
             if not runtime.is_trusted(definition) or state in ("offline", "failed"):
                 offline += 1
             elif state == "ready" or (state == "stopped" and not local):

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from agent.errors import ExpansionError, ServerStartError
+from agent.mcp.command_definitions import CommandsDefinition, CommandTool
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
 from agent.mcp.launch_secrets import env_secrets
@@ -103,24 +104,51 @@ class HttpLaunch:
         return secret_values(values)  # with the parts: "Bearer abc" -> "abc", cookies
 
 
-Launch = StdioLaunch | HttpLaunch
+@dataclass(frozen=True)
+class CommandsLaunch:
+    """A commands server as it would run here: each tool's program resolved as a stdio
+    command is (same PATH, same working directory), decided once, judged by trust, run."""
+
+    server: str
+    tools: tuple[CommandTool, ...]
+    resolved: tuple[str | None, ...]  # per tool, what its program resolved to; None: not found
+    cwd: str
+    env: dict[str, str]  # the definition's env, expanded
+    inherited_env: dict[str, str] = field(default_factory=dict)
+
+    def secrets(self) -> list[str]:
+        """Values that must never appear in output: the env values that are secrets."""
+        return env_secrets(self.env, self.inherited_env)
+
+    def missing_program(self) -> str | None:
+        """`tool: program` of the first tool whose program was found nowhere, else None."""
+        for tool, found in zip(self.tools, self.resolved, strict=True):
+            if found is None:
+                return f"{tool.name}: {tool.program}"
+        return None
+
+    def executable(self, tool: str) -> str:
+        """What a call of `tool` spawns: the path trusted, never a name looked up again."""
+        for known, found in zip(self.tools, self.resolved, strict=True):
+            if known.name == tool and found is not None:
+                return found
+        raise ServerStartError(f"MCP server {self.server!r}: tool {tool!r} has no program")
+
+    def child_environment(self) -> dict[str, str]:
+        """The whole environment each program gets: what it inherits, then the env."""
+        return {**self.inherited_env, **self.env}
+
+
+Launch = StdioLaunch | HttpLaunch | CommandsLaunch
 
 
 def expand_definition(definition: ServerDefinition, expander: Expander) -> Launch:
     """Expand every reference; a missing variable names itself and the field, never a value."""
     where = f"MCP server {definition.name!r}"
+    if isinstance(definition, CommandsDefinition):
+        return _expand_commands(definition, expander, where)
     if isinstance(definition, StdioDefinition):
-        cwd = (
-            expander.expand(definition.cwd, f"{where} cwd")
-            if definition.cwd is not None
-            else expander.workspace_folder
-        )
-        cwd = os.path.expanduser(cwd)
-        if not Path(cwd).is_dir():
-            raise ServerStartError(f"{where}: working directory {cwd} does not exist")
-        # Links resolved once, here: trust is judged on this path and the child starts in it,
-        # so a link swapped after the question cannot move the child elsewhere.
-        cwd = os.path.realpath(cwd)
+        cwd = _expand_cwd(definition.cwd, expander, where)
         env = {
             key: expander.expand(value, f"{where} env.{key}")
             for key, value in definition.env.items()
@@ -139,6 +167,35 @@ def expand_definition(definition: ServerDefinition, expander: Expander) -> Launc
             resolved=resolve_command(definition.command, cwd, {**inherited, **env}),
         )
     return _expand_http(definition, expander, where)
+
+
+def _expand_cwd(written: str | None, expander: Expander, where: str) -> str:
+    cwd = expander.expand(written, f"{where} cwd") if written is not None else None
+    cwd = os.path.expanduser(cwd if cwd is not None else expander.workspace_folder)
+    if not Path(cwd).is_dir():
+        raise ServerStartError(f"{where}: working directory {cwd} does not exist")
+    # Links resolved once, here: trust is judged on this path and the child starts in it,
+    # so a link swapped after the question cannot move the child elsewhere.
+    return os.path.realpath(cwd)
+
+
+def _expand_commands(
+    definition: CommandsDefinition, expander: Expander, where: str
+) -> CommandsLaunch:
+    cwd = _expand_cwd(definition.cwd, expander, where)
+    env = {
+        key: expander.expand(value, f"{where} env.{key}") for key, value in definition.env.items()
+    }
+    inherited = inherited_environment(expander.environ)
+    child_env = {**inherited, **env}
+    return CommandsLaunch(
+        server=definition.name,
+        tools=definition.tools,
+        resolved=tuple(resolve_command(tool.program, cwd, child_env) for tool in definition.tools),
+        cwd=cwd,
+        env=env,
+        inherited_env=inherited,
+    )
 
 
 def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> HttpLaunch:

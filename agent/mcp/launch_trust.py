@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import json
 import os
 import shlex
 from collections.abc import Mapping
@@ -26,8 +27,9 @@ from typing import Any
 
 from agent.errors import ExpansionError, Problem, ServerStartError, StoreError
 from agent.home import data_home, ensure_private_dir
-from agent.mcp.definitions import StdioDefinition
-from agent.mcp.launch import StdioLaunch, expand_definition
+from agent.mcp.command_definitions import CommandsDefinition
+from agent.mcp.definitions import LocalDefinition, StdioDefinition
+from agent.mcp.launch import CommandsLaunch, StdioLaunch, expand_definition
 from agent.mcp.variables import Expander, references_environment
 from agent.text import sanitize_line
 
@@ -36,6 +38,9 @@ _KEY_BYTES = 32
 MAX_TRUSTED_LAUNCHES = 32  # per server: enough projects for a person, a bound for the file
 # The child's terminal type describes the person's terminal, not the program that runs.
 _UNBOUND_ENV = frozenset({"TERM"})
+# A commands server's record: `command` holds this and a hash of its tools (command lines,
+# schemas, limits), `executable` the JSON of each tool's resolved program.
+COMMANDS_MARK = "commands:"
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,7 @@ class TrustedLaunch:
 class LaunchVerdict:
     """Whether a launch is trusted now, and when not, what differs from what was trusted."""
 
-    launch: StdioLaunch
+    launch: StdioLaunch | CommandsLaunch
     record: TrustedLaunch
     trusted: bool
     previously_trusted: bool
@@ -107,22 +112,26 @@ class LaunchTrust:
         self._key: bytes | None = None
 
     def verdict(
-        self, definition: StdioDefinition, trusted: tuple[TrustedLaunch, ...]
+        self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]
     ) -> LaunchVerdict:
         """Expand `definition` and compare its launch with the trusted ones.
 
         Raises the expansion's own error (a missing variable, a missing directory).
         """
         launch = expand_definition(definition, self.expander)
-        assert isinstance(launch, StdioLaunch)
-        record = self.record(definition, launch)
+        if isinstance(definition, CommandsDefinition):
+            assert isinstance(launch, CommandsLaunch)
+            record = self.commands_record(definition, launch)
+        else:
+            assert isinstance(launch, StdioLaunch)
+            record = self.record(definition, launch)
         if any(record.same_launch(known) for known in trusted):
             return LaunchVerdict(launch, record, True, True, ())
         baseline = _baseline(record, trusted)
         changes = () if baseline is None else tuple(describe_changes(baseline, record))
         return LaunchVerdict(launch, record, False, baseline is not None, changes)
 
-    def is_trusted(self, definition: StdioDefinition, trusted: tuple[TrustedLaunch, ...]) -> bool:
+    def is_trusted(self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]) -> bool:
         """True when the launch as it would start now was trusted; False when it cannot start."""
         if not trusted:
             return False
@@ -158,6 +167,36 @@ class LaunchTrust:
             env=tuple(sorted(env.items())),
         )
 
+    def commands_record(
+        self, definition: CommandsDefinition, launch: CommandsLaunch
+    ) -> TrustedLaunch:
+        """The trust record of a commands server: its tools as written (hashed: any edit asks
+        again), each program as resolved here, the working directory and the environment."""
+        key = self._load_key()
+        tools = json.dumps(definition.to_json()["tools"], sort_keys=True, ensure_ascii=False)
+        programs = {
+            tool.name: found for tool, found in zip(launch.tools, launch.resolved, strict=True)
+        }
+        cwd = launch.cwd
+        written_cwd = definition.cwd or ""
+        env = {
+            name: _keyed_hash(key, text)
+            for name, text in launch.child_environment().items()
+            if name not in _UNBOUND_ENV
+        }
+        return TrustedLaunch(
+            project=str(self.project_dir) if depends_on_project(definition) else None,
+            command=COMMANDS_MARK + hashlib.sha256(tools.encode("utf-8")).hexdigest(),
+            executable=json.dumps(programs, sort_keys=True, ensure_ascii=False),
+            cwd=(
+                TrustedValue(keyed_hash=_keyed_hash(key, cwd))
+                if references_environment(written_cwd)
+                else TrustedValue(text=cwd)
+            ),
+            args=(),
+            env=tuple(sorted(env.items())),
+        )
+
     def _load_key(self) -> bytes:
         if self._key is None:
             self._key = load_or_create_key(self._key_path or data_home() / KEY_FILE_NAME)
@@ -188,9 +227,12 @@ def remember(
     return (record, *others)[:MAX_TRUSTED_LAUNCHES]
 
 
-def depends_on_project(definition: StdioDefinition) -> bool:
+def depends_on_project(definition: LocalDefinition) -> bool:
     """True when what runs changes with the project: the default cwd, or ${workspaceFolder}."""
-    written = [definition.command, *definition.args, *definition.env.values()]
+    if isinstance(definition, CommandsDefinition):
+        written = [*definition.env.values()]
+    else:
+        written = [definition.command, *definition.args, *definition.env.values()]
     if definition.cwd is None:
         return True
     written.append(definition.cwd)
@@ -205,7 +247,9 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
             f"project: {sanitize_line(old.project)} -> {sanitize_line(new.project)} "
             "(trust is kept per project)"
         )
-    if (old.command, old.executable) != (new.command, new.executable):
+    if new.command.startswith(COMMANDS_MARK):
+        changes.extend(_tool_changes(old, new))
+    elif (old.command, old.executable) != (new.command, new.executable):
         changes.append(f"program: {_program(old)} -> {_program(new)}")
     if old.cwd != new.cwd:
         if old.cwd.text is not None and new.cwd.text is not None:
@@ -222,6 +266,27 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
         if old_env[name] != new_env[name]:
             changes.append(f"environment: the value of {sanitize_line(name)} changed")
     return changes
+
+
+def _tool_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
+    """What differs in a commands server's tools and the programs they resolve to."""
+    if old.command != new.command:
+        return ["its tools changed (command lines, schemas or limits)"]
+    before, after = _programs(old), _programs(new)
+    return [
+        f"program of {sanitize_line(tool)}: {sanitize_line(before.get(tool) or '(not found)')}"
+        f" -> {sanitize_line(after.get(tool) or '(not found)')}"
+        for tool in sorted(after)
+        if before.get(tool) != after.get(tool)
+    ]
+
+
+def _programs(record: TrustedLaunch) -> dict[str, str | None]:
+    try:
+        value = json.loads(record.executable or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _program(record: TrustedLaunch) -> str:

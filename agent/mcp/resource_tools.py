@@ -68,14 +68,14 @@ def is_resource_tool(spec: ToolSpec) -> bool:
 def resource_tools(runtime: McpRuntime) -> list[Tool]:
     """Both tools while some enabled, trusted server offers resources: a local one that said
     so when it started, or a remote one (it connects per request, so it may)."""
-    from agent.mcp.definitions import StdioDefinition
+    from agent.mcp.definitions import LOCAL_DEFINITIONS
 
     config = runtime.store.load()
     for definition in config.definitions:
         if not config.state(definition.name).enabled or not runtime.is_trusted(definition):
             continue
         offers = runtime.offers(definition.name, "resources")
-        if offers or (offers is None and not isinstance(definition, StdioDefinition)):
+        if offers or (offers is None and not isinstance(definition, LOCAL_DEFINITIONS)):
             return [ListResources(runtime), ReadResource(runtime)]
     return []
 

@@ -40,7 +40,7 @@ from agent.mcp.catalog import (
 from agent.mcp.catalog_cache import CachedCatalog, CatalogCache
 from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback, describe_error
 from agent.mcp.contents import PromptResult, ResourcePart
-from agent.mcp.definitions import ServerDefinition, StdioDefinition, fingerprint
+from agent.mcp.definitions import LOCAL_DEFINITIONS, LocalDefinition, ServerDefinition, fingerprint
 from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.expansions import expanded_secrets
@@ -170,12 +170,12 @@ class McpRuntime:
         """True when the server may start here without asking: its launch as it would run now
         (program, arguments, working directory, environment) was trusted. Remote servers run
         nothing on this computer. `fresh` looks again at PATH instead of the cached answer."""
-        if not isinstance(definition, StdioDefinition):
+        if not isinstance(definition, LOCAL_DEFINITIONS):
             return True
         trusted = self.store.load().state(definition.name).trusted_launches
         return self.trust_gate.is_trusted(definition, trusted, fresh=fresh)
 
-    def untrusted_reason(self, definition: StdioDefinition) -> str:
+    def untrusted_reason(self, definition: LocalDefinition) -> str:
         """One line on why an enabled local server does not start here, and what to do."""
         trusted = self.store.load().state(definition.name).trusted_launches
         return self.trust_gate.reason(definition, trusted)
@@ -200,7 +200,7 @@ class McpRuntime:
         async with slot.lock:
             current = slot.connection
             if current is not None and current.alive and slot.definition == definition:
-                if not isinstance(definition, StdioDefinition):
+                if not isinstance(definition, LOCAL_DEFINITIONS):
                     self._scopes.hold(current)
                 return current
             if slot.state == "failed" or (slot.state == "offline" and slot.restart_used):
@@ -505,7 +505,7 @@ class McpRuntime:
         # The launch is expanded once: trust is judged on it and the process spawned from it.
         launch: Launch
         trust_verdict: LaunchVerdict | None = None
-        if isinstance(definition, StdioDefinition):
+        if isinstance(definition, LOCAL_DEFINITIONS):
             trusted = self.store.load().state(definition.name).trusted_launches
             try:
                 verdict = await self.trust_gate.admit(definition, trusted, ask=ask_trust)
@@ -541,7 +541,7 @@ class McpRuntime:
         slot.definition = definition
         slot.state = "ready"
         slot.last_error = None
-        if not isinstance(definition, StdioDefinition):
+        if not isinstance(definition, LOCAL_DEFINITIONS):
             self._scopes.hold(connection)
         slot.discovered_at_start = False
         if trust_verdict is not None:

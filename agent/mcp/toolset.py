@@ -13,7 +13,7 @@ from typing import Any
 
 from agent.errors import AgentError
 from agent.mcp.connection import ProgressCallback
-from agent.mcp.definitions import ServerDefinition, StdioDefinition
+from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.names import model_tool_names
 from agent.mcp.results import tool_result_from_mcp
 from agent.mcp.runtime import McpRuntime
@@ -90,7 +90,7 @@ class McpToolset:
             return False
         return not (
             self.started_only
-            and isinstance(definition, StdioDefinition)
+            and isinstance(definition, LOCAL_DEFINITIONS)
             and self.runtime.status(definition.name).state not in ("ready", "offline")
         )
 

@@ -18,7 +18,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
-from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from agent.mcp.launch import CommandsLaunch, HttpLaunch, Launch, StdioLaunch
 from agent.mcp.sdk import TransportStreams
 from agent.mcp.stdio import ChildOutput, StdioCommand, stdio_transport
 
@@ -42,6 +42,12 @@ async def open_transport(launch: Launch, output: ChildOutput) -> AsyncIterator[T
     """Open the streams for `launch`; closing the context stops the child or the connection."""
     if isinstance(launch, StdioLaunch):
         async with _open_stdio(launch, output) as streams:
+            yield streams
+    elif isinstance(launch, CommandsLaunch):
+        # The SDK's server side is imported only when a commands server starts.
+        from agent.mcp.command_server import commands_transport
+
+        async with commands_transport(launch) as streams:
             yield streams
     else:
         async with _open_http(launch) as streams:

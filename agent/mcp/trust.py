@@ -24,6 +24,7 @@ class TrustRequest:
     previously_trusted: bool  # another launch of this server was trusted
     changes: tuple[str, ...] = ()  # what differs from that launch, in words
     project: str | None = None  # the project this trust is for, when the launch depends on it
+    tools: tuple[str, ...] = ()  # a commands server's: "log: git log -n {count}  (/usr/bin/git)"
 
     def command_line(self) -> str:
         """The command as a shell would need it quoted (we never run it through a shell)."""
@@ -43,6 +44,13 @@ class TrustRequest:
         if self.changes:
             lines.append("  What changed since you trusted it:")
             lines.extend(f"    - {change}" for change in self.changes)
+        if self.tools:  # a commands server: each tool runs one program, no shell
+            lines.append("  Its tools run these programs when you approve a call:")
+            lines.extend(f"    {tool}" for tool in self.tools)
+            lines += [f"  working dir: {self.cwd}", f"  environment: {env}"]
+            if self.project is not None:
+                lines.append(f"  Trust is recorded for this project only: {self.project}")
+            return lines
         lines += [
             f"  executable:  {self.executable}  ({where})",
             f"  arguments:   {shlex.join(self.args) if self.args else '(none)'}",

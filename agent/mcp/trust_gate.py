@@ -6,10 +6,15 @@ records trust itself (the runtime does, once the server has started and listed i
 
 from __future__ import annotations
 
+import shlex
+
 from agent.errors import AgentError, NotTrustedError, ServerStartError
-from agent.mcp.definitions import StdioDefinition
+from agent.mcp.command_definitions import CommandsDefinition
+from agent.mcp.definitions import LocalDefinition
+from agent.mcp.launch import CommandsLaunch, StdioLaunch
 from agent.mcp.launch_trust import LaunchTrust, LaunchVerdict, TrustedLaunch, shown_launch
 from agent.mcp.trust import TrustPrompt, TrustRequest
+from agent.mcp.variables import references_environment
 
 
 class TrustGate:
@@ -21,7 +26,7 @@ class TrustGate:
         self._cache: dict[str, tuple[object, bool]] = {}
 
     async def admit(
-        self, definition: StdioDefinition, trusted: tuple[TrustedLaunch, ...], *, ask: bool
+        self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...], *, ask: bool
     ) -> LaunchVerdict:
         """The launch to spawn; raises unless it is trusted or the person (asked) says yes.
 
@@ -29,10 +34,10 @@ class TrustGate:
         bare name up by rules of its own, so what ran could differ from what was shown.
         """
         verdict = self.launch_trust.verdict(definition, trusted)
-        if verdict.launch.resolved is None:
+        missing = _missing_program(verdict.launch)
+        if missing is not None:
             raise ServerStartError(
-                f"MCP server {definition.name!r} could not start: command "
-                f"{definition.command!r} not found"
+                f"MCP server {definition.name!r} could not start: command {missing} not found"
             )
         if verdict.trusted:
             return verdict
@@ -48,7 +53,7 @@ class TrustGate:
         return verdict
 
     def is_trusted(
-        self, definition: StdioDefinition, trusted: tuple[TrustedLaunch, ...], *, fresh: bool
+        self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...], *, fresh: bool
     ) -> bool:
         """Whether it may start without asking; a trust key that cannot be read means no.
 
@@ -66,7 +71,7 @@ class TrustGate:
             self._cache[definition.name] = cached
         return cached[1]
 
-    def reason(self, definition: StdioDefinition, trusted: tuple[TrustedLaunch, ...]) -> str:
+    def reason(self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]) -> str:
         """One line on why it does not start here, and what to do."""
         try:
             verdict = self.launch_trust.verdict(definition, trusted)
@@ -78,9 +83,19 @@ class TrustGate:
         )
 
 
-def trust_request(definition: StdioDefinition, verdict: LaunchVerdict) -> TrustRequest:
+def _missing_program(launch: StdioLaunch | CommandsLaunch) -> str | None:
+    if isinstance(launch, CommandsLaunch):
+        return launch.missing_program()
+    return None if launch.resolved is not None else repr(launch.command)
+
+
+def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustRequest:
     """What the person is shown: values from the environment as written, never expanded."""
     launch = verdict.launch
+    if isinstance(definition, CommandsDefinition):
+        assert isinstance(launch, CommandsLaunch)
+        return _commands_request(definition, launch, verdict)
+    assert isinstance(launch, StdioLaunch)
     args, cwd = shown_launch(definition, launch)
     return TrustRequest(
         server=definition.name,
@@ -92,4 +107,26 @@ def trust_request(definition: StdioDefinition, verdict: LaunchVerdict) -> TrustR
         previously_trusted=verdict.previously_trusted,
         changes=verdict.changes,
         project=verdict.record.project,
+    )
+
+
+def _commands_request(
+    definition: CommandsDefinition, launch: CommandsLaunch, verdict: LaunchVerdict
+) -> TrustRequest:
+    tools = tuple(
+        f"{tool.name}: {shlex.join(tool.command)}  ({found or 'not found'})"
+        for tool, found in zip(launch.tools, launch.resolved, strict=True)
+    )
+    written_cwd = definition.cwd or ""
+    return TrustRequest(
+        server=definition.name,
+        executable="(commands server)",
+        resolved_executable=None,
+        args=(),
+        cwd=written_cwd if references_environment(written_cwd) else launch.cwd,
+        env_names=tuple(launch.env),
+        previously_trusted=verdict.previously_trusted,
+        changes=verdict.changes,
+        project=verdict.record.project,
+        tools=tools,
     )

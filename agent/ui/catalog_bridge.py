@@ -75,7 +75,7 @@ class CatalogBridge:
         runtime = self._runtime()
         if runtime is None:
             return []
-        from agent.mcp.definitions import StdioDefinition
+        from agent.mcp.definitions import LOCAL_DEFINITIONS
 
         config = runtime.store.load()
         return [
@@ -83,7 +83,7 @@ class CatalogBridge:
             for d in config.definitions
             if config.state(d.name).enabled
             and runtime.is_trusted(d)
-            and (not isinstance(d, StdioDefinition) or runtime.status(d.name).state == "ready")
+            and (not isinstance(d, LOCAL_DEFINITIONS) or runtime.status(d.name).state == "ready")
         ]
 
     def resources(self, server: str) -> list[ResourceInfo]:
@@ -139,13 +139,13 @@ class CatalogBridge:
         if _TAB_PRESSED.get():
             return True
         from agent.errors import AgentError
-        from agent.mcp.definitions import StdioDefinition
+        from agent.mcp.definitions import LOCAL_DEFINITIONS
 
         try:
             definition = runtime.store.load().find(server)
         except AgentError:  # gone from the configuration meanwhile: nothing to ask
             return False
-        local = isinstance(definition, StdioDefinition)
+        local = isinstance(definition, LOCAL_DEFINITIONS)
         return local and runtime.status(definition.name).state == "ready"
 
     def _wait(self, server: str, make: Callable[[], Awaitable[T]]) -> T | None:

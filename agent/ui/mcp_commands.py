@@ -18,7 +18,8 @@ import anyio.to_thread
 
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
-from agent.mcp.definitions import StdioDefinition, display_url, fingerprint
+from agent.mcp.command_definitions import CommandsDefinition
+from agent.mcp.definitions import LOCAL_DEFINITIONS, StdioDefinition, display_url, fingerprint
 from agent.text import error_lines, sanitize, sanitize_line
 from agent.ui.dialog import single_key
 from agent.ui.style import styled
@@ -83,9 +84,9 @@ async def _status(chat: ChatSession) -> None:
         status = runtime.status(definition.name)
         if not state.enabled:
             shown = "disabled"
-        elif isinstance(definition, StdioDefinition) and not runtime.is_trusted(definition):
+        elif isinstance(definition, LOCAL_DEFINITIONS) and not runtime.is_trusted(definition):
             shown = "untrusted"
-        elif not isinstance(definition, StdioDefinition) and status.state == "stopped":
+        elif not isinstance(definition, LOCAL_DEFINITIONS) and status.state == "stopped":
             shown = "on demand"
         else:
             shown = status.state
@@ -94,11 +95,12 @@ async def _status(chat: ChatSession) -> None:
             local = status.started_at.astimezone().strftime("%H:%M:%S")
             started = f" since {local}"
         tools = f"{len(state.enabled_tools)}/{len(state.cached_tools or ())} tools"
-        target = (
-            shlex.join([definition.command, *definition.args])
-            if isinstance(definition, StdioDefinition)
-            else display_url(definition.url)
-        )
+        if isinstance(definition, StdioDefinition):
+            target = shlex.join([definition.command, *definition.args])
+        elif isinstance(definition, CommandsDefinition):
+            target = definition.target()
+        else:
+            target = display_url(definition.url)
         name = sanitize_line(definition.name)
         _say(f"  {name}: {shown}{started}, {tools}  {sanitize_line(target)}")
         if status.last_error:
@@ -112,7 +114,7 @@ async def _enable(chat: ChatSession, name: str) -> None:
     runtime.store.update_state(
         definition.name, fingerprint(definition), lambda s: replace(s, enabled=True)
     )
-    if isinstance(definition, StdioDefinition):
+    if isinstance(definition, LOCAL_DEFINITIONS):
         await runtime.connection(definition.name, ask_trust=True)
     _say(f"Enabled {definition.name}: {len(state.enabled_tools)} tools join the next request.")
 
@@ -131,7 +133,7 @@ async def _trust(chat: ChatSession, name: str) -> None:
     runtime = await _runtime(chat)
     config = runtime.store.load()
     definition = config.find(name)
-    if not isinstance(definition, StdioDefinition):
+    if not isinstance(definition, LOCAL_DEFINITIONS):
         _say(f"{definition.name} runs nothing on this computer; there is nothing to trust.")
         return
     if runtime.is_trusted(definition, fresh=True):

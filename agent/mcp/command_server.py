@@ -1,0 +1,135 @@
+"""The in-process MCP server of a `"type": "commands"` definition.
+
+It is a real MCP server (the SDK's low-level Server) behind the SDK's in-memory streams, so
+the client side (Connection: handshake, tools/list, tools/call, --trace, approval in the
+chat) treats it exactly like a stdio or HTTP server. It serves only the launch it was given:
+the programs trust resolved, in the working directory and environment trust judged.
+Imported only when such a server starts (the server side of the SDK is not needed before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.shared.memory import create_client_server_memory_streams
+
+from agent.mcp.command_definitions import CommandTool
+from agent.mcp.command_line import CommandArgumentError, fill_command
+from agent.mcp.command_runner import CommandOutcome, run_command
+from agent.mcp.launch import CommandsLaunch
+from agent.mcp.sdk import TransportStreams
+from agent.tools.validation import argument_problems
+
+SERVER_SHUTDOWN_SECONDS = 2.0
+
+
+def build_server(launch: CommandsLaunch) -> Server[Any]:
+    """The MCP server that offers the launch's tools and runs them when called."""
+    tools = {tool.name: tool for tool in launch.tools}
+
+    async def list_tools(
+        context: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_listed(tool) for tool in launch.tools])
+
+    async def call_tool(
+        context: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = tools.get(params.name)
+        if tool is None:
+            return _error(f"no tool {params.name!r} (tools: {', '.join(tools)})")
+        arguments = dict(params.arguments or {})
+        problems = argument_problems(tool.input_schema, arguments)
+        if problems:
+            return _error(f"invalid arguments for {tool.name}: " + "; ".join(problems))
+        try:
+            argv = fill_command(tool.command, arguments, tool.allow_dash)
+        except CommandArgumentError as error:
+            return _error(f"{error}; nothing was run")
+        argv[0] = launch.executable(tool.name)  # the program trust resolved, never looked up again
+        outcome = await run_command(
+            argv, cwd=launch.cwd, env=launch.child_environment(), timeout=tool.timeout
+        )
+        return result_of(outcome, tool)
+
+    return Server(
+        f"commands:{launch.server}",
+        version="1",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _listed(tool: CommandTool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        description=tool.description or f"Runs {tool.program}",
+        input_schema=tool.input_schema,
+    )
+
+
+def _error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+def result_of(outcome: CommandOutcome, tool: CommandTool) -> types.CallToolResult:
+    """The call's result: the output as text, and {exit_code, stdout, stderr, truncated}."""
+    lines = []
+    if outcome.stdout:
+        lines.append(outcome.stdout.rstrip("\n"))
+    if outcome.stderr:
+        lines.append("[stderr]\n" + outcome.stderr.rstrip("\n"))
+    if outcome.truncated:
+        lines.append("[output cut: stdout and stderr are each kept up to 1 MiB]")
+    if outcome.timed_out:
+        lines.append(
+            f"[timed out after {tool.timeout:g} s: the program and everything it started "
+            "were killed]"
+        )
+    else:
+        lines.append(f"[exit code {outcome.exit_code}]")
+    structured = {
+        "exit_code": outcome.exit_code,
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "truncated": outcome.truncated,
+        "timed_out": outcome.timed_out,
+    }
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text="\n".join(lines))],
+        structured_content=structured,
+        is_error=outcome.timed_out or outcome.exit_code != 0,
+    )
+
+
+@asynccontextmanager
+async def commands_transport(launch: CommandsLaunch) -> AsyncIterator[TransportStreams]:
+    """The client's streams to a server running in this process; leaving stops it (and with
+    it any call still running, whose process group is killed)."""
+    server = build_server(launch)
+    async with create_client_server_memory_streams() as (client_streams, server_streams):
+        server_read, server_write = server_streams
+        done = anyio.Event()
+
+        async def serve() -> None:
+            try:
+                await server.run(server_read, server_write, server.create_initialization_options())
+            finally:
+                done.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(serve)
+            try:
+                yield client_streams
+            finally:
+                # End of input ends the server; a call still running is cancelled with it.
+                await client_streams[1].aclose()
+                await server_write.aclose()
+                with anyio.move_on_after(SERVER_SHUTDOWN_SECONDS, shield=True):
+                    await done.wait()
+                group.cancel_scope.cancel()
