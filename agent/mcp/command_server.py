@@ -9,6 +9,7 @@ Imported only when such a server starts (the server side of the SDK is not neede
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -78,21 +79,8 @@ def _error(text: str) -> types.CallToolResult:
 
 
 def result_of(outcome: CommandOutcome, tool: CommandTool) -> types.CallToolResult:
-    """The call's result: the output as text, and {exit_code, stdout, stderr, truncated}."""
-    lines = []
-    if outcome.stdout:
-        lines.append(outcome.stdout.rstrip("\n"))
-    if outcome.stderr:
-        lines.append("[stderr]\n" + outcome.stderr.rstrip("\n"))
-    if outcome.truncated:
-        lines.append("[output cut: stdout and stderr are each kept up to 1 MiB]")
-    if outcome.timed_out:
-        lines.append(
-            f"[timed out after {tool.timeout:g} s: the program and everything it started "
-            "were killed]"
-        )
-    else:
-        lines.append(f"[exit code {outcome.exit_code}]")
+    """The call's result: {exit_code, stdout, stderr, truncated, timed_out} as structured
+    content and as its JSON text (as MCP asks), with a line that says what went wrong."""
     structured = {
         "exit_code": outcome.exit_code,
         "stdout": outcome.stdout,
@@ -100,8 +88,20 @@ def result_of(outcome: CommandOutcome, tool: CommandTool) -> types.CallToolResul
         "truncated": outcome.truncated,
         "timed_out": outcome.timed_out,
     }
+    notes = []
+    if outcome.timed_out:
+        notes.append(
+            f"timed out after {tool.timeout:g} s: the program and everything it started were killed"
+        )
+    elif outcome.exit_code != 0:
+        notes.append(f"{tool.program} exited with code {outcome.exit_code}")
+    if outcome.truncated:
+        notes.append("output cut: stdout and stderr are each kept up to 1 MiB")
+    # The note first: a model whose output limit cuts the JSON still reads what went wrong.
+    texts = ["; ".join(notes)] if notes else []
+    texts.append(json.dumps(structured, ensure_ascii=False))
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text="\n".join(lines))],
+        content=[types.TextContent(type="text", text=text) for text in texts],
         structured_content=structured,
         is_error=outcome.timed_out or outcome.exit_code != 0,
     )
