@@ -166,6 +166,7 @@ def _command(
             problems.append(
                 Problem(where, "${...} is not expanded in a command; use cwd or env for that")
             )
+            continue  # its {NAME} is part of the reference, not a placeholder to report
         elements.append(element)
         _element_problems(element, where, index, properties, problems)
     return tuple(elements)
