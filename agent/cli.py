@@ -76,6 +76,9 @@ COMMANDS: dict[str, Command] = {
     "mcp call": Command(
         _MCP_CONSOLE, "call_command", ("store", "name", "tool", "args_json", "trace")
     ),
+    "mcp send": Command(
+        "agent.commands.mcp_send", "send_command", ("store", "name", "message", "trace")
+    ),
     "mcp resources": Command(_MCP_CATALOG, "resources_command", ("store", "name", "trace")),
     "mcp read": Command(
         _MCP_CATALOG, "read_command", ("store", "name", "uri", "output", "force", "trace")
@@ -259,6 +262,18 @@ def _add_mcp_console_commands(
     )
     call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     call.set_defaults(handler=COMMANDS["mcp call"])
+    send = sub.add_parser(
+        "send",
+        help="send one hand-written JSON-RPC message to a server and print the answer",
+        description="Send one hand-written JSON-RPC message to a server after the handshake. "
+        "A request without an id gets one and its answer is printed; a notification "
+        "(notifications/...) prints nothing. Example: agent mcp send git "
+        '\'{"method": "tools/list"}\'',
+    )
+    send.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    send.add_argument("message", metavar="JSON", help="the JSON-RPC message")
+    send.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
+    send.set_defaults(handler=COMMANDS["mcp send"])
     _add_mcp_catalog_commands(sub)
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     # The runtime pulls in the mcp SDK (most of a second): commands that start no server
     # (disable, tools with a cache) must not pay for it.
     from agent.mcp.runtime import McpRuntime
+    from agent.mcp.server_requests import ServerRequest
     from agent.mcp.streams import Direction
 
 
@@ -248,9 +249,20 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
             say(f"prompts ({len(prompts.items)}):")
             for prompt in prompts.items:
                 say(f"  {sanitize_line(prompt.name)}: {sanitize_line(prompt.description or '')}")
+        _print_server_requests(connection.traffic.requests)
         return 0
 
     return run_with_runtime(store, body, trace)
+
+
+def _print_server_requests(requests: Sequence[ServerRequest]) -> None:
+    """The requests the server sent us meanwhile (ping, roots, elicitation), and our answers."""
+    if not requests:
+        return
+    say(f"requests from the server ({len(requests)}):")
+    for request in requests:
+        answer = request.answer if request.answer is not None else "(not answered yet)"
+        say(f"  {sanitize_line(request.method)} -> {sanitize_line(answer)}")
 
 
 def call_command(store: McpStore, name: str, tool: str, args_json: str | None, trace: bool) -> int:

@@ -24,6 +24,7 @@ import anyio.abc
 import mcp_types as types
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
 from agent.mcp.catalog import CatalogKind
@@ -34,6 +35,7 @@ from agent.mcp.launch_secrets import without_ordinary
 from agent.mcp.result_redaction import redact_result
 from agent.mcp.sdk import FormElicitationSession
 from agent.mcp.server_log import ServerLog
+from agent.mcp.server_requests import ConnectionTraffic
 from agent.mcp.stdio import ChildOutput
 from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
@@ -91,6 +93,8 @@ class Connection:
             [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
         )
         self._stderr_tail: deque[str] = deque(maxlen=_TAIL_LINES)
+        self.traffic = ConnectionTraffic()  # the server's requests to us; answers to `send`
+        self._write: Any = None  # the tapped stream our messages go out on, once open
         self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
         self._forms = ServerForms(self.name, hooks.elicitation, self._write_log)
@@ -181,6 +185,29 @@ class Connection:
         """`text` with this server's secrets masked."""
         return self._redactor.redact(text)
 
+    async def send_message(self, payload: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """Send one hand-written JSON-RPC message; a request's answer (None when none came
+        within `timeout` s), or None at once for anything else. Secrets are redacted."""
+        self._require_session()
+        try:
+            message = types.jsonrpc_message_adapter.validate_python(payload, by_name=False)
+        except ValueError as error:
+            raise ToolCallError(
+                f"not a JSON-RPC message: {sanitize_line(validation_summary(error))}"
+            ) from None
+        write = self._write
+
+        async def send() -> None:
+            await write.send(SessionMessage(message))
+
+        if not isinstance(message, types.JSONRPCRequest):
+            await send()
+            return None
+        answer = await self.traffic.wait_for_answer(message.id, send, timeout)
+        if answer is None:
+            return None
+        return dict(json.loads(self._redactor.redact(json.dumps(answer, ensure_ascii=False))))
+
     async def _bounded(self, awaitable: Any, what: str, timeout: float | None = None) -> Any:
         """A request that is not a tool call: it gets the start-up timeout unless told."""
         limit = self._startup_timeout if timeout is None else timeout
@@ -253,6 +280,7 @@ class Connection:
             output = ChildOutput(stderr_line=self._stderr_line, note=self._write_log)
             async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
+                self._write = write
                 async with FormElicitationSession(
                     read,
                     write,
@@ -320,15 +348,25 @@ class Connection:
         )
         return True
 
-    def _observer(self) -> MessageObserver | None:
+    def _observer(self) -> MessageObserver:
         observe = self._hooks.observe
-        if observe is None:
-            return None
 
         def observer(direction: Direction, payload: dict[str, Any]) -> None:
-            shown = self._forms.for_trace(direction == "send", payload)
-            text = self._redactor.redact(json.dumps(shown, ensure_ascii=False))
-            observe(direction, self._forms.redact_echoes(text))
+            if observe is None and not self.traffic.wants(direction, payload):
+                return
+            shown_text: list[str] = []
+
+            def shown() -> str:
+                # Once per message: for_trace consumes what it knows of a form's answer.
+                if not shown_text:
+                    shown = self._forms.for_trace(direction == "send", payload)
+                    text = self._redactor.redact(json.dumps(shown, ensure_ascii=False))
+                    shown_text.append(self._forms.redact_echoes(text))
+                return shown_text[0]
+
+            self.traffic.see(direction, payload, shown)
+            if observe is not None:
+                observe(direction, shown())
 
         return observer
 
