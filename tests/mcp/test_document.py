@@ -969,7 +969,8 @@ def test_a_vscode_mcp_json_that_prompts_for_its_key_is_rejected_at_the_reference
 
 
 @pytest.mark.parametrize(
-    "name", ["claude_desktop_config.json", "cursor-mcp.json", "vscode-mcp.json"]
+    "name",
+    ["claude_desktop_config.json", "cursor-mcp.json", "vscode-mcp.json", "commands-mcp.json"],
 )
 def test_the_shipped_example_documents_are_valid(name: str) -> None:
     path = config_dir() / "examples" / name
