@@ -80,3 +80,11 @@ class CommandsDefinition:
     def literal_secret_names(self) -> list[str]:
         """Env names whose values are written literally rather than as ${VAR} references."""
         return [key for key, value in self.env.items() if not has_references(value)]
+
+
+def command_timeout(definition: CommandsDefinition, tool: str) -> float:
+    """The timeout of `tool` (the default for a tool the definition does not have)."""
+    for known in definition.tools:
+        if known.name == tool:
+            return known.timeout
+    return DEFAULT_TIMEOUT_SECONDS

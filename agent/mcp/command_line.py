@@ -91,6 +91,8 @@ def _fill_element(
         values = [_text(whole, item, inside_list=True) for item in arguments[whole]]
     else:
         values = ["".join(_part_text(part, arguments) for part in parts)]
+    if any("\0" in value for value in values):  # no program can receive one; say so plainly
+        raise CommandArgumentError(f"argument {names[0]!r} contains a NUL character")
     starts_literal = bool(parts) and parts[0].placeholder is None
     for value in values:
         if value.startswith("-") and not starts_literal and not set(names) <= set(allow_dash):

@@ -53,9 +53,12 @@ def build_server(launch: CommandsLaunch) -> Server[Any]:
         except CommandArgumentError as error:
             return _error(f"{error}; nothing was run")
         argv[0] = launch.executable(tool.name)  # the program trust resolved, never looked up again
-        outcome = await run_command(
-            argv, cwd=launch.cwd, env=launch.child_environment(), timeout=tool.timeout
-        )
+        try:
+            outcome = await run_command(
+                argv, cwd=launch.cwd, env=launch.child_environment(), timeout=tool.timeout
+            )
+        except OSError as error:  # gone since trust, not executable, arguments too long
+            return _error(f"could not run {tool.program}: {error.strerror or error}")
         return result_of(outcome, tool)
 
     return Server(

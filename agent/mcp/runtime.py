@@ -38,6 +38,7 @@ from agent.mcp.catalog import (
     check_prompt_arguments,
 )
 from agent.mcp.catalog_cache import CachedCatalog, CatalogCache
+from agent.mcp.command_definitions import CommandsDefinition, command_timeout
 from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback, describe_error
 from agent.mcp.contents import PromptResult, ResourcePart
 from agent.mcp.definitions import LOCAL_DEFINITIONS, LocalDefinition, ServerDefinition, fingerprint
@@ -56,6 +57,7 @@ from agent.mcp.trust_gate import TrustGate
 from agent.settings import McpLimits
 
 T = TypeVar("T")
+_COMMAND_ANSWER_GRACE = 5.0  # seconds for a killed program's result to come back
 State = Literal["stopped", "starting", "ready", "offline", "failed"]
 
 
@@ -329,9 +331,14 @@ class McpRuntime:
     ) -> types.CallToolResult:
         """Call one tool with the tool timeout (progress extends it)."""
         connection = await self.connection(name)
+        timeout = self.limits.tool_timeout_seconds
+        definition = self._slot(connection.name).definition
+        if isinstance(definition, CommandsDefinition):
+            # The tool's own timeout ends the program and answers; waiting less would
+            # cancel the call before it could say so.
+            timeout = max(timeout, command_timeout(definition, tool) + _COMMAND_ANSWER_GRACE)
         result = await self._guard(
-            connection,
-            connection.call_tool(tool, arguments, self.limits.tool_timeout_seconds, on_progress),
+            connection, connection.call_tool(tool, arguments, timeout, on_progress)
         )
         # A good call after an automatic restart earns the server its next restart.
         self._slot(connection.name).restart_used = False

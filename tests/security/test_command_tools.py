@@ -238,3 +238,33 @@ def test_huge_output_reaches_the_caller_cut_and_saying_so(tmp_path: Path, agent_
 
     assert result.returncode == 0, result.stderr[:300]
     assert result.stdout.startswith("output cut: stdout and stderr are each kept up to 1 MiB\n")
+
+
+def test_a_tool_timeout_longer_than_the_client_limit_still_ends_with_its_own_result(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    project = make_project(tmp_path)
+    agent_home.mkdir(exist_ok=True)
+    (agent_home / "settings.yaml").write_text("mcp:\n  tool_timeout_seconds: 1\n")
+    sleeper = "import time; time.sleep(600)"
+    tool = {"command": [sys.executable, "-c", sleeper], "input_schema": {"type": "object"}}
+    save_commands_server(agent_home, project, {"sleep": {**tool, "timeout": 2}})
+
+    result = call(project, "sleep", {})
+
+    assert result.returncode == 1
+    assert "timed out after 2 s: the program and everything it started were killed" in result.stderr
+
+
+def test_a_nul_character_in_an_argument_is_refused_plainly(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    project = make_project(tmp_path)
+    save_commands_server(
+        agent_home, project, {"say": probe_tool("{text}", properties={"text": STRING})}
+    )
+
+    result = call(project, "say", {"text": "a\u0000b"})
+
+    assert result.returncode == 1
+    assert "argument 'text' contains a NUL character; nothing was run" in result.stderr
