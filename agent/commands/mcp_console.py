@@ -63,6 +63,7 @@ def run_with_runtime(
             trust=ConsoleTrustPrompt(),
             elicitation=ConsoleElicitation(),
             observe=_print_trace if trace else None,
+            watch_traffic=True,  # inspect lists the server's requests; send awaits answers
         ) as runtime:
             return await body(runtime)
 

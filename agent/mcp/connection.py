@@ -72,6 +72,9 @@ class ConnectionHooks:
     on_catalog_changed: Callable[[CatalogKind], None] = lambda kind: None
     observe: Callable[[Direction, str], None] | None = None  # --trace; secrets already redacted
     secrets: Sequence[str] = ()  # beyond the launch's own: values of expanded ${VAR}s
+    # Keep the server's requests to us and let hand-written messages wait for answers
+    # (the console's commands); off in a chat, where every message would pay for it.
+    watch_traffic: bool = False
 
 
 class Connection:
@@ -189,6 +192,8 @@ class Connection:
         """Send one hand-written JSON-RPC message; a request's answer (None when none came
         within `timeout` s), or None at once for anything else. Secrets are redacted."""
         self._require_session()
+        if not self._hooks.watch_traffic:
+            raise ToolCallError(f"MCP server {self.name!r}: this connection does not watch answers")
         try:
             message = types.jsonrpc_message_adapter.validate_python(payload, by_name=False)
         except ValueError as error:
@@ -348,8 +353,10 @@ class Connection:
         )
         return True
 
-    def _observer(self) -> MessageObserver:
+    def _observer(self) -> MessageObserver | None:
         observe = self._hooks.observe
+        if observe is None and not self._hooks.watch_traffic:
+            return None
 
         def observer(direction: Direction, payload: dict[str, Any]) -> None:
             if observe is None and not self.traffic.wants(direction, payload):

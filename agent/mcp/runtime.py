@@ -99,6 +99,7 @@ class McpRuntime:
         environ: Mapping[str, str] | None = None,
         observe: Callable[[str, Direction, str], None] | None = None,
         on_tools_changed: Callable[[str], None] | None = None,
+        watch_traffic: bool = False,
     ) -> None:
         self.store = store
         self.limits = limits
@@ -109,6 +110,7 @@ class McpRuntime:
         self._expander = self.trust_gate.launch_trust.expander
         self._observe = observe
         self._on_tools_changed = on_tools_changed
+        self._watch_traffic = watch_traffic  # see ConnectionHooks.watch_traffic
         self._slots: dict[str, _Slot] = {}
         self._catalogs = CatalogCache()
         self._scopes: RequestScopes[Connection] = RequestScopes()
@@ -609,6 +611,7 @@ class McpRuntime:
             on_catalog_changed=catalog_changed,
             observe=observe_server if observe is not None else None,
             secrets=secrets,
+            watch_traffic=self._watch_traffic,
         )
 
     async def _refresh_tools(self, name: str) -> None:
