@@ -205,7 +205,7 @@ def test_an_unknown_type_is_rejected_listing_the_accepted_ones() -> None:
     assert _problems('{"servers": {"a": {"type": "websocket", "url": "wss://h.example"}}}') == (
         Problem(
             "servers.a.type",
-            'unknown type "websocket"; use one of: http, sse, stdio, streamable-http, '
+            'unknown type "websocket"; use one of: commands, http, sse, stdio, streamable-http, '
             "streamableHttp, streamable_http",
         ),
     )
@@ -215,7 +215,7 @@ def test_a_non_string_type_is_an_unknown_type() -> None:
     assert _problems('{"servers": {"a": {"type": 1, "command": "x"}}}') == (
         Problem(
             "servers.a.type",
-            "unknown type 1; use one of: http, sse, stdio, streamable-http, "
+            "unknown type 1; use one of: commands, http, sse, stdio, streamable-http, "
             "streamableHttp, streamable_http",
         ),
     )
@@ -290,7 +290,7 @@ def test_unknown_fields_are_reported_even_when_the_type_is_unknown() -> None:
     assert _problems('{"servers": {"a": {"type": "ws", "urll": "wss://h.example"}}}') == (
         Problem(
             "servers.a.type",
-            'unknown type "ws"; use one of: http, sse, stdio, streamable-http, '
+            'unknown type "ws"; use one of: commands, http, sse, stdio, streamable-http, '
             "streamableHttp, streamable_http",
         ),
         Problem("servers.a.urll", "unknown field (did you mean url?)"),
