@@ -115,6 +115,7 @@ def _commands_request(
 ) -> TrustRequest:
     tools = tuple(
         f"{tool.name}: {shlex.join(tool.command)}  ({found or 'not found'})"
+        + (f"  may start with '-': {', '.join(tool.allow_dash)}" if tool.allow_dash else "")
         for tool, found in zip(launch.tools, launch.resolved, strict=True)
     )
     written_cwd = definition.cwd or ""

@@ -32,7 +32,8 @@ def test_the_trust_question_shows_each_tool_and_the_program_it_runs(
 ) -> None:
     project = make_project(tmp_path)
     tool = probe_tool("--count={count}", properties={"count": {"type": "integer"}})
-    save_commands_server(agent_home, project, {"log": tool}, trust=False)
+    grep = probe_tool("-e", "{pattern}", properties={"pattern": STRING}, allow_dash=["pattern"])
+    save_commands_server(agent_home, project, {"log": tool, "grep": grep}, trust=False)
     assert "is not trusted" in call(project, "log", {"count": 1}).stderr
 
     status, shown = at_terminal("mcp", "trust", "cmd", cwd=project, answers=[("[y/N]", "y")])
@@ -41,8 +42,12 @@ def test_the_trust_question_shows_each_tool_and_the_program_it_runs(
     assert "MCP server 'cmd' runs a program on this computer." in shown
     assert "Its tools run these programs when you approve a call:" in shown
     assert f"log: {sys.executable} probe.py '--count={{count}}'  ({sys.executable})" in shown
+    assert (
+        f"grep: {sys.executable} probe.py -e '{{pattern}}'  ({sys.executable})  may start with "
+        "'-': pattern"
+    ) in shown
     assert f"working dir: {project}" in shown
-    assert "Trusted cmd; 1 tools discovered." in shown
+    assert "Trusted cmd; 2 tools discovered." in shown
     assert call(project, "log", {"count": 1}).returncode == 0
 
 
