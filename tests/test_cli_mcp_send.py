@@ -74,8 +74,11 @@ def test_send_answers_the_servers_own_requests_while_it_waits(fx: str) -> None:
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert json.loads(answer["result"]["content"][0]["text"]) == [Path.cwd().resolve().as_uri()]
-    methods = [(arrow, message.get("method")) for arrow, message in trace_messages(result.stderr)]
-    assert ("<-", "roots/list") in methods
+    messages = trace_messages(result.stderr)
+    asked = next(m for arrow, m in messages if arrow == "<-" and m.get("method") == "roots/list")
+    answers = [m for arrow, m in messages if arrow == "->" and "method" not in m]
+    answered = next(m for m in answers if m["id"] == asked["id"])
+    assert answered["result"]["roots"][0]["uri"] == Path.cwd().resolve().as_uri()
 
 
 def test_inspect_lists_the_servers_requests_to_us_and_what_we_answered(
