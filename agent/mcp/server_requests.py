@@ -19,6 +19,7 @@ Direction = Literal["send", "receive"]
 
 MAX_KEPT = 100
 ANSWER_CHARS = 300
+METHOD_CHARS = 100
 
 
 @dataclass
@@ -61,7 +62,8 @@ class ConnectionTraffic:
                 waiter[0].set()
             return
         if direction == "receive":
-            self.requests.append(ServerRequest(request_id, str(payload["method"])))
+            # A method is the server's text: kept short, like the answer.
+            self.requests.append(ServerRequest(request_id, str(payload["method"])[:METHOD_CHARS]))
             return
         if "method" in payload:
             return
