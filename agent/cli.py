@@ -475,12 +475,13 @@ def _chat(args: argparse.Namespace) -> int:
     # right after it is drawn (pydantic's set-up alone would cost over 100 ms here).
     early = peek_settings()
     model_name = args.model or os.environ.get("AGENT_MODEL") or early.model
+    api_base = args.api_base or early.api_base
     if not model_name:
-        from agent.settings import load_settings, user_settings_path
-
-        load_settings()  # a broken settings file is the better explanation, if there is one
-        print(NO_MODEL_HELP.format(settings=user_settings_path()), file=sys.stderr)
-        return 2
+        interactive = args.prompt is None and sys.stdin.isatty() and sys.stdout.isatty()
+        chosen = _first_run(interactive)
+        if chosen is None:
+            return 2
+        model_name, api_base = chosen
     if args.prompt is not None or not sys.stdin.isatty():
         # One-shot: litellm's import (about 1.5 s) is most of the run; begin it now, before
         # the rest of our start-up, which then overlaps it.
@@ -492,11 +493,39 @@ def _chat(args: argparse.Namespace) -> int:
     resume = "latest" if args.continue_latest else args.resume
     return run_chat(
         model_name,
-        args.api_base or early.api_base,
+        api_base,
         resume,
         prompt=args.prompt,
         output_format=args.output_format or "text",
     )
+
+
+def _first_run(interactive: bool) -> tuple[str, str | None] | None:
+    """No model configured: look for local servers and provider keys; on a terminal, let the
+    person choose and save the choice, else say what was found. None: exit with status 2."""
+    from agent.chat.model_choices import finish_search, found_lines, start_search
+    from agent.settings import load_settings, peek_model_discovery, user_settings_path
+
+    discovery = peek_model_discovery()
+    probe = start_search(discovery)  # asks the local ports while the settings are checked
+    load_settings()  # a broken settings file is the better explanation, if there is one
+    found = finish_search(probe)
+    if not interactive:
+        help_text = NO_MODEL_HELP.format(settings=user_settings_path())
+        print("\n".join([help_text, *found_lines(found, discovery)]), file=sys.stderr)
+        return None
+    from agent.settings import save_model_choice
+    from agent.text import sanitize_line
+    from agent.ui.model_chooser import choose_first_model
+
+    choice = choose_first_model(found)
+    if choice is None:
+        print("agent: no model chosen", file=sys.stderr)
+        return None
+    path = save_model_choice(choice.model, choice.api_base)
+    where = f" at {choice.api_base}" if choice.api_base else ""
+    print(f"Saved model: {sanitize_line(choice.model)}{where} in {path}")
+    return choice.model, choice.api_base
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,6 +10,8 @@ file is loaded: its set-up costs over 100 ms, and the chat draws its prompt firs
 
 from __future__ import annotations
 
+import json
+import stat
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,7 +21,7 @@ import yaml
 
 from agent.depth import MAX_DEPTH, too_deep
 from agent.errors import SettingsError
-from agent.home import config_home
+from agent.home import atomic_write, config_home, file_lock
 from agent.resources import config_dir
 from agent.text import sanitize_line
 
@@ -43,6 +45,18 @@ class ModelLimits:
     request_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
     retries: Annotated[int, Field(ge=0, le=10, strict=True)]
     context_window_tokens: Annotated[int, Field(gt=0, strict=True)]
+
+
+@dataclass(frozen=True)
+class ModelDiscovery:
+    """Local model server ports (0: not looked for) and how long looking may take."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    ollama_port: Annotated[int, Field(ge=0, le=65535, strict=True)]
+    lm_studio_port: Annotated[int, Field(ge=0, le=65535, strict=True)]
+    llama_cpp_port: Annotated[int, Field(ge=0, le=65535, strict=True)]
+    vllm_port: Annotated[int, Field(ge=0, le=65535, strict=True)]
+    timeout_seconds: Annotated[float, Field(gt=0, le=10, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,7 @@ class Settings:
     model: Annotated[str | None, Field(strict=True)]
     api_base: Annotated[str | None, Field(strict=True)]
     api_key_env: Annotated[str | None, Field(strict=True)]
+    model_discovery: ModelDiscovery
     model_limits: ModelLimits
     mcp: McpLimits
     loop: LoopLimits
@@ -138,6 +153,83 @@ def peek_settings(path: Path | None = None) -> EarlySettings:
         model if isinstance(model, str) and model.strip() else None,
         api_base if isinstance(api_base, str) and api_base.strip() else None,
     )
+
+
+def peek_model_discovery(path: Path | None = None) -> ModelDiscovery:
+    """The `model_discovery` settings without pydantic (the first run looks for a model while
+    the full load runs); a value that is not of the right kind keeps its default here, and
+    the full load reports it."""
+    defaults = dict(_read_mapping(default_settings_path())["model_discovery"])
+    try:
+        data = yaml.safe_load((path or user_settings_path()).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        data = None
+    mine = data.get("model_discovery") if isinstance(data, dict) else None
+    for key, value in mine.items() if isinstance(mine, dict) else ():
+        default = defaults.get(key)
+        if default is not None and type(value) is type(default):  # bool is not an int here
+            defaults[key] = value
+    return ModelDiscovery(**defaults)
+
+
+def save_model_choice(model: str, api_base: str | None, path: Path | None = None) -> Path:
+    """Write `model` and `api_base` into the person's settings.yaml, all or nothing, keeping
+    every other line (comments included) as it was; returns the file's path."""
+    path = path or user_settings_path()
+    with file_lock(path):
+        exists = path.exists()
+        old = _read_mapping(path) if exists else {}
+        text = path.read_text(encoding="utf-8") if exists else ""
+        values: dict[str, str | None] = {"model": model, "api_base": api_base}
+        new_text = _with_top_level_values(text, values, path)
+        if not _reads_as(new_text, {**old, **values}):  # the edit must change only these
+            raise SettingsError(
+                f"{path}: could not write model and api_base in place; edit the file "
+                f"(model: {model})"
+            )
+        mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o600
+        atomic_write(path, new_text.encode("utf-8"), mode)
+    return path
+
+
+def _with_top_level_values(text: str, values: dict[str, str | None], path: Path) -> str:
+    """`text` with each top-level key's value replaced (or the key appended), by position:
+    yaml's node marks say where each value is, so nothing else in the file moves."""
+    try:
+        root = yaml.compose(text)
+    except (yaml.YAMLError, RecursionError):
+        raise SettingsError(f"{path}: not valid YAML; fix it, then choose a model again") from None
+    if root is not None and not isinstance(root, yaml.MappingNode):
+        raise SettingsError(f"{path}: settings must be a mapping of keys to values")
+    pending = dict(values)
+    edits: list[tuple[int, int, str]] = []
+    for key, value in root.value if root is not None else ():
+        if isinstance(key, yaml.ScalarNode) and key.value in pending:
+            scalar = _yaml_scalar(pending.pop(key.value))
+            start, end = value.start_mark.index, value.end_mark.index
+            if start == end:  # `model:` with nothing after it: write after the colon
+                start = end = text.index(":", key.end_mark.index) + 1
+                scalar = f" {scalar}"
+            elif text[start:end].endswith("\n"):  # a block scalar owns its line break
+                scalar += "\n"
+            edits.append((start, end, scalar))
+    for start, end, scalar in sorted(edits, reverse=True):
+        text = text[:start] + scalar + text[end:]
+    if pending and text and not text.endswith("\n"):
+        text += "\n"
+    return text + "".join(f"{key}: {_yaml_scalar(value)}\n" for key, value in pending.items())
+
+
+def _reads_as(text: str, expected: dict[str, Any]) -> bool:
+    try:
+        return bool(yaml.safe_load(text) == expected)
+    except (yaml.YAMLError, RecursionError):
+        return False
+
+
+def _yaml_scalar(value: str | None) -> str:
+    # JSON's double-quoted string is also YAML's: every character escaped the same way.
+    return "null" if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:
@@ -208,6 +300,7 @@ def _merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
 
 
 _SECTIONS: dict[str, type] = {
+    "model_discovery": ModelDiscovery,
     "model_limits": ModelLimits,
     "mcp": McpLimits,
     "loop": LoopLimits,

@@ -11,6 +11,7 @@ from agent.errors import SettingsError
 from agent.settings import (
     LoopLimits,
     McpLimits,
+    ModelDiscovery,
     ModelLimits,
     SessionsSettings,
     Settings,
@@ -27,6 +28,13 @@ DEFAULTS = Settings(
     model=None,
     api_base=None,
     api_key_env=None,
+    model_discovery=ModelDiscovery(
+        ollama_port=11434,
+        lm_studio_port=1234,
+        llama_cpp_port=8080,
+        vllm_port=8000,
+        timeout_seconds=0.8,
+    ),
     model_limits=ModelLimits(
         chunk_timeout_seconds=60,
         request_timeout_seconds=600,

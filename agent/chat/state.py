@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import EllipsisType
 
 from agent.chat.conversation import Conversation
 from agent.errors import AgentError
@@ -107,8 +108,10 @@ class ChatSession:
 
     # -- model ------------------------------------------------------------------------------
 
-    def switch_model(self, name: str) -> str:
-        """/model NAME: the rest of the session uses `name`; returns the previous model."""
+    def switch_model(self, name: str, api_base: str | EllipsisType | None = ...) -> str:
+        """/model NAME: the rest of the session uses `name` (served at `api_base`; by default
+        the current address is kept only for a model of the same provider, so another
+        provider's key is never sent there); returns the previous model."""
         from dataclasses import replace
 
         from agent.model import LiteLLMModel
@@ -116,8 +119,13 @@ class ChatSession:
         current = self.conversation.model
         if not isinstance(current, LiteLLMModel):
             raise AgentError("this chat's model cannot be switched")
+        if isinstance(api_base, EllipsisType):
+            same = _provider(name) == _provider(current.settings.name)
+            api_base = current.settings.api_base if same else None
         previous = self.model_name
-        self.conversation.model = LiteLLMModel(replace(current.settings, name=name))
+        self.conversation.model = LiteLLMModel(
+            replace(current.settings, name=name, api_base=api_base)
+        )
         self.model_name = name
         self.recorder.model = name
         self.recorder.record(ModelChangeEvent(previous, name))
@@ -134,3 +142,8 @@ class ChatSession:
         """True when the next request would fill more than the configured share of the window."""
         limit = self.context_window() * self.compact_at_share
         return estimate_tokens(self.conversation.request_messages(estimate=True)) > limit
+
+
+def _provider(model: str) -> str:
+    # litellm reads a model string without a prefix as an OpenAI model.
+    return model.split("/", 1)[0] if "/" in model else "openai"

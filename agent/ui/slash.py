@@ -188,11 +188,9 @@ async def _mcp(chat: ChatSession, argument: str) -> None:
 
 
 async def _model(chat: ChatSession, argument: str) -> None:
-    if argument:
-        previous = chat.switch_model(argument)
-        note(f"Model changed from {previous} to {argument} for the rest of this session.")
-    else:
-        say(f"Model: {chat.model_name} (/model NAME switches, e.g. /model openai/gpt-4.1)")
+    from agent.ui.model_chooser import model_command
+
+    await model_command(chat, argument.strip())
     return None
 
 
@@ -232,7 +230,7 @@ COMMANDS: dict[str, Command] = {
     "skill": Command("NAME activate a skill now", _skill),
     "export": Command("[md|json] write this session to a file", _export),
     "usage": Command("tokens and cost of this session", _usage),
-    "model": Command("[NAME] show or switch the model", _model),
+    "model": Command("[NAME|N] list the models found here, or switch", _model),
     "tools": Command("the tools of the next request, by source, with approval", _tools),
     "mcp": Command("[status|enable|disable|trust|restart|tools NAME|edit] MCP servers", _mcp),
     "clear": Command("clear the screen", _clear),

@@ -61,7 +61,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,7 @@ from typing import Any
 Turn = dict[str, Any]
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+MODELS_PATHS = ("/v1/models", "/models")
 CREATED = 1_700_000_000  # a fixed timestamp keeps recorded answers deterministic
 POLL = 0.02  # how often a waiting answer checks for a stop or a vanished client
 
@@ -264,8 +265,19 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: tests read the recorded requests, not an access log on stderr."""
 
     def do_GET(self) -> None:
-        """Anything but chat completions is recorded and answered 404."""
+        """GET /v1/models lists the fake's `models` (when it was given some, like a local
+        server); anything else is recorded and answered 404."""
         self._record(None)
+        models = self.server.fake.models
+        if models is not None and self.path.split("?")[0] in MODELS_PATHS:
+            listing = {
+                "object": "list",
+                "data": [{"id": name, "object": "model"} for name in models],
+            }
+            payload = json.dumps(listing).encode()
+            self._send_headers(200, "application/json", len(payload), None)
+            self.wfile.write(payload)
+            return
         self._send_error(404, {"status": 404, "message": f"no route {self.path}"}, "")
 
     def do_POST(self) -> None:
@@ -441,6 +453,7 @@ class FakeOpenAI:
         host: str = "127.0.0.1",
         on_request: Callable[[dict[str, Any]], None] | None = None,
         keep_alive: bool = False,
+        models: Sequence[str] | None = None,
     ) -> None:
         """`keep_alive=False` answers "Connection: close": litellm caches one HTTP client per
         api_base for the life of the process and never closes it, so with keep-alive every
@@ -452,6 +465,7 @@ class FakeOpenAI:
         self._host = host
         self._on_request = on_request  # e.g. the CLI's JSONL log
         self.keep_alive = keep_alive
+        self.models = models  # GET /v1/models answers these; None: 404, as before
         self._lock = threading.Condition()
         self.requests: list[dict[str, Any]] = []
         self.stopping = threading.Event()
