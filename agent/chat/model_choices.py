@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from agent.chat.local_models import HOST, KINDS, LocalServer, Probe, plain_name
 from agent.settings import ModelDiscovery
+from agent.text import sanitize_line
 
 # The variable litellm reads for each provider, and the model offered when it is set.
 PROVIDER_DEFAULTS = {
@@ -114,8 +115,8 @@ def found_lines(found: Found, discovery: ModelDiscovery) -> list[str]:
             lines.append(f"  {server.where}: answered, but lists no model")
     for key in found.keys:
         lines.append(f"  {key} is set: agent --model {PROVIDER_DEFAULTS[key]}")
-    if lines:
-        return ["Found here:", *lines]
+    if lines:  # the names passed plain_name; sanitized all the same, as all untrusted text
+        return ["Found here:", *(sanitize_line(line) for line in lines)]
     ports = ", ".join(
         f"{kind.label} :{getattr(discovery, kind.setting)}"
         for kind in KINDS
