@@ -167,6 +167,8 @@ def peek_model_discovery(path: Path | None = None) -> ModelDiscovery:
     mine = data.get("model_discovery") if isinstance(data, dict) else None
     for key, value in mine.items() if isinstance(mine, dict) else ():
         default = defaults.get(key)
+        if type(default) is float and type(value) is int:  # as pydantic's strict float takes
+            value = float(value)
         if default is not None and type(value) is type(default):  # bool is not an int here
             defaults[key] = value
     return ModelDiscovery(**defaults)

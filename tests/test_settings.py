@@ -95,7 +95,7 @@ def test_a_user_file_can_be_given_explicitly(tmp_path: Path) -> None:
         (
             "modle: openai/gpt-4.1\n",
             "modle: unknown key (known keys here: api_base, api_key_env, loop, mcp, model, "
-            "model_limits, sessions, skills)",
+            "model_discovery, model_limits, sessions, skills)",
         ),
         (
             "mcp:\n  startup_timeout: 5\n",
