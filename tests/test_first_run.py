@@ -13,7 +13,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from agent.chat.model_choices import find_choices
+from agent.chat.model_choices import ModelChoice, find_choices, typed_choice
 from agent.settings import ModelDiscovery, load_settings
 from tests.fake_openai import FakeOpenAI
 from tests.security.local_model_servers import (
@@ -209,3 +209,16 @@ def test_model_without_an_argument_lists_the_choices_and_a_number_switches_to_on
         posts = [r for r in fake.requests if r["method"] == "POST"]
     assert [p["body"]["model"] for p in posts] == ["fake-model", "qwen-a"]
     assert load_settings().model is None  # /model switches this session only
+
+
+def test_a_typed_model_of_a_local_servers_kind_is_served_at_that_server() -> None:
+    with local_server(Listing(body=ollama_tags("llama3.1:8b"))) as port:
+        found = find_choices(ModelDiscovery(port, 0, 0, 0, 5.0))
+    assert typed_choice("ollama_chat/not-listed:1b", found) == ModelChoice(
+        "ollama_chat/not-listed:1b", f"http://127.0.0.1:{port}", f"Ollama on 127.0.0.1:{port}"
+    )
+    assert typed_choice("llama3.1:8b", found) == found.choices[0]
+    assert typed_choice("mistral/mistral-large-latest", found) == ModelChoice(
+        "mistral/mistral-large-latest", None, "typed"
+    )
+    assert typed_choice("two words", found) is None

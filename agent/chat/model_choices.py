@@ -92,12 +92,18 @@ def find_choices(discovery: ModelDiscovery) -> Found:
 
 
 def typed_choice(text: str, found: Found) -> ModelChoice | None:
-    """What a typed answer names: a listed model, else any plain litellm model string (served
-    where its provider is, never at a local server's address)."""
+    """What a typed answer names: a listed model; a model of a local server that answered,
+    by its provider prefix (served there); else any plain litellm model string ("typed")."""
     text = text.strip()
     if not plain_name(text):
         return None
-    return found.resolve(text) or ModelChoice(text, None, "typed")
+    listed = found.resolve(text)
+    if listed is not None:
+        return listed
+    for server in found.servers:
+        if text.split("/", 1)[0] == server.kind.provider and "/" in text:
+            return ModelChoice(text, server.api_base, server.where)
+    return ModelChoice(text, None, "typed")
 
 
 def found_lines(found: Found, discovery: ModelDiscovery) -> list[str]:
