@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -149,6 +150,15 @@ async def _respond(stream: anyio.abc.SocketStream, status: int, title: str, text
     ).encode()
     with contextlib.suppress(OSError, anyio.BrokenResourceError):
         await stream.send(head + body)
+
+
+def can_read_paste() -> bool:
+    """True when stdin is a terminal, pipe or socket: something a person or a test can type into."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return sys.stdin.isatty() or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 async def wait_for_paste(expected_state: str, note: Callable[[str], None]) -> Callback:

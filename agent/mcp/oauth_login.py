@@ -8,6 +8,7 @@ the browser and the callback: a loopback listener (oauth_callback.py) or a paste
 
 from __future__ import annotations
 
+import logging
 import threading
 import webbrowser
 from collections.abc import Callable
@@ -23,11 +24,23 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 
 from agent.errors import LoginError
 from agent.mcp.launch import HttpLaunch
-from agent.mcp.oauth_callback import Callback, CallbackListener, raise_for_error, wait_for_paste
+from agent.mcp.oauth_callback import (
+    Callback,
+    CallbackListener,
+    can_read_paste,
+    raise_for_error,
+    wait_for_paste,
+)
 from agent.mcp.oauth_runtime import client_credentials_auth, read_private_key
 from agent.mcp.oauth_storage import FileTokenStorage
 from agent.mcp.token_store import ServerAuth, TokenStore
 from agent.text import sanitize_line
+
+# The SDK logs its flow errors with tracebacks; what matters reaches the person as our own
+# LoginError (as in transports.py).
+for _logger_name in ("mcp", "httpx2", "httpcore2"):
+    logging.getLogger(_logger_name).addHandler(logging.NullHandler())
+    logging.getLogger(_logger_name).propagate = False
 
 LOGIN_TIMEOUT = 300.0
 _PROBE_TIMEOUT = httpx2.Timeout(30.0)
@@ -197,6 +210,7 @@ class _BrowserFlow:
     def __init__(self, server: str, listener: CallbackListener, io: LoginIO) -> None:
         self.server, self.listener, self.io = server, listener, io
         self.state = ""
+        self.paste = io.read_paste and can_read_paste()
 
     async def redirect(self, authorization_url: str) -> None:
         self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
@@ -208,7 +222,7 @@ class _BrowserFlow:
             # webbrowser may wait for the browser command to exit, while the browser needs
             # our listener to answer: open it beside the flow, never in its way.
             threading.Thread(target=webbrowser.open, args=(authorization_url,), daemon=True).start()
-        if self.io.read_paste:
+        if self.paste:
             self.io.say("Waiting for the browser; or paste the URL it ended on here.")
         else:
             self.io.say("Waiting for the browser...")
@@ -223,7 +237,7 @@ class _BrowserFlow:
                 group.cancel_scope.cancel()
 
             group.start_soon(take, self.listener.wait)
-            if self.io.read_paste:
+            if self.paste:
                 group.start_soon(take, wait_for_paste)
         callback = result[0]
         code = raise_for_error(self.server, callback)
