@@ -35,7 +35,7 @@ from agent.errors import (
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
-from agent.mcp.launch import Launch, StdioLaunch
+from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from agent.mcp.launch_secrets import without_ordinary
 from agent.mcp.result_redaction import redact_result
 from agent.mcp.sdk import FormElicitationSession
@@ -218,10 +218,23 @@ class Connection:
             self._transport_gone or self._closing.is_set()
         )
 
+    def _login_needed(self, error: MCPError) -> NeedsLoginError | None:
+        """The login the server now wants, when its OAuth ended this connection (an expired
+        grant, a step-up): the auth flow recorded it in the token file before it gave up."""
+        if error.code != types.CONNECTION_CLOSED or not isinstance(self.launch, HttpLaunch):
+            return None
+        from agent.mcp.oauth_status import login_needed
+
+        return login_needed(self.launch)
+
     async def _request(self, awaitable: Any, what: str) -> Any:
         try:
             return await awaitable
         except MCPError as error:
+            login = self._login_needed(error)
+            if login is not None:
+                self.lost = True
+                raise login from None
             if self._connection_gone(error):
                 if self._closing.is_set() and not self.lost:  # we closed it, not the server
                     raise ToolCallError(

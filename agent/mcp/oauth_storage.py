@@ -15,7 +15,7 @@ def token_from_record(record: ServerAuth | None) -> OAuthToken | None:
     """The SDK token for a stored record, with expires_in counted from now."""
     if record is None or record.tokens is None or record.access_token() is None:
         return None
-    data = {key: value for key, value in record.tokens.items() if key != "expires_at"}
+    data = {k: v for k, v in record.tokens.items() if k not in ("expires_at", "issued_at")}
     expires = record.expires_at()
     if expires is not None:
         data["expires_in"] = max(0, int(expires - time.time()))
@@ -27,7 +27,8 @@ def record_tokens(token: OAuthToken) -> dict[str, Any]:
     data = token.model_dump(mode="json", exclude_none=True)
     expires_in = data.pop("expires_in", None)
     if isinstance(expires_in, int | float):
-        data["expires_at"] = time.time() + expires_in
+        now = time.time()
+        data["expires_at"], data["issued_at"] = now + expires_in, now
     return data
 
 
