@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -43,11 +44,13 @@ class FileTokenStorage:
         *,
         fresh_login: bool = False,
         configured_client: OAuthClientInformationFull | None = None,
+        on_token: Callable[[str], None] = lambda value: None,
     ) -> None:
         self.store, self.name, self.url = store, name, url
         # A pre-registered client (oauth.clientId) comes from the configuration every time
         # and is never written: its secret lives only in the environment.
         self._configured = configured_client
+        self._on_token = on_token  # every token handed out is masked by the connection
         # A login starts from no tokens (so the server's 401 starts the flow) but keeps the
         # registration, whose redirect URI the listener then reuses.
         self._hide_tokens = fresh_login
@@ -56,11 +59,20 @@ class FileTokenStorage:
         """The stored tokens for this server and URL."""
         if self._hide_tokens:
             return None
-        return token_from_record(self.store.get(self.name, self.url))
+        token = token_from_record(self.store.get(self.name, self.url))
+        if token is not None:
+            self._heard(token)
+        return token
+
+    def _heard(self, token: OAuthToken) -> None:
+        for value in (token.access_token, token.refresh_token):
+            if value:
+                self._on_token(value)
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         """Store new tokens; the server no longer needs a login."""
         self._hide_tokens = False
+        self._heard(tokens)
         stored = record_tokens(tokens)
         self.store.update(
             self.name,
