@@ -33,7 +33,8 @@ def test_login_stores_tokens_in_their_own_0600_file_and_a_call_uses_them(tmp_pat
         login = cli.login()
         call = cli.echo("hello")
 
-        assert "To log in to fx, open this URL (authorization server 127.0.0.1):" in login.stdout
+        host = server.base.removeprefix("http://")
+        assert f"To log in to fx, open this URL (authorization server {host}):" in login.stdout
         assert login.stdout.splitlines()[-1].startswith("Logged in to fx: logged in (expires ")
         assert (call.returncode, call.stdout.splitlines()[0]) == (0, "hello")
         assert stat.S_IMODE(cli.token_file.stat().st_mode) == 0o600
