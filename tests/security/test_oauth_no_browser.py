@@ -91,6 +91,9 @@ def test_a_chat_reports_needs_login_once_and_slash_login_brings_the_tools_back(
             )
             chat.expect_exact(NEEDS_LOGIN + " (or /mcp login fx here)")
             chat.expect("›")
+            chat.send("/mcp\r")  # the runtime is up: a missing tool is left out, not late
+            chat.expect("auth: needs login")
+            chat.expect("›")
             chat.send("first\r")
             chat.expect("Before.")
             chat.expect("›")
