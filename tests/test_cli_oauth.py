@@ -305,3 +305,26 @@ def test_login_of_a_stdio_server_is_refused_clearly(tmp_path: Path) -> None:
         1,
         "agent: loc is a local (stdio) server; OAuth login is for remote servers\n",
     )
+
+
+def test_client_credentials_step_up_at_once_with_the_union_of_scopes(tmp_path: Path) -> None:
+    with running_oauth_server() as server:
+        cli = OAuthCli(
+            tmp_path,
+            server,
+            oauth={
+                "grant": "client_credentials",
+                "clientId": PRE_REGISTERED_ID,
+                "clientSecret": "${FX_SECRET}",
+            },
+            env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
+        )
+        cli.login()
+
+        call = cli.echo("up", tool="scoped_echo")
+        state = server.state()
+
+    assert (call.returncode, call.stdout.splitlines()[0]) == (0, "scoped: up"), call.stderr
+    assert state["grants"] == {"client_credentials": 2}  # the login, then one step-up
+    last = [t for t in state["tokens"] if t["kind"] == "access"][-1]
+    assert set(last["scopes"]) == {"mcp:read", "mcp:admin"}
