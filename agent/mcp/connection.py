@@ -25,7 +25,7 @@ import mcp_types as types
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
-from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
+from agent.errors import NeedsLoginError, ServerStartError, ToolCallError, ToolTimeoutError
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
@@ -359,6 +359,11 @@ class Connection:
             self._fail(f"could not start: command {command!r} not found")
         elif isinstance(leaf, PermissionError) and command is not None:
             self._fail(f"could not start: command {command!r} is not executable")
+        elif isinstance(leaf, NeedsLoginError):
+            # Its own line says all: "NAME needs login: run agent mcp login NAME".
+            if self._failure is None and not self._ready.is_set():
+                self._failure = leaf
+            self._ready.set()
         elif isinstance(leaf, RedirectRefusedError):
             self._fail(str(leaf).removeprefix(f"MCP server {self.name!r} "))
         elif isinstance(leaf, (OSError, *httpx_errors())):

@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
 from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
+from agent.mcp.oauth_runtime import runtime_auth
 from agent.mcp.sdk import TransportStreams
 from agent.mcp.stdio import ChildOutput, StdioCommand, stdio_transport
 
@@ -75,6 +76,7 @@ def _http_client(launch: HttpLaunch, **overrides: Any) -> httpx2.AsyncClient:
         timeout=timeout,
         follow_redirects=False,
         event_hooks={"response": [refuse_redirects]},
+        auth=runtime_auth(launch) if launch.uses_oauth() else None,
     )
 
 
