@@ -6,8 +6,9 @@ MCP_CONFORMANCE_CONTEXT (JSON: client_id, client_secret, private_key_pem, signin
 
 Like a person would, in a throwaway AGENT_HOME:
 1. `agent mcp import` a document naming the URL as server "conformance", with an `oauth`
-   object built from the context (pre-registered id/secret, client credentials, a private
-   key file for private_key_jwt, the client ID metadata document URL);
+   object built from the context: a pre-registered id, the secret and the private key file
+   (private_key_jwt) as ${VAR} references set in the environment, the client_credentials
+   grant, the client ID metadata document URL;
 2. for auth/* scenarios, `agent mcp login conformance` with $BROWSER set to
    tests/fixtures/follow_redirect.py (through an executable wrapper), which follows the
    authorization redirect to our loopback callback without a person;
@@ -35,6 +36,8 @@ SERVER = "conformance"
 STEP_TIMEOUT = 60.0  # seconds per CLI step; the suite's own timeout is longer
 # A client ID metadata document URL: the suite's CIMD server accepts exactly this one.
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+SECRET_VARIABLE = "CONFORMANCE_CLIENT_SECRET"
+KEY_FILE_VARIABLE = "CONFORMANCE_PRIVATE_KEY_FILE"
 # Arguments for the tools the suite's servers offer; any other tool is called with {}.
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 2, "b": 3}}
 
@@ -45,12 +48,14 @@ def oauth_object(scenario: str, context: dict[str, Any], home: Path) -> dict[str
     if "client_id" in context:
         oauth["clientId"] = context["client_id"]
     if "client_secret" in context:
-        oauth["clientSecret"] = context["client_secret"]
+        # Our configuration takes a secret only as a ${VAR} reference: it stays in the
+        # environment and out of mcp-servers.json.
+        oauth["clientSecret"] = "${" + SECRET_VARIABLE + "}"
     if "private_key_pem" in context:
         key = home / "client-key.pem"
         key.write_text(context["private_key_pem"], encoding="utf-8")
         key.chmod(0o600)
-        oauth["privateKeyFile"] = str(key)
+        oauth["privateKeyFile"] = "${" + KEY_FILE_VARIABLE + "}"
         oauth["signingAlgorithm"] = context.get("signing_algorithm") or "ES256"
     if scenario.startswith("auth/client-credentials"):
         oauth["grant"] = "client_credentials"
@@ -88,7 +93,11 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
     """The steps of the module docstring; the exit status of the first that fails, else 0."""
     env = dict(os.environ, AGENT_HOME=str(home / "agent-home"),
                BROWSER=str(browser_wrapper(home, log=home / "browser.jsonl")))  # fmt: skip
-    env.pop("MCP_CONFORMANCE_CONTEXT", None)  # secrets reach the CLI through its config only
+    env.pop("MCP_CONFORMANCE_CONTEXT", None)  # the CLI sees only what a person would give it
+    if "client_secret" in context:
+        env[SECRET_VARIABLE] = context["client_secret"]
+    if "private_key_pem" in context:
+        env[KEY_FILE_VARIABLE] = str(home / "client-key.pem")
     definition: dict[str, Any] = {"type": "streamable-http", "url": url}
     oauth = oauth_object(scenario, context, home)
     if oauth is not None:
