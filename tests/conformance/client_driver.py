@@ -13,8 +13,10 @@ Like a person would, in a throwaway AGENT_HOME:
    tests/fixtures/follow_redirect.py (through an executable wrapper), which follows the
    authorization redirect to our loopback callback without a person;
 3. `agent mcp tools conformance`, then `agent mcp call conformance TOOL --args ...` for the
-   scenario's tool. Every step's output goes to stderr (the suite keeps it in stderr.txt);
-   the first step that fails ends the run with its exit status.
+   scenario's tool. When one of them says "run agent mcp login" (a step-up, say), the driver
+   does as a person would: logs in and runs it once more, never more. Every step's output
+   goes to stderr (the suite keeps it in stderr.txt); the first step that fails ends the
+   run with its exit status.
 """
 
 from __future__ import annotations
@@ -104,13 +106,11 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
         definition["oauth"] = oauth
     document = home / "servers.json"
     document.write_text(json.dumps({"mcpServers": {SERVER: definition}}), encoding="utf-8")
-    steps: list[list[str]] = [["mcp", "import", str(document)]]
+    if (imported := agent(env, "mcp", "import", str(document))).returncode != 0:
+        return imported.returncode
     if scenario.startswith("auth/"):
-        steps.append(["mcp", "login", SERVER])
-    for step in steps:
-        if (done := agent(env, *step)).returncode != 0:
-            return done.returncode
-    listing = agent(env, "mcp", "tools", SERVER)
+        agent(env, "mcp", "login", SERVER)  # if it fails, the next step says what is missing
+    listing = as_a_person(env, "mcp", "tools", SERVER)
     if listing.returncode != 0:
         return listing.returncode
     names = tool_names(listing.stdout)
@@ -118,7 +118,16 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
         return 0  # initialize and list was the whole job
     tool = names[0]
     arguments = json.dumps(TOOL_ARGUMENTS.get(tool, {}))
-    return agent(env, "mcp", "call", SERVER, tool, "--args", arguments).returncode
+    return as_a_person(env, "mcp", "call", SERVER, tool, "--args", arguments).returncode
+
+
+def as_a_person(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a command; when it says to log in (expiry, step-up), log in and run it once more."""
+    done = agent(env, *args)
+    if done.returncode != 0 and f"agent mcp login {SERVER}" in done.stdout + done.stderr:
+        agent(env, "mcp", "login", SERVER)
+        done = agent(env, *args)
+    return done
 
 
 def main() -> int:

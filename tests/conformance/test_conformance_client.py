@@ -55,20 +55,20 @@ PASSING = [
     "auth/client-credentials-basic",
 ]
 
+STEP_UP_REASON = (
+    "the scenario's server answers initialize without a token and 401s only from tools/list "
+    "on: `agent mcp login` says the server did not ask for a login, and the listing then "
+    "fails with 'Connection closed' instead of 'needs login'"
+)
+
 # Scenario -> why we do not pass it.
 NOT_PASSING: dict[str, str] = {
     "elicitation-sep1034-client-defaults": (
         "`agent mcp call` without a terminal declines every elicitation by design: nothing is "
         "accepted without a person"
     ),
-    "auth/scope-step-up": (
-        "the scenario's server answers initialize without a token and asks only from "
-        "tools/list on, so `agent mcp login` finds nothing to log in to"
-    ),
-    "auth/scope-retry-limit": (
-        "the scenario's server answers initialize without a token and asks only from "
-        "tools/list on, so `agent mcp login` finds nothing to log in to"
-    ),
+    "auth/scope-step-up": STEP_UP_REASON,
+    "auth/scope-retry-limit": STEP_UP_REASON,
     "auth/2025-03-26-oauth-metadata-backcompat": (
         "the scenario serves issuer .../oauth at the root well-known path; the mcp SDK refuses "
         "metadata whose issuer is not the URL it came from (RFC 8414 section 3.3)"
