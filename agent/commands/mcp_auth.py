@@ -52,22 +52,14 @@ def login_command(store: McpStore, name: str, no_browser: bool) -> int:
 
 def logout_command(store: McpStore, name: str) -> int:
     """Forget a server's tokens and registration, revoking them where the server offers it."""
+    from agent.mcp.oauth_revoke import logout
+
     definition = store.load().find(name)
     if not isinstance(definition, HttpDefinition):
         raise AgentError(f"{definition.name} is a local (stdio) server; it has no OAuth login")
-    tokens = TokenStore()
-    record = tokens.get(definition.name, definition.url)
-    if record is None or (record.tokens is None and record.client is None):
-        tokens.forget(definition.name)
-        say(f"{definition.name}: not logged in; nothing to forget.")
-        return 0
-    from agent.mcp.oauth_revoke import revoke
-
     try:
         launch: HttpLaunch | None = _launch(store, name)
     except AgentError:  # e.g. the client secret's variable is unset: revoke as a public client
         launch = None
-    outcome = anyio.run(lambda: revoke(launch, record))
-    tokens.forget(definition.name)
-    say(f"Logged out of {definition.name}: tokens and registration forgotten{outcome}.")
+    say(anyio.run(lambda: logout(definition, launch, TokenStore())))
     return 0

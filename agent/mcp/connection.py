@@ -25,7 +25,13 @@ import mcp_types as types
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 
-from agent.errors import NeedsLoginError, ServerStartError, ToolCallError, ToolTimeoutError
+from agent.errors import (
+    NeedsLoginError,
+    ServerStartError,
+    TokenStoreError,
+    ToolCallError,
+    ToolTimeoutError,
+)
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
@@ -364,7 +370,10 @@ class Connection:
             if self._failure is None and not self._ready.is_set():
                 self._failure = leaf
             self._ready.set()
-        elif isinstance(leaf, RedirectRefusedError):
+        elif isinstance(leaf, TokenStoreError):
+            self._fail(f"cannot use its OAuth tokens: {leaf}")
+        elif isinstance(leaf, ServerStartError | RedirectRefusedError):
+            # Our own sentences (an unreadable oauth.privateKeyFile, a refused redirect).
             self._fail(str(leaf).removeprefix(f"MCP server {self.name!r} "))
         elif isinstance(leaf, (OSError, *httpx_errors())):
             self._fail(f"could not be reached: {describe_error(leaf)}")

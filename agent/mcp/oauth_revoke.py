@@ -1,12 +1,13 @@
-"""Token revocation (RFC 7009) at logout, where the authorization server offers it."""
+"""Logout: token revocation (RFC 7009) where the authorization server offers it, then forget."""
 
 from __future__ import annotations
 
 import httpx2
 
+from agent.mcp.definitions import HttpDefinition
 from agent.mcp.launch import HttpLaunch
 from agent.mcp.oauth_runtime import client_identity, token_request_auth
-from agent.mcp.token_store import ServerAuth
+from agent.mcp.token_store import ServerAuth, TokenStore
 
 _TIMEOUT = 30.0
 
@@ -45,3 +46,14 @@ async def revoke(launch: HttpLaunch | None, record: ServerAuth) -> str:
     if refused:
         return " (the server did not confirm the revocation)"
     return " (tokens revoked)"
+
+
+async def logout(definition: HttpDefinition, launch: HttpLaunch | None, tokens: TokenStore) -> str:
+    """Revoke (where offered) and forget a server's tokens and registration; one line to show."""
+    record = tokens.get(definition.name, definition.url)
+    if record is None or (record.tokens is None and record.client is None):
+        tokens.forget(definition.name)
+        return f"{definition.name}: not logged in; nothing to forget."
+    outcome = await revoke(launch, record)
+    tokens.forget(definition.name)
+    return f"Logged out of {definition.name}: tokens and registration forgotten{outcome}."

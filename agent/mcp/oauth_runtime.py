@@ -195,11 +195,10 @@ def token_request_auth(
 
 def _refreshed_tokens(response: httpx2.Response, record: ServerAuth) -> dict[str, Any] | None:
     from mcp.shared.auth import OAuthToken
-    from pydantic import ValidationError
 
     try:
         token = OAuthToken.model_validate_json(response.content)
-    except ValidationError:
+    except ValueError:  # pydantic's ValidationError is a ValueError
         return None
     tokens = record_tokens(token)
     previous = record.tokens or {}
