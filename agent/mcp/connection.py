@@ -35,7 +35,7 @@ from agent.errors import (
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
-from agent.mcp.launch import Launch, StdioLaunch
+from agent.mcp.launch import HttpLaunch, Launch, StdioLaunch
 from agent.mcp.launch_secrets import without_ordinary
 from agent.mcp.result_redaction import redact_result
 from agent.mcp.sdk import FormElicitationSession
@@ -93,9 +93,8 @@ class Connection:
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
         inherited = launch.inherited_env if isinstance(launch, StdioLaunch) else {}
-        self._redactor: Redactor = redactor(
-            [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
-        )
+        self._secrets = [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
+        self._redactor: Redactor = redactor(self._secrets)
         self._stderr_tail: deque[str] = deque(maxlen=_TAIL_LINES)
         self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
@@ -218,10 +217,29 @@ class Connection:
             self._transport_gone or self._closing.is_set()
         )
 
+    def _add_secret(self, value: str) -> None:
+        """Mask `value` (an OAuth token, say) in everything this server sends from now on."""
+        if value not in self._secrets:
+            self._secrets.append(value)
+            self._redactor = redactor(self._secrets)
+
+    def _login_needed(self, error: MCPError) -> NeedsLoginError | None:
+        """The login the server now wants, when its OAuth ended this connection (an expired
+        grant, a step-up): the auth flow recorded it in the token file before it gave up."""
+        if error.code != types.CONNECTION_CLOSED or not isinstance(self.launch, HttpLaunch):
+            return None
+        from agent.mcp.oauth_status import login_needed
+
+        return login_needed(self.launch)
+
     async def _request(self, awaitable: Any, what: str) -> Any:
         try:
             return await awaitable
         except MCPError as error:
+            login = self._login_needed(error)
+            if login is not None:
+                self.lost = True
+                raise login from None
             if self._connection_gone(error):
                 if self._closing.is_set() and not self.lost:  # we closed it, not the server
                     raise ToolCallError(
@@ -256,7 +274,9 @@ class Connection:
 
     async def _own(self) -> None:
         try:
-            output = ChildOutput(stderr_line=self._stderr_line, note=self._write_log)
+            output = ChildOutput(
+                stderr_line=self._stderr_line, note=self._write_log, secret=self._add_secret
+            )
             async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
                 async with FormElicitationSession(

@@ -214,7 +214,7 @@ class _BrowserFlow:
 
     async def redirect(self, authorization_url: str) -> None:
         self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
-        host = urlsplit(authorization_url).hostname or "?"
+        host = urlsplit(authorization_url).netloc or "?"  # where the person is sent
         shown = sanitize_line(authorization_url)
         self.io.say(f"To log in to {self.server}, open this URL (authorization server {host}):")
         self.io.say(f"  {shown}")

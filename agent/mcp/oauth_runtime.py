@@ -16,7 +16,7 @@ import base64
 import fcntl
 import os
 import warnings
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -66,8 +66,11 @@ class StoredTokenAuth(httpx2.Auth):
 
     requires_response_body = True
 
-    def __init__(self, store: TokenStore, launch: HttpLaunch) -> None:
+    def __init__(
+        self, store: TokenStore, launch: HttpLaunch, on_token: Callable[[str], None]
+    ) -> None:
         self.store, self.name, self.url = store, launch.server, launch.url
+        self._on_token = on_token
         self._client_id = launch.oauth.client_id if launch.oauth else None
         self._client_secret = launch.client_secret
 
@@ -78,13 +81,13 @@ class StoredTokenAuth(httpx2.Auth):
         record = await anyio.to_thread.run_sync(self.store.get, self.name, self.url)
         if record is not None and record.access_token() and not record.fresh():
             record = await self._refreshed(record)
-        sent = _bearer(request, record)
+        sent = self._bearer(request, record)
         response = yield request
         if response.status_code == 401:
             if sent is None:
                 self._needs_login()
             record = await self._refreshed(record, rejected=sent)
-            _bearer(request, record)
+            self._bearer(request, record)
             response = yield request
             if response.status_code == 401:
                 self._needs_login()
@@ -96,6 +99,15 @@ class StoredTokenAuth(httpx2.Auth):
             )
             await anyio.to_thread.run_sync(self.store.mark_needs_login, self.name, self.url, wanted)
             raise NeedsLoginError(self.name, f"it asks for more access: {wanted}")
+
+    def _bearer(self, request: httpx2.Request, record: ServerAuth | None) -> str | None:
+        token = record.access_token() if record is not None else None
+        if token is not None:
+            for value in (token, record.refresh_token() if record else None):
+                if value:
+                    self._on_token(value)  # masked in whatever the server sends back
+            request.headers["Authorization"] = f"Bearer {token}"
+        return token
 
     def _needs_login(self) -> None:
         self.store.mark_needs_login(self.name, self.url)
@@ -209,13 +221,6 @@ def _refreshed_tokens(response: httpx2.Response, record: ServerAuth) -> dict[str
     return tokens
 
 
-def _bearer(request: httpx2.Request, record: ServerAuth | None) -> str | None:
-    token = record.access_token() if record is not None else None
-    if token is not None:
-        request.headers["Authorization"] = f"Bearer {token}"
-    return token
-
-
 def _insufficient_scope(response: httpx2.Response) -> bool:
     return (
         response.status_code == 403
@@ -279,12 +284,19 @@ def client_credentials_auth(
         return _SecretProvider(storage.url, storage, client_id, client_secret or "", scope=scope)
 
 
-def runtime_auth(launch: HttpLaunch, store: TokenStore | None = None) -> httpx2.Auth:
-    """The auth a chat or console connection uses for `launch`: never one that opens a browser."""
+def runtime_auth(
+    launch: HttpLaunch,
+    store: TokenStore | None = None,
+    on_token: Callable[[str], None] = lambda value: None,
+) -> httpx2.Auth:
+    """The auth a chat or console connection uses for `launch`: never one that opens a browser.
+
+    `on_token` hears every token sent, so the connection masks it in what the server says.
+    """
     store = TokenStore() if store is None else store
     oauth = launch.oauth
     if oauth is not None and oauth.grant == "client_credentials" and oauth.client_id:
-        storage = FileTokenStorage(store, launch.server, launch.url)
+        storage = FileTokenStorage(store, launch.server, launch.url, on_token=on_token)
         return client_credentials_auth(
             storage,
             oauth.client_id,
@@ -293,7 +305,7 @@ def runtime_auth(launch: HttpLaunch, store: TokenStore | None = None) -> httpx2.
             oauth.signing_algorithm or "RS256",
             " ".join(oauth.scopes) or None,
         )
-    return StoredTokenAuth(store, launch)
+    return StoredTokenAuth(store, launch, on_token)
 
 
 def read_private_key(launch: HttpLaunch) -> str | None:

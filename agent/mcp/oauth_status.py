@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agent.errors import TokenStoreError
+from agent.errors import NeedsLoginError, TokenStoreError
 from agent.mcp.definitions import HttpDefinition, ServerDefinition
+from agent.mcp.launch import HttpLaunch
 from agent.mcp.store import McpConfig
 from agent.mcp.token_store import TokenStore
 
@@ -27,3 +28,17 @@ def servers_needing_login(config: McpConfig) -> list[str]:
         for d in config.definitions
         if config.state(d.name).enabled and needs_login(d, tokens)
     ]
+
+
+def login_needed(launch: HttpLaunch) -> NeedsLoginError | None:
+    """The error to show when the token file says this server needs a login now."""
+    if not launch.uses_oauth():
+        return None
+    try:
+        record = TokenStore().get(launch.server, launch.url)
+    except TokenStoreError:
+        return None
+    if record is None or not record.needs_login:
+        return None
+    reason = f"it asks for more access: {record.scope}" if record.scope else ""
+    return NeedsLoginError(launch.server, reason)

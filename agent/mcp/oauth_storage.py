@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,7 @@ def token_from_record(record: ServerAuth | None) -> OAuthToken | None:
     """The SDK token for a stored record, with expires_in counted from now."""
     if record is None or record.tokens is None or record.access_token() is None:
         return None
-    data = {key: value for key, value in record.tokens.items() if key != "expires_at"}
+    data = {k: v for k, v in record.tokens.items() if k not in ("expires_at", "issued_at")}
     expires = record.expires_at()
     if expires is not None:
         data["expires_in"] = max(0, int(expires - time.time()))
@@ -27,7 +28,8 @@ def record_tokens(token: OAuthToken) -> dict[str, Any]:
     data = token.model_dump(mode="json", exclude_none=True)
     expires_in = data.pop("expires_in", None)
     if isinstance(expires_in, int | float):
-        data["expires_at"] = time.time() + expires_in
+        now = time.time()
+        data["expires_at"], data["issued_at"] = now + expires_in, now
     return data
 
 
@@ -42,11 +44,13 @@ class FileTokenStorage:
         *,
         fresh_login: bool = False,
         configured_client: OAuthClientInformationFull | None = None,
+        on_token: Callable[[str], None] = lambda value: None,
     ) -> None:
         self.store, self.name, self.url = store, name, url
         # A pre-registered client (oauth.clientId) comes from the configuration every time
         # and is never written: its secret lives only in the environment.
         self._configured = configured_client
+        self._on_token = on_token  # every token handed out is masked by the connection
         # A login starts from no tokens (so the server's 401 starts the flow) but keeps the
         # registration, whose redirect URI the listener then reuses.
         self._hide_tokens = fresh_login
@@ -55,11 +59,20 @@ class FileTokenStorage:
         """The stored tokens for this server and URL."""
         if self._hide_tokens:
             return None
-        return token_from_record(self.store.get(self.name, self.url))
+        token = token_from_record(self.store.get(self.name, self.url))
+        if token is not None:
+            self._heard(token)
+        return token
+
+    def _heard(self, token: OAuthToken) -> None:
+        for value in (token.access_token, token.refresh_token):
+            if value:
+                self._on_token(value)
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
         """Store new tokens; the server no longer needs a login."""
         self._hide_tokens = False
+        self._heard(tokens)
         stored = record_tokens(tokens)
         self.store.update(
             self.name,

@@ -85,7 +85,15 @@ class ServerAuth:
             return False
         expires = self.expires_at()
         moment = time.time() if now is None else now
-        return expires is None or moment < expires - EXPIRY_MARGIN_SECONDS
+        if expires is None:
+            return True
+        # A short-lived token gets half its life as margin, or it would never count as fresh.
+        issued = (self.tokens or {}).get("issued_at")
+        lifetime = expires - issued if isinstance(issued, int | float) else None
+        margin = (
+            EXPIRY_MARGIN_SECONDS if lifetime is None else min(EXPIRY_MARGIN_SECONDS, lifetime / 2)
+        )
+        return moment < expires - margin
 
 
 @dataclass(frozen=True)
