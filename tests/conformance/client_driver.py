@@ -14,7 +14,8 @@ Like a person would, in a throwaway AGENT_HOME:
    authorization redirect to our loopback callback without a person;
 3. `agent mcp tools conformance`, then `agent mcp call conformance TOOL --args ...` for the
    scenario's tool. When one of them says "run agent mcp login" (a step-up, say), the driver
-   does as a person would: logs in and runs it once more, never more. Every step's output
+   does as a person would: logs in and runs it once more, never more. For elicitation
+   scenarios the call runs on a pty and accepts each form with its defaults. Every step's output
    goes to stderr (the suite keeps it in stderr.txt); the first step that fails ends the
    run with its exit status.
 """
@@ -118,7 +119,27 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
         return 0  # initialize and list was the whole job
     tool = names[0]
     arguments = json.dumps(TOOL_ARGUMENTS.get(tool, {}))
+    if scenario.startswith("elicitation"):
+        return answering_forms(env, "mcp", "call", SERVER, tool, "--args", arguments)
     return as_a_person(env, "mcp", "call", SERVER, tool, "--args", arguments).returncode
+
+
+def answering_forms(env: dict[str, str], *args: str) -> int:
+    """Run a command on a terminal (pty) and answer every form the server sends by accepting
+    it and pressing Enter at each field, which keeps the field's default: what a person
+    who agrees with the defaults does. Returns the command's exit status."""
+    import pexpect
+
+    print(f"$ agent {' '.join(args)}  (on a terminal, accepting defaults)", file=sys.stderr)
+    child = pexpect.spawn(sys.executable, ["-m", "agent", *args], env=env,
+                          encoding="utf-8", timeout=STEP_TIMEOUT)  # fmt: skip
+    child.logfile_read = sys.stderr
+    try:
+        while (seen := child.expect([r"\[c\]ancel: ", r"[)\]]: ", pexpect.EOF])) != 2:
+            child.send("y\r" if seen == 0 else "\r")
+    finally:
+        child.close(force=True)
+    return child.exitstatus if child.exitstatus is not None else 1
 
 
 def as_a_person(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

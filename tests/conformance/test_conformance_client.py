@@ -33,6 +33,8 @@ PASSING = [
     "initialize",
     "tools_call",
     "sse-retry",
+    # On a pty: the driver accepts the form and presses Enter at each field (keeps defaults).
+    "elicitation-sep1034-client-defaults",
     "auth/metadata-default",
     "auth/metadata-var1",
     "auth/metadata-var2",
@@ -63,10 +65,6 @@ STEP_UP_REASON = (
 
 # Scenario -> why we do not pass it.
 NOT_PASSING: dict[str, str] = {
-    "elicitation-sep1034-client-defaults": (
-        "`agent mcp call` without a terminal declines every elicitation by design: nothing is "
-        "accepted without a person"
-    ),
     "auth/scope-step-up": STEP_UP_REASON,
     "auth/scope-retry-limit": STEP_UP_REASON,
     "auth/2025-03-26-oauth-metadata-backcompat": (
