@@ -328,3 +328,18 @@ def test_client_credentials_step_up_at_once_with_the_union_of_scopes(tmp_path: P
     assert state["grants"] == {"client_credentials": 2}  # the login, then one step-up
     last = [t for t in state["tokens"] if t["kind"] == "access"][-1]
     assert set(last["scopes"]) == {"mcp:read", "mcp:admin"}
+
+
+def test_a_server_that_lets_the_handshake_through_still_gets_its_login(tmp_path: Path) -> None:
+    with running_oauth_server("--open-handshake") as server:
+        cli = OAuthCli(tmp_path, server)
+        before = cli.echo()
+
+        login = cli.run("mcp", "login", "fx")
+        call = cli.echo("open")
+        grants = server.state()["grants"]
+
+    assert before.stderr == "agent: fx needs login: run agent mcp login fx\n"
+    assert login.returncode == 0, login.stdout + login.stderr
+    assert (call.returncode, call.stdout.splitlines()[0]) == (0, "open")
+    assert grants == {"authorization_code": 1}
