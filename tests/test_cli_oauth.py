@@ -12,8 +12,10 @@ import stat
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import httpx2
+import pexpect
 import pytest
 
 from tests.fixtures.oauth_cli import AGENT, OAuthCli, recording_browser
@@ -343,3 +345,32 @@ def test_a_server_that_lets_the_handshake_through_still_gets_its_login(tmp_path:
     assert login.returncode == 0, login.stdout + login.stderr
     assert (call.returncode, call.stdout.splitlines()[0]) == (0, "open")
     assert grants == {"authorization_code": 1}
+
+
+def test_ctrl_c_cancels_a_login_waiting_for_the_browser_and_closes_the_listener(
+    tmp_path: Path,
+) -> None:
+    browser, _ = recording_browser(tmp_path)
+    with running_oauth_server() as server:
+        OAuthCli(tmp_path, server)
+        login = pexpect.spawn(
+            AGENT,
+            ["mcp", "login", "fx", "--no-browser"],
+            env={**os.environ, "BROWSER": str(browser)},
+            encoding="utf-8",
+            timeout=30,
+            dimensions=(40, 400),
+        )
+        login.expect("redirect_uri=([^&]+)&")
+        callback = unquote(login.match.group(1))
+        login.expect("paste the URL it ended on here")
+        login.sendintr()
+        login.expect(pexpect.EOF)
+        login.close()
+        grants = server.state()["grants"]
+
+    assert login.exitstatus == 130
+    assert "agent: interrupted" in (login.before or "")
+    assert grants == {}
+    with pytest.raises(httpx2.ConnectError):  # the listener is gone with the login
+        httpx2.get(callback, timeout=5)
