@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import subprocess
 import time
@@ -374,3 +375,21 @@ def test_ctrl_c_cancels_a_login_waiting_for_the_browser_and_closes_the_listener(
     assert grants == {}
     with pytest.raises(httpx2.ConnectError):  # the listener is gone with the login
         httpx2.get(callback, timeout=5)
+
+
+def test_the_configured_callback_port_is_used_and_a_taken_one_is_named(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        with running_oauth_server() as server:
+            cli = OAuthCli(tmp_path, server, oauth={"callbackPort": taken})
+            refused = cli.run("mcp", "login", "fx")
+            holder.close()
+            cli.login()
+            asked = server.state()["authorize_requests"]
+
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(f"agent: fx: cannot listen on 127.0.0.1:{taken} for the login")
+    assert refused.stderr.endswith("; free that port or change oauth.callbackPort\n")
+    assert [request["redirect_uri"] for request in asked] == [f"http://127.0.0.1:{taken}/callback"]

@@ -203,8 +203,13 @@ class _BrowserFlow:
         self.paste = io.read_paste and can_read_paste()
 
     async def redirect(self, authorization_url: str) -> None:
-        self.state = (parse_qs(urlsplit(authorization_url).query).get("state") or [""])[0]
-        host = urlsplit(authorization_url).netloc or "?"  # where the person is sent
+        """Show the URL (and where it leads), open the browser unless told not to."""
+        parts = urlsplit(authorization_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            # Metadata names this URL; only a web page may reach the browser command.
+            raise LoginError(f"{self.server}: the authorization URL is not an http(s) URL")
+        self.state = (parse_qs(parts.query).get("state") or [""])[0]
+        host = parts.netloc  # where the person is sent
         shown = sanitize_line(authorization_url)
         self.io.say(f"To log in to {self.server}, open this URL (authorization server {host}):")
         self.io.say(f"  {shown}")
@@ -218,6 +223,7 @@ class _BrowserFlow:
             self.io.say("Waiting for the browser...")
 
     async def callback(self) -> AuthorizationCodeResult:
+        """Wait for the listener or a pasted URL, whichever brings this login's code first."""
         result: list[Callback] = []
         note = lambda text: self.io.say(f"{self.server}: {text}")  # noqa: E731
         async with anyio.create_task_group() as group:

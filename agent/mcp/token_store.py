@@ -55,6 +55,7 @@ class ServerAuth:
     scope: str | None = None  # the scope the next login asks for (a step-up's union)
 
     def to_json(self) -> dict[str, Any]:
+        """The record as stored in the file."""
         return {
             "url": self.url,
             "tokens": self.tokens,
