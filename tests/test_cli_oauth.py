@@ -12,8 +12,10 @@ import stat
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import httpx2
+import pexpect
 import pytest
 
 from tests.fixtures.oauth_cli import AGENT, OAuthCli, recording_browser
@@ -305,3 +307,70 @@ def test_login_of_a_stdio_server_is_refused_clearly(tmp_path: Path) -> None:
         1,
         "agent: loc is a local (stdio) server; OAuth login is for remote servers\n",
     )
+
+
+def test_client_credentials_step_up_at_once_with_the_union_of_scopes(tmp_path: Path) -> None:
+    with running_oauth_server() as server:
+        cli = OAuthCli(
+            tmp_path,
+            server,
+            oauth={
+                "grant": "client_credentials",
+                "clientId": PRE_REGISTERED_ID,
+                "clientSecret": "${FX_SECRET}",
+            },
+            env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
+        )
+        cli.login()
+
+        call = cli.echo("up", tool="scoped_echo")
+        state = server.state()
+
+    assert (call.returncode, call.stdout.splitlines()[0]) == (0, "scoped: up"), call.stderr
+    assert state["grants"] == {"client_credentials": 2}  # the login, then one step-up
+    last = [t for t in state["tokens"] if t["kind"] == "access"][-1]
+    assert set(last["scopes"]) == {"mcp:read", "mcp:admin"}
+
+
+def test_a_server_that_lets_the_handshake_through_still_gets_its_login(tmp_path: Path) -> None:
+    with running_oauth_server("--open-handshake") as server:
+        cli = OAuthCli(tmp_path, server)
+        before = cli.echo()
+
+        login = cli.run("mcp", "login", "fx")
+        call = cli.echo("open")
+        grants = server.state()["grants"]
+
+    assert before.stderr == "agent: fx needs login: run agent mcp login fx\n"
+    assert login.returncode == 0, login.stdout + login.stderr
+    assert (call.returncode, call.stdout.splitlines()[0]) == (0, "open")
+    assert grants == {"authorization_code": 1}
+
+
+def test_ctrl_c_cancels_a_login_waiting_for_the_browser_and_closes_the_listener(
+    tmp_path: Path,
+) -> None:
+    browser, _ = recording_browser(tmp_path)
+    with running_oauth_server() as server:
+        OAuthCli(tmp_path, server)
+        login = pexpect.spawn(
+            AGENT,
+            ["mcp", "login", "fx", "--no-browser"],
+            env={**os.environ, "BROWSER": str(browser)},
+            encoding="utf-8",
+            timeout=30,
+            dimensions=(40, 400),
+        )
+        login.expect("redirect_uri=([^&]+)&")
+        callback = unquote(login.match.group(1))
+        login.expect("paste the URL it ended on here")
+        login.sendintr()
+        login.expect(pexpect.EOF)
+        login.close()
+        grants = server.state()["grants"]
+
+    assert login.exitstatus == 130
+    assert "agent: interrupted" in (login.before or "")
+    assert grants == {}
+    with pytest.raises(httpx2.ConnectError):  # the listener is gone with the login
+        httpx2.get(callback, timeout=5)

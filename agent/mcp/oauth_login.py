@@ -31,6 +31,7 @@ from agent.mcp.oauth_callback import (
     raise_for_error,
     wait_for_paste,
 )
+from agent.mcp.oauth_probe import probe
 from agent.mcp.oauth_runtime import client_credentials_auth, read_private_key
 from agent.mcp.oauth_storage import FileTokenStorage
 from agent.mcp.token_store import ServerAuth, TokenStore
@@ -43,17 +44,6 @@ for _logger_name in ("mcp", "httpx2", "httpcore2"):
     logging.getLogger(_logger_name).propagate = False
 
 LOGIN_TIMEOUT = 300.0
-_PROBE_TIMEOUT = httpx2.Timeout(30.0)
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "agent", "version": "login"},
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -93,7 +83,7 @@ async def login(
             else:
                 provider = None
             if provider is not None:
-                await _probe(launch, provider)
+                await probe(launch, provider, provider.context.storage.logged_in)
                 _remember_metadata(store, launch, provider)
             else:
                 await _authorization_code(launch, store, io)
@@ -171,7 +161,7 @@ async def _authorization_code(launch: HttpLaunch, store: TokenStore, io: LoginIO
             *((record.scope or "").split() if record else ()),
         ]
         provider.extra_scope = " ".join(dict.fromkeys(wanted)) or None
-        await _probe(launch, provider)
+        await probe(launch, provider, storage.logged_in)
         _remember_metadata(store, launch, provider)
     finally:
         await listener.aclose()
@@ -242,43 +232,6 @@ class _BrowserFlow:
         callback = result[0]
         code = raise_for_error(self.server, callback)
         return AuthorizationCodeResult(code=code, state=callback.state, iss=callback.iss)
-
-
-async def _probe(launch: HttpLaunch, provider: httpx2.Auth) -> None:
-    """One request to the server through `provider`: its 401 starts the flow."""
-    headers = dict(launch.headers)
-    async with httpx2.AsyncClient(
-        headers=headers, timeout=_PROBE_TIMEOUT, follow_redirects=False, auth=provider
-    ) as client:
-        try:
-            if launch.transport == "sse":
-                request = client.stream("GET", launch.url, headers={"Accept": "text/event-stream"})
-            else:
-                request = client.stream(
-                    "POST",
-                    launch.url,
-                    json=_INITIALIZE,
-                    headers={"Accept": "application/json, text/event-stream"},
-                )
-            async with request as response:
-                status = response.status_code
-                session = response.headers.get("mcp-session-id")
-            if session is not None and launch.transport != "sse":
-                await client.delete(launch.url, headers={"mcp-session-id": session})
-        except LoginError:
-            raise
-        except Exception as error:  # the SDK's flow errors, httpx2's transport errors
-            raise LoginError(_flow_failure(launch.server, error)) from None
-    if status in (401, 403):
-        raise LoginError(
-            f"{launch.server} still refused the request after the login (HTTP {status}); "
-            "check the scopes in its oauth settings"
-        )
-
-
-def _flow_failure(server: str, error: Exception) -> str:
-    text = sanitize_line(str(error).strip())[:300] or type(error).__name__
-    return f"{server}: login failed: {text}"
 
 
 def _remember_metadata(

@@ -55,6 +55,10 @@ class FileTokenStorage:
         # registration, whose redirect URI the listener then reuses.
         self._hide_tokens = fresh_login
 
+    def logged_in(self) -> bool:
+        """True once this login stored new tokens."""
+        return not self._hide_tokens
+
     async def get_tokens(self) -> OAuthToken | None:
         """The stored tokens for this server and URL."""
         if self._hide_tokens:

@@ -55,18 +55,14 @@ PASSING = [
     "auth/offline-access-not-supported",
     "auth/client-credentials-jwt",
     "auth/client-credentials-basic",
+    # The server answers initialize without a token and 401s from tools/list on; a 403
+    # insufficient_scope then needs a login that asks for the union, once (no loop).
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
 ]
-
-STEP_UP_REASON = (
-    "the scenario's server answers initialize without a token and 401s only from tools/list "
-    "on: `agent mcp login` says the server did not ask for a login, and the listing then "
-    "fails with 'Connection closed' instead of 'needs login'"
-)
 
 # Scenario -> why we do not pass it.
 NOT_PASSING: dict[str, str] = {
-    "auth/scope-step-up": STEP_UP_REASON,
-    "auth/scope-retry-limit": STEP_UP_REASON,
     "auth/2025-03-26-oauth-metadata-backcompat": (
         "the scenario serves issuer .../oauth at the root well-known path; the mcp SDK refuses "
         "metadata whose issuer is not the URL it came from (RFC 8414 section 3.3)"
