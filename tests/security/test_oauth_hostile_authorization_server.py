@@ -20,6 +20,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.fixtures.follow_redirect import DONE_LINE
 from tests.fixtures.oauth_fixtures import (
     PRE_REGISTERED_ID,
     OAuthServer,
@@ -40,8 +41,9 @@ def server() -> Iterator[OAuthServer]:
 
 
 def agent_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """The environment of every `agent` run: this test's AGENT_HOME and the stand-in browser."""
-    browser = browser_wrapper(tmp_path, log=tmp_path / "hops.jsonl")
+    """The environment of every `agent` run: this test's AGENT_HOME and the stand-in browser
+    (which says DONE_LINE on the terminal it shares with the CLI when it is done)."""
+    browser = browser_wrapper(tmp_path, log=tmp_path / "hops.jsonl", announce=True)
     return {**os.environ, "BROWSER": str(browser), "PROMPT_TOOLKIT_NO_CPR": "1", **extra}
 
 
@@ -85,6 +87,7 @@ def test_a_redirect_with_a_forged_state_never_completes_the_login(
     )  # fmt: skip
     try:
         login.expect("not from this login")
+        login.expect(DONE_LINE)  # the browser has its answer (Ctrl-C would reach it too)
         login.sendintr()  # the person gives up: Ctrl-C cancels
         login.expect(pexpect.EOF)
     finally:
