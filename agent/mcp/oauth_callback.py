@@ -109,14 +109,13 @@ class CallbackListener:
             return None
         callback = parse_callback(target)
         if not state_matches(callback, expected):
+            note("ignored a callback that is not from this login (its state does not match)")
             await _respond(
                 stream,
                 400,
                 "Not this login",
                 "This request is not from the login agent is waiting for; it was ignored.",
             )
-            # Told after the browser has its answer, so what the person reads has happened.
-            note("ignored a callback that is not from this login (its state does not match)")
             return None
         if callback.error is not None:
             await _respond(stream, 200, "Login refused", "The authorization server said no.")
