@@ -87,6 +87,10 @@ COMMANDS: dict[str, Command] = {
     "mcp prompt": Command(
         _MCP_CATALOG, "prompt_command", ("store", "name", "prompt", "args_json", "trace")
     ),
+    "mcp login": Command(
+        "agent.commands.mcp_auth", "login_command", ("store", "name", "no_browser")
+    ),
+    "mcp logout": Command("agent.commands.mcp_auth", "logout_command", ("store", "name")),
     "skills list": Command(_SKILLS, "list_skills", ("project",)),
     "skills show": Command(_SKILLS, "show_skill", ("project", "name")),
     "skills validate": Command(_SKILLS, "validate_paths", ("paths",)),
@@ -275,6 +279,30 @@ def _add_mcp_console_commands(
     send.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     send.set_defaults(handler=COMMANDS["mcp send"])
     _add_mcp_catalog_commands(sub)
+    _add_mcp_auth_commands(sub)
+
+
+def _add_mcp_auth_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    login = sub.add_parser(
+        "login",
+        help="log in to a remote server with OAuth (opens a browser)",
+        description="Log in to a remote server with OAuth now. The browser opens ($BROWSER is "
+        "honoured) and the URL is printed; pasting the URL the browser ended on also completes "
+        "the login. Servers with grant client_credentials log in without a browser.",
+    )
+    login.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    login.add_argument(
+        "--no-browser", action="store_true", help="only print the URL (paste the redirect back)"
+    )
+    login.set_defaults(handler=COMMANDS["mcp login"])
+    logout = sub.add_parser(
+        "logout",
+        help="forget a server's OAuth tokens and registration (revoking them where offered)",
+        description="Forget a server's OAuth tokens and client registration, revoking the "
+        "tokens first where the authorization server offers it.",
+    )
+    logout.add_argument("name", metavar="NAME", help=_NAME_HELP)
+    logout.set_defaults(handler=COMMANDS["mcp logout"])
 
 
 def _add_mcp_catalog_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

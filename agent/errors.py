@@ -4,6 +4,7 @@
     ├── SettingsError             settings.yaml is unreadable or has an unknown/mistyped key
     ├── DocumentError             an MCP servers document has problems; it lists them all
     ├── StoreError                mcp-servers.json cannot be read or is malformed; never repaired
+    │   ├── TokenStoreError       the OAuth token file is damaged or readable by others
     │   └── ConcurrentEditError   the store changed while the person was editing it
     ├── UnknownServerError        a command named a server that is not configured
     └── McpServerError            a configured server cannot be used right now
@@ -11,6 +12,8 @@
         ├── ToolNameCollisionError  two tools of one server map to the same model tool name
         ├── NotTrustedError       a stdio definition was never trusted, or trust was declined
         ├── ServerStartError      the process or connection failed before the handshake ended
+        │   └── NeedsLoginError   an OAuth server has no usable token: run agent mcp login NAME
+        ├── LoginError            agent mcp login could not finish (the message says why)
         ├── ServerOfflineError    the server died and its one restart failed (or none is allowed)
         └── ToolCallError         one call failed (timeout, crash, protocol error)
             └── ToolTimeoutError  the call took longer than the tool timeout
@@ -60,6 +63,10 @@ class StoreError(AgentError):
     """The MCP configuration store cannot be read or written."""
 
 
+class TokenStoreError(StoreError):
+    """The OAuth token file cannot be used as it is; it is never overwritten or repaired."""
+
+
 class ConcurrentEditError(StoreError):
     """Another process saved the configuration while this one was editing it."""
 
@@ -86,6 +93,22 @@ class NotTrustedError(McpServerError):
 
 class ServerStartError(McpServerError):
     """Starting or connecting failed; the message carries the server's stderr tail if any."""
+
+
+class NeedsLoginError(ServerStartError):
+    """An OAuth server has no usable token; only `agent mcp login NAME` (or /mcp login) helps."""
+
+    def __init__(self, server: str, reason: str = "") -> None:
+        self.server = server
+        import shlex
+
+        detail = f" ({reason})" if reason else ""
+        command = f"agent mcp login {shlex.quote(server)}"
+        super().__init__(sanitize_line(f"{server} needs login{detail}: run {command}"))
+
+
+class LoginError(McpServerError):
+    """`agent mcp login` could not finish; the message says why and what to do."""
 
 
 class ServerOfflineError(McpServerError):

@@ -470,12 +470,12 @@ def test_list_shows_servers_without_any_env_header_or_query_values(tmp_path: Pat
     assert (result.returncode, result.stderr) == (0, "")
     lines = result.stdout.splitlines()
     assert [" ".join(line.split()) for line in lines] == [
-        "NAME TRANSPORT ENABLED TRUSTED TOOLS TARGET",
-        "github stdio no no not discovered npx -y @modelcontextprotocol/server-github (env: "
+        "NAME TRANSPORT ENABLED TRUSTED TOOLS AUTH TARGET",
+        "github stdio no no not discovered n/a npx -y @modelcontextprotocol/server-github (env: "
         "GITHUB_PERSONAL_ACCESS_TOKEN, LOG)",
-        "remote streamable-http no n/a not discovered https://mcp.example.com/mcp?api_key=***"
+        "remote streamable-http no n/a not discovered header https://mcp.example.com/mcp?api_key=***"
         "&v=*** (headers: Authorization)",
-        "legacy sse no n/a not discovered http://localhost:8000/sse",
+        "legacy sse no n/a not discovered none http://localhost:8000/sse",
     ]
     enabled_column = lines[0].index("ENABLED")
     assert [line[enabled_column:].split()[0] for line in lines] == ["ENABLED", "no", "no", "no"]

@@ -13,6 +13,7 @@ from agent.errors import AgentError, ConcurrentEditError, UnknownServerError
 from agent.mcp import editing
 from agent.mcp.definitions import (
     LOCAL_DEFINITIONS,
+    HttpDefinition,
     ServerDefinition,
     StdioDefinition,
     display_url,
@@ -83,9 +84,35 @@ def list_servers(store: McpStore) -> int:
 
     trust = launch_trust_for(find_project_dir())
     rows = [_server_row(config, name, trust) for name in (d.name for d in config.definitions)]
+    headers = ["NAME", "TRANSPORT", "ENABLED", "TRUSTED", "TOOLS", "TARGET"]
+    remote = [d for d in config.definitions if isinstance(d, HttpDefinition)]
+    if remote:  # an AUTH column only where a server can log in
+        states = _auth_states(remote)
+        headers.insert(5, "AUTH")
+        for row, definition in zip(rows, config.definitions, strict=True):
+            row.insert(5, states.get(definition.name, "n/a"))
     # TARGET is last and widest: a narrow terminal then wraps only that column.
-    say(table(("NAME", "TRANSPORT", "ENABLED", "TRUSTED", "TOOLS", "TARGET"), rows))
+    say(table(headers, rows))
     return 0
+
+
+def _auth_states(remote: Sequence[HttpDefinition]) -> dict[str, str]:
+    """Each remote server's OAuth state, from the token file alone (no network, no mcp)."""
+    from agent.errors import TokenStoreError
+    from agent.mcp.token_store import TokenStore
+
+    tokens = TokenStore()
+    try:
+        tokens.load()
+    except TokenStoreError as error:
+        warn(f"warning: {error}")
+        return {d.name: "unknown" for d in remote}
+    return {
+        d.name: "header"
+        if d.has_authorization_header()
+        else tokens.status(d.name, d.url).describe()
+        for d in remote
+    }
 
 
 def _server_row(config: McpConfig, name: str, trust: LaunchTrust) -> list[str]:

@@ -26,11 +26,17 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from agent.errors import ServerStartError, ToolCallError, ToolTimeoutError
+from agent.errors import (
+    NeedsLoginError,
+    ServerStartError,
+    TokenStoreError,
+    ToolCallError,
+    ToolTimeoutError,
+)
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
-from agent.mcp.launch import CommandsLaunch, Launch, StdioLaunch
+from agent.mcp.launch import CommandsLaunch, HttpLaunch, Launch, StdioLaunch
 from agent.mcp.launch_secrets import without_ordinary
 from agent.mcp.result_redaction import redact_result
 from agent.mcp.sdk import FormElicitationSession
@@ -92,9 +98,8 @@ class Connection:
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
         inherited = launch.inherited_env if isinstance(launch, StdioLaunch | CommandsLaunch) else {}
-        self._redactor: Redactor = redactor(
-            [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
-        )
+        self._secrets = [*launch.secrets(), *without_ordinary(hooks.secrets, inherited)]
+        self._redactor: Redactor = redactor(self._secrets)
         self._stderr_tail: deque[str] = deque(maxlen=_TAIL_LINES)
         self.traffic = ConnectionTraffic()  # the server's requests to us; answers to `send`
         self._write: Any = None  # the tapped stream our messages go out on, once open
@@ -244,10 +249,29 @@ class Connection:
             self._transport_gone or self._closing.is_set()
         )
 
+    def _add_secret(self, value: str) -> None:
+        """Mask `value` (an OAuth token, say) in everything this server sends from now on."""
+        if value not in self._secrets:
+            self._secrets.append(value)
+            self._redactor = redactor(self._secrets)
+
+    def _login_needed(self, error: MCPError) -> NeedsLoginError | None:
+        """The login the server now wants, when its OAuth ended this connection (an expired
+        grant, a step-up): the auth flow recorded it in the token file before it gave up."""
+        if error.code != types.CONNECTION_CLOSED or not isinstance(self.launch, HttpLaunch):
+            return None
+        from agent.mcp.oauth_status import login_needed
+
+        return login_needed(self.launch)
+
     async def _request(self, awaitable: Any, what: str) -> Any:
         try:
             return await awaitable
         except MCPError as error:
+            login = self._login_needed(error)
+            if login is not None:
+                self.lost = True
+                raise login from None
             if self._connection_gone(error):
                 if self._closing.is_set() and not self.lost:  # we closed it, not the server
                     raise ToolCallError(
@@ -282,7 +306,9 @@ class Connection:
 
     async def _own(self) -> None:
         try:
-            output = ChildOutput(stderr_line=self._stderr_line, note=self._write_log)
+            output = ChildOutput(
+                stderr_line=self._stderr_line, note=self._write_log, secret=self._add_secret
+            )
             async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
                 self._write = write
@@ -404,7 +430,15 @@ class Connection:
             self._fail(f"could not start: command {command!r} not found")
         elif isinstance(leaf, PermissionError) and command is not None:
             self._fail(f"could not start: command {command!r} is not executable")
-        elif isinstance(leaf, RedirectRefusedError):
+        elif isinstance(leaf, NeedsLoginError):
+            # Its own line says all: "NAME needs login: run agent mcp login NAME".
+            if self._failure is None and not self._ready.is_set():
+                self._failure = leaf
+            self._ready.set()
+        elif isinstance(leaf, TokenStoreError):
+            self._fail(f"cannot use its OAuth tokens: {leaf}")
+        elif isinstance(leaf, ServerStartError | RedirectRefusedError):
+            # Our own sentences (an unreadable oauth.privateKeyFile, a refused redirect).
             self._fail(str(leaf).removeprefix(f"MCP server {self.name!r} "))
         elif isinstance(leaf, (OSError, *httpx_errors())):
             self._fail(f"could not be reached: {describe_error(leaf)}")

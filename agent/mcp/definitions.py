@@ -9,6 +9,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agent.mcp.command_definitions import CommandsDefinition
+from agent.mcp.oauth_config import OAuthConfig
 from agent.mcp.variables import has_references
 
 HttpTransport = Literal["streamable-http", "sse"]
@@ -52,13 +53,20 @@ class HttpDefinition:
     url: str
     transport: HttpTransport = "streamable-http"
     headers: dict[str, str] = field(default_factory=dict)
+    oauth: OAuthConfig | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The canonical server object (explicit type, empty optional fields left out)."""
         data: dict[str, Any] = {"type": self.transport, "url": self.url}
         if self.headers:
             data["headers"] = dict(self.headers)
+        if self.oauth is not None:
+            data["oauth"] = self.oauth.to_json()
         return data
+
+    def has_authorization_header(self) -> bool:
+        """A configured Authorization header means the person manages the credential: no OAuth."""
+        return any(key.lower() == "authorization" for key in self.headers)
 
     def literal_secret_names(self) -> list[str]:
         """Header names whose values are written literally rather than as ${VAR} references."""

@@ -21,6 +21,7 @@ from agent.mcp.command_document import parse_commands_server
 from agent.mcp.definitions import HttpDefinition, ServerDefinition, StdioDefinition
 from agent.mcp.jsonc import strip_jsonc
 from agent.mcp.names import normalize_server_name, server_name_problem
+from agent.mcp.oauth_config import OAuthConfig, parse_cursor_auth, parse_oauth
 from agent.mcp.variables import has_references, reference_problems
 from agent.text import escape_json_text
 
@@ -36,7 +37,7 @@ _TYPE_ALIASES = {
     "sse": "sse",
 }
 _STDIO_FIELDS = frozenset({"command", "args", "cwd", "env"})
-_HTTP_FIELDS = frozenset({"url", "headers"})
+_HTTP_FIELDS = frozenset({"url", "headers", "oauth", "auth"})  # auth: Cursor's spelling
 # Fields other clients write that cannot change what runs: accepted with a notice.
 _IGNORED_FIELDS = frozenset(
     {
@@ -295,8 +296,20 @@ def parse_server(
             headers=_string_map(
                 raw.get("headers", {}), f"{path}.headers", problems, _HEADER_NAME, "header"
             ),
+            oauth=_oauth(raw, path, problems),
         )
     return definition if len(problems) == before else None
+
+
+def _oauth(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> OAuthConfig | None:
+    if "oauth" in raw and "auth" in raw:
+        problems.append(Problem(f"{path}.auth", "give oauth or Cursor's auth, not both"))
+        return None
+    if "oauth" in raw:
+        return parse_oauth(raw["oauth"], f"{path}.oauth", problems)
+    if "auth" in raw:
+        return parse_cursor_auth(raw["auth"], f"{path}.auth", problems)
+    return None
 
 
 def _unknown_field(key: str, path: str, likely: tuple[str, ...]) -> tuple[Problem, str | None]:
@@ -343,6 +356,11 @@ def _transport(
 
 
 def _wrong_transport_message(key: str, transport: str) -> str:
+    if transport == "stdio" and key in ("oauth", "auth"):
+        return (
+            "not allowed on a stdio server: OAuth is for remote servers (url); give a local "
+            "server its credentials in env"
+        )
     if transport == "stdio":
         return f"not allowed on a stdio server ({key} belongs to HTTP servers)"
     return f"not allowed on an HTTP server ({key} belongs to local stdio servers)"

@@ -26,7 +26,9 @@ def expanded_secrets(definition: ServerDefinition, expander: Expander) -> list[s
     elif isinstance(definition, CommandsDefinition):
         fields = (definition.cwd or "", *definition.env.values())
     else:
-        fields = (definition.url, *definition.headers.values())
+        oauth = definition.oauth
+        secrets = (oauth.client_secret or "", oauth.private_key_file or "") if oauth else ()
+        fields = (definition.url, *definition.headers.values(), *secrets)
     values = []
     for text in fields:
         for name in referenced_variables(text):

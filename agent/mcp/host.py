@@ -23,6 +23,7 @@ from agent.tools.base import Tool
 
 if TYPE_CHECKING:
     from agent.mcp.runtime import McpRuntime
+    from agent.mcp.store import McpConfig
     from agent.mcp.toolset import McpToolset
 
 Report = Callable[[str], None]
@@ -59,6 +60,7 @@ class McpHost:
         self.ready = anyio.Event()
         self.started = anyio.Event()
         self._toolset: McpToolset | None = None  # kept: it caches built tools between requests
+        self._one_shot = False
 
     async def serve(self, stop: anyio.Event, *, only_if_used: bool = False) -> None:
         """Import, enter the runtime, start servers, and keep them until `stop` is set.
@@ -66,6 +68,7 @@ class McpHost:
         `only_if_used` (one turn, where no server can be enabled later): with no server
         enabled, import nothing of the SDK at all; it would cost its import for nothing.
         """
+        self._one_shot = only_if_used
         if only_if_used and not self._any_enabled():
             self.ready.set()
             self.started.set()
@@ -111,6 +114,7 @@ class McpHost:
             for d in config.definitions
             if isinstance(d, LOCAL_DEFINITIONS) and config.state(d.name).enabled
         ]
+        self._report_needs_login(config)
         names = [d.name for d in local if runtime.is_trusted(d)]
         for definition in local:
             if definition.name not in names:
@@ -126,6 +130,18 @@ class McpHost:
                 self._report(f"MCP server {name} ready ({count} tools)")
             else:
                 self._report(f"MCP server {name} failed to start: {error}")
+
+    def _report_needs_login(self, config: McpConfig) -> None:
+        # Once, at start: an enabled remote server whose login ran out is left out (no browser
+        # ever opens by itself); the person learns which command brings it back.
+        from agent.mcp.oauth_status import servers_needing_login
+
+        for name in servers_needing_login(config):
+            where = "" if self._one_shot else f" (or /mcp login {name} here)"
+            self._report(
+                f"MCP server {name} needs login; its tools are left out. "
+                f"run: agent mcp login {name}{where}"
+            )
 
     def server_counts(self) -> ServerCounts | None:
         """Enabled servers that are ready, starting and offline; None until the runtime is up."""

@@ -14,6 +14,7 @@ from agent.mcp.command_definitions import CommandsDefinition, CommandTool
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
 from agent.mcp.launch_secrets import env_secrets
+from agent.mcp.oauth_config import OAuthConfig
 from agent.mcp.variables import Expander
 from agent.redaction import secret_values
 
@@ -94,10 +95,18 @@ class HttpLaunch:
     url: str
     transport: HttpTransport
     headers: dict[str, str]
+    oauth: OAuthConfig | None = None
+    client_secret: str | None = None  # oauth.clientSecret, expanded
+    private_key_file: str | None = None  # oauth.privateKeyFile, expanded
+
+    def uses_oauth(self) -> bool:
+        """Every remote server without a configured Authorization header may log in."""
+        return not any(key.lower() == "authorization" for key in self.headers)
 
     def secrets(self) -> list[str]:
         """Header values, URL query values and a URL password: servers take keys in each."""
         values = list(self.headers.values())
+        values.extend(value for value in (self.client_secret,) if value)
         url = urlsplit(self.url)
         values.extend(value for _, value in parse_qsl(url.query))
         values.extend(part for part in (url.password,) if part)
@@ -204,6 +213,7 @@ def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> 
     if problems:
         # The expanded URL may hold a secret, so the message describes without quoting it.
         raise ExpansionError(f"{where} url: after expanding variables, the URL {problems[0]}")
+    oauth = definition.oauth
     return HttpLaunch(
         server=definition.name,
         url=url,
@@ -212,4 +222,15 @@ def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> 
             key: expander.expand(value, f"{where} headers.{key}")
             for key, value in definition.headers.items()
         },
+        oauth=oauth,
+        client_secret=_maybe(
+            expander, oauth.client_secret if oauth else None, f"{where} oauth.clientSecret"
+        ),
+        private_key_file=_maybe(
+            expander, oauth.private_key_file if oauth else None, f"{where} oauth.privateKeyFile"
+        ),
     )
+
+
+def _maybe(expander: Expander, value: str | None, where: str) -> str | None:
+    return None if value is None else expander.expand(value, where)

@@ -23,6 +23,7 @@ import mcp_types as types
 from agent.errors import (
     AgentError,
     McpServerError,
+    NeedsLoginError,
     ServerOfflineError,
     ServerStartError,
     ToolCallError,
@@ -539,7 +540,11 @@ class McpRuntime:
             await connection.open(self._task_group)
         except BaseException as error:
             # Failed, or cancelled while starting: either way the child must not outlive us.
-            if isinstance(error, McpServerError):
+            if isinstance(error, NeedsLoginError):
+                # Not a failure of the server: the next use tries again (a login may have
+                # happened meanwhile, in this chat or another terminal).
+                slot.state, slot.last_error = "stopped", str(error)
+            elif isinstance(error, McpServerError):
                 slot.state, slot.last_error = "failed", str(error)
             else:
                 slot.state = "stopped"

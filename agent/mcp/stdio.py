@@ -55,6 +55,8 @@ class ChildOutput:
 
     stderr_line: Callable[[str, bool], None]  # (line, was cut at the cap); not yet redacted
     note: Callable[[str], None]
+    # A credential learned while connected (an OAuth token): masked from then on.
+    secret: Callable[[str], None] = lambda value: None
 
 
 @dataclass(frozen=True)

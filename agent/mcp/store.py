@@ -15,6 +15,7 @@ understand is reported, never overwritten or "repaired".
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from agent.errors import (
     DocumentError,
     Problem,
     StoreError,
+    TokenStoreError,
     UnknownServerError,
 )
 from agent.home import atomic_write, file_lock, mcp_store_path
@@ -239,6 +241,7 @@ class McpStore:
                 raise DocumentError(str(self.path), problems)
             updated = reconcile(current, definitions)
             self._write(updated)
+        _drop_stale_tokens(updated)
         return _report(self.path, current, updated)
 
     def _write(self, config: McpConfig) -> None:
@@ -249,6 +252,18 @@ class McpStore:
         }
         text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
         atomic_write(self.path, text.encode("utf-8"), mode=0o600)
+
+
+def _drop_stale_tokens(config: McpConfig) -> None:
+    # OAuth tokens belong to a server name and URL: a removed server or a changed URL drops them.
+    from agent.mcp.definitions import HttpDefinition
+    from agent.mcp.token_store import TokenStore
+
+    remote = {d.name: d.url for d in config.definitions if isinstance(d, HttpDefinition)}
+    # A damaged token file is reported where tokens are used; a record for another URL is
+    # never used anyway.
+    with contextlib.suppress(TokenStoreError):
+        TokenStore().keep_only(remote)
 
 
 def _report(path: Path, old: McpConfig, new: McpConfig) -> SaveReport:

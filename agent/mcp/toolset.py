@@ -15,6 +15,7 @@ from agent.errors import AgentError
 from agent.mcp.connection import ProgressCallback
 from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.names import model_tool_names
+from agent.mcp.oauth_status import needs_login
 from agent.mcp.results import tool_result_from_mcp
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool, McpConfig
@@ -88,6 +89,8 @@ class McpToolset:
             return False
         if not self.runtime.is_trusted(definition):
             return False
+        if needs_login(definition):
+            return False  # reported once at start; /mcp login brings its tools back
         return not (
             self.started_only
             and isinstance(definition, LOCAL_DEFINITIONS)

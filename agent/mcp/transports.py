@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
 from agent.mcp.launch import CommandsLaunch, HttpLaunch, Launch, StdioLaunch
+from agent.mcp.oauth_runtime import runtime_auth
 from agent.mcp.sdk import TransportStreams
 from agent.mcp.stdio import ChildOutput, StdioCommand, stdio_transport
 
@@ -50,7 +51,7 @@ async def open_transport(launch: Launch, output: ChildOutput) -> AsyncIterator[T
         async with commands_transport(launch) as streams:
             yield streams
     else:
-        async with _open_http(launch) as streams:
+        async with _open_http(launch, output) as streams:
             yield streams
 
 
@@ -63,7 +64,7 @@ async def _open_stdio(launch: StdioLaunch, output: ChildOutput) -> AsyncIterator
         yield streams
 
 
-def _http_client(launch: HttpLaunch, **overrides: Any) -> httpx2.AsyncClient:
+def _http_client(launch: HttpLaunch, output: ChildOutput, **overrides: Any) -> httpx2.AsyncClient:
     async def refuse_redirects(response: httpx2.Response) -> None:
         if response.is_redirect:
             location = response.headers.get("location", "")
@@ -81,11 +82,12 @@ def _http_client(launch: HttpLaunch, **overrides: Any) -> httpx2.AsyncClient:
         timeout=timeout,
         follow_redirects=False,
         event_hooks={"response": [refuse_redirects]},
+        auth=runtime_auth(launch, on_token=output.secret) if launch.uses_oauth() else None,
     )
 
 
 @asynccontextmanager
-async def _open_http(launch: HttpLaunch) -> AsyncIterator[TransportStreams]:
+async def _open_http(launch: HttpLaunch, output: ChildOutput) -> AsyncIterator[TransportStreams]:
     if launch.transport == "sse":
 
         def factory(
@@ -93,13 +95,13 @@ async def _open_http(launch: HttpLaunch) -> AsyncIterator[TransportStreams]:
             timeout: httpx2.Timeout | None = None,
             auth: httpx2.Auth | None = None,
         ) -> httpx2.AsyncClient:
-            return _http_client(launch, timeout=timeout)
+            return _http_client(launch, output, timeout=timeout)
 
         async with sse_client(launch.url, httpx_client_factory=factory) as streams:
             yield streams
         return
     async with (
-        _http_client(launch) as client,
+        _http_client(launch, output) as client,
         streamable_http_client(launch.url, http_client=client) as streams,
     ):
         yield streams

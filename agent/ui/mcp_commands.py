@@ -19,7 +19,13 @@ import anyio.to_thread
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.mcp.command_definitions import CommandsDefinition
-from agent.mcp.definitions import LOCAL_DEFINITIONS, StdioDefinition, display_url, fingerprint
+from agent.mcp.definitions import (
+    LOCAL_DEFINITIONS,
+    HttpDefinition,
+    StdioDefinition,
+    display_url,
+    fingerprint,
+)
 from agent.text import error_lines, sanitize, sanitize_line
 from agent.ui.dialog import single_key
 from agent.ui.style import styled
@@ -29,7 +35,7 @@ if TYPE_CHECKING:
 
 USAGE = (
     "usage: /mcp [status | enable NAME | disable NAME | trust NAME | restart NAME | "
-    "tools NAME | edit]"
+    "tools NAME | login NAME | logout NAME | edit]"
 )
 
 
@@ -67,7 +73,7 @@ async def run_mcp(chat: ChatSession, argument: str) -> None:
         await _status(chat)
     elif action == "edit":
         await _edit(chat)
-    elif action in ("enable", "disable", "trust", "restart", "tools") and len(names) == 1:
+    elif action in _ACTIONS and len(names) == 1:
         await _ACTIONS[action](chat, names[0])
     else:
         raise AgentError(USAGE)
@@ -102,7 +108,8 @@ async def _status(chat: ChatSession) -> None:
         else:
             target = display_url(definition.url)
         name = sanitize_line(definition.name)
-        _say(f"  {name}: {shown}{started}, {tools}  {sanitize_line(target)}")
+        auth = f", auth: {_auth(definition)}" if isinstance(definition, HttpDefinition) else ""
+        _say(f"  {name}: {shown}{started}, {tools}{auth}  {sanitize_line(target)}")
         if status.last_error:
             print(styled(f"      {error_lines(status.last_error)[0]}", "red"))
 
@@ -181,12 +188,51 @@ async def _edit(chat: ChatSession) -> None:
         _say(f"Stopped servers no longer enabled as they were: {', '.join(stopped)}")
 
 
+def _auth(definition: HttpDefinition) -> str:
+    from agent.errors import TokenStoreError
+    from agent.mcp.token_store import TokenStore
+
+    if definition.has_authorization_header():
+        return "header"
+    try:
+        return TokenStore().status(definition.name, definition.url).describe()
+    except TokenStoreError:
+        return "unknown (the token file is damaged; see agent mcp list)"
+
+
+async def _login(chat: ChatSession, name: str) -> None:
+    from agent.ui.mcp_login import login_in_chat
+
+    runtime = await _runtime(chat)
+    await login_in_chat(runtime, name, _say)
+
+
+async def _logout(chat: ChatSession, name: str) -> None:
+    from agent.mcp.launch import HttpLaunch, expand_definition
+    from agent.mcp.oauth_revoke import logout
+    from agent.mcp.token_store import TokenStore
+
+    runtime = await _runtime(chat)
+    definition = runtime.store.load().find(name)
+    if not isinstance(definition, HttpDefinition):
+        raise AgentError(f"{definition.name} is a local (stdio) server; it has no OAuth login")
+    try:
+        launch = expand_definition(definition, runtime.trust_gate.launch_trust.expander)
+    except AgentError:  # the client secret's variable is unset: revoke as a public client
+        launch = None
+    assert launch is None or isinstance(launch, HttpLaunch)
+    _say(await logout(definition, launch, TokenStore()))
+    await runtime.stop(definition.name)
+
+
 _ACTIONS = {
     "enable": _enable,
     "disable": _disable,
     "trust": _trust,
     "restart": _restart,
     "tools": _tools,
+    "login": _login,
+    "logout": _logout,
 }
 
 

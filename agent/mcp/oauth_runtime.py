@@ -1,0 +1,324 @@
+"""The runtime's OAuth: stored tokens on every request, refreshed in time; never a browser.
+
+A chat, a one-shot run or a console command uses what `agent mcp login` stored. It refreshes
+a token before it expires and once after a 401; when that cannot help, the server "needs
+login" (recorded in the token file for `agent mcp list`) and the connection fails with one
+line naming the command to run. Only `agent mcp login` opens a browser (oauth_login.py).
+
+Refreshing holds the token file's lock across the request and first re-reads the file: when
+another process refreshed meanwhile its newer token is used, never our stale refresh token
+(a rotating authorization server would revoke the whole grant on its reuse).
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import os
+import warnings
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+from urllib.parse import quote
+
+import anyio
+import httpx2
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
+from mcp.client.auth.utils import extract_field_from_www_auth, union_scopes
+
+from agent.errors import NeedsLoginError, ServerStartError
+from agent.home import ensure_private_dir
+from agent.mcp.launch import HttpLaunch
+from agent.mcp.oauth_storage import FileTokenStorage, record_tokens
+from agent.mcp.token_store import ServerAuth, TokenStore
+
+REFRESH_TIMEOUT = 30.0
+# One lock per process for the token file: flock is per open file, so two tasks of one process
+# would each get their own and both refresh; the process lock orders them first.
+_PROCESS_LOCK: anyio.Lock | None = None
+
+
+def _process_lock() -> anyio.Lock:
+    global _PROCESS_LOCK
+    if _PROCESS_LOCK is None:
+        _PROCESS_LOCK = anyio.Lock()
+    return _PROCESS_LOCK
+
+
+@contextmanager
+def _held_fd(store: TokenStore) -> Iterator[int]:
+    ensure_private_dir(store.path.parent)
+    fd = os.open(store.path.with_name(store.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+class StoredTokenAuth(httpx2.Auth):
+    """Bearer tokens from the token file for one server (authorization-code logins)."""
+
+    requires_response_body = True
+
+    def __init__(
+        self, store: TokenStore, launch: HttpLaunch, on_token: Callable[[str], None]
+    ) -> None:
+        self.store, self.name, self.url = store, launch.server, launch.url
+        self._on_token = on_token
+        self._client_id = launch.oauth.client_id if launch.oauth else None
+        self._client_secret = launch.client_secret
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """Send with the stored token; refresh before expiry and once on a 401."""
+        record = await anyio.to_thread.run_sync(self.store.get, self.name, self.url)
+        if record is not None and record.access_token() and not record.fresh():
+            record = await self._refreshed(record)
+        sent = self._bearer(request, record)
+        response = yield request
+        if response.status_code == 401:
+            if sent is None:
+                self._needs_login()
+            record = await self._refreshed(record, rejected=sent)
+            self._bearer(request, record)
+            response = yield request
+            if response.status_code == 401:
+                self._needs_login()
+        if _insufficient_scope(response):
+            # A browser is needed for more scope; the next login asks for the union.
+            wanted = union_scopes(
+                (record.tokens or {}).get("scope") if record else None,
+                extract_field_from_www_auth(response, "scope"),
+            )
+            await anyio.to_thread.run_sync(self.store.mark_needs_login, self.name, self.url, wanted)
+            raise NeedsLoginError(self.name, f"it asks for more access: {wanted}")
+
+    def _bearer(self, request: httpx2.Request, record: ServerAuth | None) -> str | None:
+        token = record.access_token() if record is not None else None
+        if token is not None:
+            for value in (token, record.refresh_token() if record else None):
+                if value:
+                    self._on_token(value)  # masked in whatever the server sends back
+            request.headers["Authorization"] = f"Bearer {token}"
+        return token
+
+    def _needs_login(self) -> None:
+        self.store.mark_needs_login(self.name, self.url)
+        raise NeedsLoginError(self.name)
+
+    async def _refreshed(
+        self, record: ServerAuth | None, rejected: str | None = None
+    ) -> ServerAuth:
+        """A usable record after a refresh (ours, or one another process just stored)."""
+        async with _process_lock():
+            with _held_fd(self.store) as fd:
+                await anyio.to_thread.run_sync(fcntl.flock, fd, fcntl.LOCK_EX)
+                latest = self.store.get(self.name, self.url)
+                if latest is not None and latest.fresh() and latest.access_token() != rejected:
+                    return latest  # still good, or another process refreshed meanwhile
+                if latest is None or latest.refresh_token() is None or latest.metadata is None:
+                    self._mark_locked()
+                tokens = await self._refresh(latest)
+                if tokens is None:
+                    self._mark_locked()
+                assert latest is not None and tokens is not None
+                return (
+                    self.store.update_locked(
+                        self.name,
+                        self.url,
+                        lambda current: replace(current, tokens=tokens, needs_login=False),
+                    )
+                    or latest
+                )
+
+    def _mark_locked(self) -> None:
+        self.store.update_locked(
+            self.name, self.url, lambda current: replace(current, tokens=None, needs_login=True)
+        )
+        raise NeedsLoginError(self.name)
+
+    async def _refresh(self, record: ServerAuth | None) -> dict[str, Any] | None:
+        assert record is not None and record.metadata is not None
+        token_endpoint = record.metadata.get("token_endpoint")
+        refresh_token = record.refresh_token()
+        if not isinstance(token_endpoint, str) or refresh_token is None:
+            return None
+        data, headers = self._client_auth(
+            {"grant_type": "refresh_token", "refresh_token": refresh_token}, record
+        )
+        resource = record.metadata.get("resource")
+        if isinstance(resource, str):
+            data["resource"] = resource
+        async with httpx2.AsyncClient(timeout=REFRESH_TIMEOUT, follow_redirects=False) as client:
+            try:
+                response = await client.post(token_endpoint, data=data, headers=headers)
+            except httpx2.HTTPError:
+                return None
+        if response.status_code != 200:
+            return None
+        return _refreshed_tokens(response, record)
+
+    def _client_auth(
+        self, data: dict[str, str], record: ServerAuth
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        return token_request_auth(
+            data, client_identity(record, self._client_id, self._client_secret)
+        )
+
+
+def client_identity(
+    record: ServerAuth, client_id: str | None, client_secret: str | None
+) -> dict[str, Any]:
+    """Who we are at the token endpoint: the configured client, else the stored registration."""
+    if client_id is not None:  # pre-registered: identity from the configuration, never stored
+        method = "client_secret_basic" if client_secret else None
+        return {
+            "client_id": client_id,
+            "client_secret": client_secret,
+            "token_endpoint_auth_method": method,
+        }
+    return record.client or {}
+
+
+def token_request_auth(
+    data: dict[str, str], client: dict[str, Any]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The form and headers of a token-endpoint request, authenticated as `client` says."""
+    client_id = str(client.get("client_id", ""))
+    secret = client.get("client_secret")
+    method = client.get("token_endpoint_auth_method")
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    if secret and method == "client_secret_basic":
+        pair = f"{quote(client_id, safe='')}:{quote(str(secret), safe='')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+    else:
+        data["client_id"] = client_id
+        if secret and method == "client_secret_post":
+            data["client_secret"] = str(secret)
+    return data, headers
+
+
+def _refreshed_tokens(response: httpx2.Response, record: ServerAuth) -> dict[str, Any] | None:
+    from mcp.shared.auth import OAuthToken
+
+    try:
+        token = OAuthToken.model_validate_json(response.content)
+    except ValueError:  # pydantic's ValidationError is a ValueError
+        return None
+    tokens = record_tokens(token)
+    previous = record.tokens or {}
+    # RFC 6749 section 6: an omitted refresh token or scope means unchanged.
+    for key in ("refresh_token", "scope"):
+        if key not in tokens and key in previous:
+            tokens[key] = previous[key]
+    return tokens
+
+
+def _insufficient_scope(response: httpx2.Response) -> bool:
+    return (
+        response.status_code == 403
+        and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+    )
+
+
+class _StoredExpiry(OAuthClientProvider):
+    """Client-credentials providers: a stored token's expiry is known across restarts."""
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        record = await anyio.to_thread.run_sync(
+            self.context.storage.store.get,  # type: ignore[attr-defined]
+            self.context.storage.name,  # type: ignore[attr-defined]
+            self.context.storage.url,  # type: ignore[attr-defined]
+        )
+        expires = record.expires_at() if record is not None else None
+        self.context.token_expiry_time = expires
+
+
+class _SecretProvider(_StoredExpiry, ClientCredentialsOAuthProvider):
+    async def _exchange_token_client_credentials(self) -> httpx2.Request:
+        # The method the authorization server's metadata offers: basic first, else post.
+        metadata, client = self.context.oauth_metadata, self.context.client_info
+        offered = (metadata.token_endpoint_auth_methods_supported if metadata else None) or []
+        if client is not None and offered and client.token_endpoint_auth_method not in offered:
+            for method in ("client_secret_basic", "client_secret_post"):
+                if method in offered:
+                    client.token_endpoint_auth_method = method
+                    break
+        return await super()._exchange_token_client_credentials()
+
+
+class _KeyProvider(_StoredExpiry, PrivateKeyJWTOAuthProvider):
+    pass
+
+
+def client_credentials_auth(
+    storage: FileTokenStorage,
+    client_id: str,
+    client_secret: str | None,
+    private_key: str | None,
+    algorithm: str,
+    scope: str | None,
+) -> httpx2.Auth:
+    """The SDK's client-credentials provider (secret or private_key_jwt) over our storage."""
+    with warnings.catch_warnings():
+        # The issuer is learned by discovery here, not configured; the SDK warns about that.
+        warnings.simplefilter("ignore")
+        if private_key is not None:
+            signer = SignedJWTParameters(
+                issuer=client_id,
+                subject=client_id,
+                signing_key=private_key,
+                signing_algorithm=algorithm,
+            )
+            return _KeyProvider(
+                storage.url, storage, client_id, signer.create_assertion_provider(), scope=scope
+            )
+        return _SecretProvider(storage.url, storage, client_id, client_secret or "", scope=scope)
+
+
+def runtime_auth(
+    launch: HttpLaunch,
+    store: TokenStore | None = None,
+    on_token: Callable[[str], None] = lambda value: None,
+) -> httpx2.Auth:
+    """The auth a chat or console connection uses for `launch`: never one that opens a browser.
+
+    `on_token` hears every token sent, so the connection masks it in what the server says.
+    """
+    store = TokenStore() if store is None else store
+    oauth = launch.oauth
+    if oauth is not None and oauth.grant == "client_credentials" and oauth.client_id:
+        storage = FileTokenStorage(store, launch.server, launch.url, on_token=on_token)
+        return client_credentials_auth(
+            storage,
+            oauth.client_id,
+            launch.client_secret,
+            read_private_key(launch),
+            oauth.signing_algorithm or "RS256",
+            " ".join(oauth.scopes) or None,
+        )
+    return StoredTokenAuth(store, launch, on_token)
+
+
+def read_private_key(launch: HttpLaunch) -> str | None:
+    """The PEM text of oauth.privateKeyFile, or None; an unreadable file names the field."""
+    if launch.private_key_file is None:
+        return None
+    from pathlib import Path
+
+    path = Path(launch.private_key_file).expanduser()
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or "not a PEM text file"
+        raise ServerStartError(
+            f"MCP server {launch.server!r} oauth.privateKeyFile: cannot read {path}: {reason}"
+        ) from None

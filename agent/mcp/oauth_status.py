@@ -1,0 +1,44 @@
+"""Which remote servers need a login, from the token file alone (no network, no mcp import)."""
+
+from __future__ import annotations
+
+from agent.errors import NeedsLoginError, TokenStoreError
+from agent.mcp.definitions import HttpDefinition, ServerDefinition
+from agent.mcp.launch import HttpLaunch
+from agent.mcp.store import McpConfig
+from agent.mcp.token_store import TokenStore
+
+
+def needs_login(definition: ServerDefinition, tokens: TokenStore | None = None) -> bool:
+    """True for a remote server whose stored login ran out or was refused."""
+    if not isinstance(definition, HttpDefinition) or definition.has_authorization_header():
+        return False
+    try:
+        status = (tokens or TokenStore()).status(definition.name, definition.url)
+    except TokenStoreError:
+        return False  # the connection reports the damaged file with what to do
+    return status.state == "needs login"
+
+
+def servers_needing_login(config: McpConfig) -> list[str]:
+    """Enabled remote servers that need `agent mcp login NAME` before they can be used."""
+    tokens = TokenStore()
+    return [
+        d.name
+        for d in config.definitions
+        if config.state(d.name).enabled and needs_login(d, tokens)
+    ]
+
+
+def login_needed(launch: HttpLaunch) -> NeedsLoginError | None:
+    """The error to show when the token file says this server needs a login now."""
+    if not launch.uses_oauth():
+        return None
+    try:
+        record = TokenStore().get(launch.server, launch.url)
+    except TokenStoreError:
+        return None
+    if record is None or not record.needs_login:
+        return None
+    reason = f"it asks for more access: {record.scope}" if record.scope else ""
+    return NeedsLoginError(launch.server, reason)

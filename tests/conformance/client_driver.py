@@ -1,0 +1,166 @@
+"""The client command the conformance suite runs: our real CLI against the scenario's server.
+
+Run (by the suite): python client_driver.py SERVER_URL
+with MCP_CONFORMANCE_SCENARIO (the scenario name) and, for some scenarios,
+MCP_CONFORMANCE_CONTEXT (JSON: client_id, client_secret, private_key_pem, signing_algorithm).
+
+Like a person would, in a throwaway AGENT_HOME:
+1. `agent mcp import` a document naming the URL as server "conformance", with an `oauth`
+   object built from the context: a pre-registered id, the secret and the private key file
+   (private_key_jwt) as ${VAR} references set in the environment, the client_credentials
+   grant, the client ID metadata document URL;
+2. for auth/* scenarios, `agent mcp login conformance` with $BROWSER set to
+   tests/fixtures/follow_redirect.py (through an executable wrapper), which follows the
+   authorization redirect to our loopback callback without a person;
+3. `agent mcp tools conformance`, then `agent mcp call conformance TOOL --args ...` for the
+   scenario's tool. When one of them says "run agent mcp login" (a step-up, say), the driver
+   does as a person would: logs in and runs it once more, never more. For elicitation
+   scenarios the call runs on a pty and accepts each form with its defaults. Every step's output
+   goes to stderr (the suite keeps it in stderr.txt); the first step that fails ends the
+   run with its exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tests.fixtures.oauth_fixtures import browser_wrapper  # noqa: E402
+
+SERVER = "conformance"
+STEP_TIMEOUT = 60.0  # seconds per CLI step; the suite's own timeout is longer
+# A client ID metadata document URL: the suite's CIMD server accepts exactly this one.
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+SECRET_VARIABLE = "CONFORMANCE_CLIENT_SECRET"
+KEY_FILE_VARIABLE = "CONFORMANCE_PRIVATE_KEY_FILE"
+# Arguments for the tools the suite's servers offer; any other tool is called with {}.
+TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 2, "b": 3}}
+
+
+def oauth_object(scenario: str, context: dict[str, Any], home: Path) -> dict[str, Any] | None:
+    """Our `oauth` configuration for this scenario, from its context."""
+    oauth: dict[str, Any] = {}
+    if "client_id" in context:
+        oauth["clientId"] = context["client_id"]
+    if "client_secret" in context:
+        # Our configuration takes a secret only as a ${VAR} reference: it stays in the
+        # environment and out of mcp-servers.json.
+        oauth["clientSecret"] = "${" + SECRET_VARIABLE + "}"
+    if "private_key_pem" in context:
+        key = home / "client-key.pem"
+        key.write_text(context["private_key_pem"], encoding="utf-8")
+        key.chmod(0o600)
+        oauth["privateKeyFile"] = "${" + KEY_FILE_VARIABLE + "}"
+        oauth["signingAlgorithm"] = context.get("signing_algorithm") or "ES256"
+    if scenario.startswith("auth/client-credentials"):
+        oauth["grant"] = "client_credentials"
+    if scenario == "auth/basic-cimd":
+        oauth["clientMetadataUrl"] = CLIENT_METADATA_URL
+    return oauth or None
+
+
+def agent(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run one `agent` command (this interpreter's package), echoing its output to stderr."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "agent", *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=STEP_TIMEOUT,
+        check=False,
+    )
+    print(f"$ agent {' '.join(args)}  -> exit {completed.returncode}", file=sys.stderr)
+    sys.stderr.write(completed.stdout + completed.stderr)
+    sys.stderr.flush()
+    return completed
+
+
+def tool_names(listing: str) -> list[str]:
+    """The TOOL column of `agent mcp tools` output."""
+    lines = listing.splitlines()
+    if not lines or "TOOL" not in lines[0]:
+        return []
+    return [line.split()[1] for line in lines[1:] if len(line.split()) > 1]
+
+
+def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
+    """The steps of the module docstring; the exit status of the first that fails, else 0."""
+    env = dict(os.environ, AGENT_HOME=str(home / "agent-home"),
+               BROWSER=str(browser_wrapper(home, log=home / "browser.jsonl")))  # fmt: skip
+    env.pop("MCP_CONFORMANCE_CONTEXT", None)  # the CLI sees only what a person would give it
+    if "client_secret" in context:
+        env[SECRET_VARIABLE] = context["client_secret"]
+    if "private_key_pem" in context:
+        env[KEY_FILE_VARIABLE] = str(home / "client-key.pem")
+    definition: dict[str, Any] = {"type": "streamable-http", "url": url}
+    oauth = oauth_object(scenario, context, home)
+    if oauth is not None:
+        definition["oauth"] = oauth
+    document = home / "servers.json"
+    document.write_text(json.dumps({"mcpServers": {SERVER: definition}}), encoding="utf-8")
+    if (imported := agent(env, "mcp", "import", str(document))).returncode != 0:
+        return imported.returncode
+    if scenario.startswith("auth/"):
+        agent(env, "mcp", "login", SERVER)  # if it fails, the next step says what is missing
+    listing = as_a_person(env, "mcp", "tools", SERVER)
+    if listing.returncode != 0:
+        return listing.returncode
+    names = tool_names(listing.stdout)
+    if not names:
+        return 0  # initialize and list was the whole job
+    tool = names[0]
+    arguments = json.dumps(TOOL_ARGUMENTS.get(tool, {}))
+    if scenario.startswith("elicitation"):
+        return answering_forms(env, "mcp", "call", SERVER, tool, "--args", arguments)
+    return as_a_person(env, "mcp", "call", SERVER, tool, "--args", arguments).returncode
+
+
+def answering_forms(env: dict[str, str], *args: str) -> int:
+    """Run a command on a terminal (pty) and answer every form the server sends by accepting
+    it and pressing Enter at each field, which keeps the field's default: what a person
+    who agrees with the defaults does. Returns the command's exit status."""
+    import pexpect
+
+    print(f"$ agent {' '.join(args)}  (on a terminal, accepting defaults)", file=sys.stderr)
+    child = pexpect.spawn(sys.executable, ["-m", "agent", *args], env=env,
+                          encoding="utf-8", timeout=STEP_TIMEOUT)  # fmt: skip
+    child.logfile_read = sys.stderr
+    try:
+        while (seen := child.expect([r"\[c\]ancel: ", r"[)\]]: ", pexpect.EOF])) != 2:
+            child.send("y\r" if seen == 0 else "\r")
+    finally:
+        child.close(force=True)
+    return child.exitstatus if child.exitstatus is not None else 1
+
+
+def as_a_person(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a command; when it says to log in (expiry, step-up), log in and run it once more."""
+    done = agent(env, *args)
+    if done.returncode != 0 and f"agent mcp login {SERVER}" in done.stdout + done.stderr:
+        agent(env, "mcp", "login", SERVER)
+        done = agent(env, *args)
+    return done
+
+
+def main() -> int:
+    """Read the suite's environment and run the steps in a throwaway home."""
+    if len(sys.argv) != 2:
+        print("usage: client_driver.py SERVER_URL", file=sys.stderr)
+        return 2
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    with tempfile.TemporaryDirectory(prefix="conformance-client-") as tmp:
+        return run(sys.argv[1], scenario, context, Path(tmp))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
