@@ -266,6 +266,12 @@ def _add_mcp_console_commands(
     )
     call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     call.set_defaults(handler=COMMANDS["mcp call"])
+    _add_mcp_send_command(sub)
+    _add_mcp_catalog_commands(sub)
+    _add_mcp_auth_commands(sub)
+
+
+def _add_mcp_send_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     send = sub.add_parser(
         "send",
         help="send one hand-written JSON-RPC message to a server and print the answer",
@@ -278,8 +284,6 @@ def _add_mcp_console_commands(
     send.add_argument("message", metavar="JSON", help="the JSON-RPC message")
     send.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     send.set_defaults(handler=COMMANDS["mcp send"])
-    _add_mcp_catalog_commands(sub)
-    _add_mcp_auth_commands(sub)
 
 
 def _add_mcp_auth_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
