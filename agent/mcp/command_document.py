@@ -146,7 +146,45 @@ def _schema(value: object, path: str, problems: list[Problem]) -> dict[str, Any]
         for index, item in enumerate(required):
             if item not in properties:
                 problems.append(Problem(f"{path}.required[{index}]", f"{item!r} is not a property"))
+    _schema_itself(value, path, problems)
     return value
+
+
+def _schema_itself(schema: dict[str, Any], path: str, problems: list[Problem]) -> None:
+    """The schema is valid JSON Schema and refers only within itself (`#...`): a reference
+    elsewhere is never fetched, so every call of the tool would fail."""
+    import jsonschema  # only when a document has a commands server
+
+    from agent.tools.validation import schema_validator
+
+    for where, ref in _references(schema, path):
+        if not ref.startswith("#"):
+            problems.append(
+                Problem(where, f"{ref[:80]!r} refers outside the schema; use a local #/$defs/...")
+            )
+    try:
+        schema_validator(schema)
+    except jsonschema.SchemaError as error:
+        inner = "".join(
+            f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path
+        )
+        problems.append(Problem(f"{path}{inner}", f"not a valid JSON schema: {error.message}"))
+
+
+def _references(node: object, path: str) -> list[tuple[str, str]]:
+    """Every `$ref` / `$dynamicRef` string in a schema, with its field path."""
+    found: list[tuple[str, str]] = []
+    if isinstance(node, dict):
+        for key, item in node.items():
+            where = f"{path}.{key}"
+            if key in ("$ref", "$dynamicRef") and isinstance(item, str):
+                found.append((where, item))
+            else:
+                found.extend(_references(item, where))
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            found.extend(_references(item, f"{path}[{index}]"))
+    return found
 
 
 def _command(
