@@ -37,7 +37,8 @@ def schema_validator(schema: dict[str, Any]) -> Any:
         schema, default=jsonschema.Draft202012Validator
     )
     validator_class.check_schema(schema)
-    return validator_class(schema, registry=referencing.Registry(retrieve=_refuse))
+    registry: Any = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    return validator_class(schema, registry=registry)
 
 
 def argument_problems(schema: dict[str, Any], arguments: object) -> list[str]:
