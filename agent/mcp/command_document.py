@@ -17,6 +17,7 @@ from agent.errors import Problem
 from agent.mcp.command_definitions import DEFAULT_TIMEOUT_SECONDS, CommandsDefinition, CommandTool
 from agent.mcp.command_line import placeholders, whole_placeholder
 from agent.mcp.variables import has_references, reference_problems
+from agent.tools.validation import schema_problem
 
 SERVER_FIELDS = frozenset({"type", "cwd", "env", "tools"})
 TOOL_FIELDS = frozenset({"description", "command", "input_schema", "timeout", "allow_dash"})
@@ -153,22 +154,16 @@ def _schema(value: object, path: str, problems: list[Problem]) -> dict[str, Any]
 def _schema_itself(schema: dict[str, Any], path: str, problems: list[Problem]) -> None:
     """The schema is valid JSON Schema and refers only within itself (`#...`): a reference
     elsewhere is never fetched, so every call of the tool would fail."""
-    import jsonschema  # only when a document has a commands server
-
-    from agent.tools.validation import schema_validator
-
     for where, ref in _references(schema, path):
         if not ref.startswith("#"):
             problems.append(
                 Problem(where, f"{ref[:80]!r} refers outside the schema; use a local #/$defs/...")
             )
-    try:
-        schema_validator(schema)
-    except jsonschema.SchemaError as error:
-        inner = "".join(
-            f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path
-        )
-        problems.append(Problem(f"{path}{inner}", f"not a valid JSON schema: {error.message}"))
+    invalid = schema_problem(schema)  # loads jsonschema: only when a document has commands
+    if invalid is not None:
+        parts, message = invalid
+        inner = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
+        problems.append(Problem(f"{path}{inner}", f"not a valid JSON schema: {message}"))
 
 
 def _references(node: object, path: str) -> list[tuple[str, str]]:

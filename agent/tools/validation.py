@@ -41,6 +41,17 @@ def schema_validator(schema: dict[str, Any]) -> Any:
     return validator_class(schema, registry=registry)
 
 
+def schema_problem(schema: dict[str, Any]) -> tuple[list[str | int], str] | None:
+    """Where and why `schema` is not valid JSON Schema (None when it is)."""
+    import jsonschema
+
+    try:
+        schema_validator(schema)
+    except jsonschema.SchemaError as error:
+        return list(error.absolute_path), error.message
+    return None
+
+
 def argument_problems(schema: dict[str, Any], arguments: object) -> list[str]:
     """Every way `arguments` break `schema`, as short sentences the model can act on."""
     if not isinstance(arguments, dict):
