@@ -224,7 +224,10 @@ def _dangling_options(
     for index in range(2, len(command)):
         option, element = command[index - 1], command[index]
         optional = [name for name in placeholders(element) if name not in required]
+        # An element that is itself an option (`--max={n}`) shows the one before is a flag.
         if not optional or placeholders(option) or not _takes_a_value(option):
+            continue
+        if element.startswith("-"):
             continue
         problems.append(
             Problem(
