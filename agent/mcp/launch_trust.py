@@ -30,6 +30,7 @@ from agent.home import data_home, ensure_private_dir
 from agent.mcp.command_definitions import CommandsDefinition
 from agent.mcp.definitions import LocalDefinition, StdioDefinition
 from agent.mcp.launch import CommandsLaunch, StdioLaunch, expand_definition
+from agent.mcp.program_files import program_digest
 from agent.mcp.variables import Expander, references_environment
 from agent.text import sanitize_line
 
@@ -64,15 +65,19 @@ class TrustedLaunch:
     cwd: TrustedValue
     args: tuple[TrustedValue, ...]
     env: tuple[tuple[str, str], ...]  # (name, keyed hash of the value), sorted by name
+    # The program file's content (agent.mcp.program_files); for a commands server the JSON
+    # of each tool's. None in records made before trust covered content.
+    program: str | None = None
 
     def same_launch(self, other: TrustedLaunch) -> bool:
         """True when both records describe the same effective launch (the project aside)."""
-        return (self.command, self.executable, self.cwd, self.args, self.env) == (
+        return (self.command, self.executable, self.cwd, self.args, self.env, self.program) == (
             other.command,
             other.executable,
             other.cwd,
             other.args,
             other.env,
+            other.program,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -83,6 +88,7 @@ class TrustedLaunch:
             "cwd": self.cwd.to_json(),
             "args": [arg.to_json() for arg in self.args],
             "env": dict(self.env),
+            "program": self.program,
         }
 
 
@@ -165,6 +171,7 @@ class LaunchTrust:
             cwd=recorded(definition.cwd or "", launch.cwd),
             args=args,
             env=tuple(sorted(env.items())),
+            program=program_digest(launch.resolved_command()),
         )
 
     def commands_record(
@@ -177,6 +184,7 @@ class LaunchTrust:
         programs = {
             tool.name: found for tool, found in zip(launch.tools, launch.resolved, strict=True)
         }
+        contents = {tool: program_digest(found) for tool, found in programs.items()}
         cwd = launch.cwd
         written_cwd = definition.cwd or ""
         env = {
@@ -195,6 +203,7 @@ class LaunchTrust:
             ),
             args=(),
             env=tuple(sorted(env.items())),
+            program=json.dumps(contents, sort_keys=True),
         )
 
     def _load_key(self) -> bytes:
@@ -251,6 +260,8 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
         changes.extend(_tool_changes(old, new))
     elif (old.command, old.executable) != (new.command, new.executable):
         changes.append(f"program: {_program(old)} -> {_program(new)}")
+    elif old.program != new.program:
+        changes.append(_content_change(old.program, f"program {_program(new)}"))
     if old.cwd != new.cwd:
         if old.cwd.text is not None and new.cwd.text is not None:
             changes.append(f"working directory: {_shown(old.cwd)} -> {_shown(new.cwd)}")
@@ -272,18 +283,33 @@ def _tool_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     """What differs in a commands server's tools and the programs they resolve to."""
     if old.command != new.command:
         return ["its tools changed (command lines, schemas or limits)"]
-    before, after = _programs(old), _programs(new)
-    return [
+    before, after = _programs(old.executable), _programs(new.executable)
+    changes = [
         f"program of {sanitize_line(tool)}: {sanitize_line(before.get(tool) or '(not found)')}"
         f" -> {sanitize_line(after.get(tool) or '(not found)')}"
         for tool in sorted(after)
         if before.get(tool) != after.get(tool)
     ]
+    if old.program is None:
+        return changes or [_content_change(None, "its programs")]
+    old_contents, new_contents = _programs(old.program), _programs(new.program)
+    changes.extend(
+        _content_change(old_contents.get(tool), f"program of {sanitize_line(tool)}")
+        for tool in sorted(new_contents)
+        if before.get(tool) == after.get(tool) and old_contents.get(tool) != new_contents[tool]
+    )
+    return changes
 
 
-def _programs(record: TrustedLaunch) -> dict[str, str | None]:
+def _content_change(old: str | None, what: str) -> str:
+    if old is None:  # a record from before trust covered the program file's content
+        return f"{what}: trust now covers the program file's content"
+    return f"{what}: the program file changed (same path, different content)"
+
+
+def _programs(recorded: str | None) -> dict[str, str | None]:
     try:
-        value = json.loads(record.executable or "{}")
+        value = json.loads(recorded or "{}")
     except json.JSONDecodeError:
         return {}
     return value if isinstance(value, dict) else {}
@@ -410,10 +436,14 @@ def decode_trusted_launches(
 
 
 _RECORD_KEYS = frozenset({"project", "command", "executable", "cwd", "args", "env"})
+_PROGRAM_KEY = "program"  # absent in records made before trust covered the content
 
 
 def _decode_record(item: object) -> TrustedLaunch | None:
-    if not isinstance(item, dict) or set(item) != _RECORD_KEYS:
+    if not isinstance(item, dict) or set(item) - {_PROGRAM_KEY} != _RECORD_KEYS:
+        return None
+    program = item.get(_PROGRAM_KEY)
+    if not isinstance(program, str | None):
         return None
     project, command, executable = item["project"], item["command"], item["executable"]
     cwd = _decode_value(item["cwd"])
@@ -435,6 +465,7 @@ def _decode_record(item: object) -> TrustedLaunch | None:
         cwd=cwd,
         args=tuple(arg for arg in args if arg is not None),
         env=tuple(sorted(env.items())),
+        program=program,
     )
 
 

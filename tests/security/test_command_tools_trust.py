@@ -33,6 +33,7 @@ def test_the_trust_question_shows_each_tool_and_the_program_it_runs(
     project = make_project(tmp_path)
     tool = probe_tool("--count={count}", properties={"count": {"type": "integer"}})
     grep = probe_tool("-e", "{pattern}", properties={"pattern": STRING}, allow_dash=["pattern"])
+    grep["input_schema"]["required"] = ["pattern"]  # optional after "-e" is refused
     save_commands_server(agent_home, project, {"log": tool, "grep": grep}, trust=False)
     assert "is not trusted" in call(project, "log", {"count": 1}).stderr
 
