@@ -39,8 +39,9 @@ _KEY_BYTES = 32
 MAX_TRUSTED_LAUNCHES = 32  # per server: enough projects for a person, a bound for the file
 # The child's terminal type describes the person's terminal, not the program that runs.
 _UNBOUND_ENV = frozenset({"TERM"})
-# A commands server's record: `command` holds this and a hash of its tools (command lines,
-# schemas, limits), `executable` the JSON of each tool's resolved program.
+# A commands server's record: `command` holds this and the JSON of a hash of each tool's
+# fields (command line, schema, limits: a change can be named), `executable` the JSON of each
+# tool's resolved program.
 COMMANDS_MARK = "commands:"
 
 
@@ -180,7 +181,6 @@ class LaunchTrust:
         """The trust record of a commands server: its tools as written (hashed: any edit asks
         again), each program as resolved here, the working directory and the environment."""
         key = self._load_key()
-        tools = json.dumps(definition.to_json()["tools"], sort_keys=True, ensure_ascii=False)
         programs = {
             tool.name: found for tool, found in zip(launch.tools, launch.resolved, strict=True)
         }
@@ -194,7 +194,7 @@ class LaunchTrust:
         }
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
-            command=COMMANDS_MARK + hashlib.sha256(tools.encode("utf-8")).hexdigest(),
+            command=COMMANDS_MARK + _tool_fields(definition),
             executable=json.dumps(programs, sort_keys=True, ensure_ascii=False),
             cwd=(
                 TrustedValue(keyed_hash=_keyed_hash(key, cwd))
@@ -219,8 +219,14 @@ def shown_launch(definition: StdioDefinition, launch: StdioLaunch) -> tuple[tupl
         written if references_environment(written) else expanded
         for written, expanded in zip(definition.args, launch.args, strict=True)
     )
-    written_cwd = definition.cwd or ""
-    return args, written_cwd if references_environment(written_cwd) else launch.cwd
+    return args, shown_cwd(definition.cwd, launch.cwd)
+
+
+def shown_cwd(written: str | None, expanded: str) -> str:
+    """The working directory as a question shows it: as written when taken from the
+    environment (it may be secret), else as it expanded."""
+    written = written or ""
+    return written if references_environment(written) else expanded
 
 
 def remember(
@@ -279,10 +285,47 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     return changes
 
 
+def _tool_fields(definition: CommandsDefinition) -> str:
+    """{tool: {field: hash}} as JSON: each field as written, hashed (descriptions can be long)."""
+    fields = {
+        name: {
+            field: hashlib.sha256(
+                json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8")
+            ).hexdigest()[:32]
+            for field, value in tool.items()
+        }
+        for name, tool in definition.to_json()["tools"].items()
+    }
+    return json.dumps(fields, sort_keys=True)
+
+
+def _field_changes(old_command: str, new_command: str) -> list[str]:
+    """Which tools were added or removed, and which fields of each changed."""
+    old_tools = _programs(old_command[len(COMMANDS_MARK) :])
+    new_tools = _programs(new_command[len(COMMANDS_MARK) :])
+    if not old_tools:  # a record from before fields were kept
+        return ["its tools changed (command lines, schemas or limits)"]
+    changes = [
+        f"tool {sanitize_line(name)} added" for name in sorted(new_tools.keys() - old_tools.keys())
+    ]
+    changes += [
+        f"tool {sanitize_line(name)} removed"
+        for name in sorted(old_tools.keys() - new_tools.keys())
+    ]
+    for name in sorted(old_tools.keys() & new_tools.keys()):
+        before, after = old_tools[name], new_tools[name]
+        if not isinstance(before, dict) or not isinstance(after, dict):
+            continue
+        fields = sorted(f for f in before.keys() | after.keys() if before.get(f) != after.get(f))
+        if fields:
+            changes.append(f"tool {sanitize_line(name)}: {', '.join(fields)} changed")
+    return changes
+
+
 def _tool_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     """What differs in a commands server's tools and the programs they resolve to."""
     if old.command != new.command:
-        return ["its tools changed (command lines, schemas or limits)"]
+        return _field_changes(old.command, new.command)
     before, after = _programs(old.executable), _programs(new.executable)
     changes = [
         f"program of {sanitize_line(tool)}: {sanitize_line(before.get(tool) or '(not found)')}"
@@ -307,7 +350,7 @@ def _content_change(old: str | None, what: str) -> str:
     return f"{what}: the program file changed (same path, different content)"
 
 
-def _programs(recorded: str | None) -> dict[str, str | None]:
+def _programs(recorded: str | None) -> dict[str, Any]:
     try:
         value = json.loads(recorded or "{}")
     except json.JSONDecodeError:
