@@ -150,28 +150,17 @@ class LaunchTrust:
     def record(self, definition: StdioDefinition, launch: StdioLaunch) -> TrustedLaunch:
         """The trust record of `launch`: secrets as keyed hashes, never as values."""
         key = self._load_key()
-
-        def recorded(written: str, expanded: str) -> TrustedValue:
-            if references_environment(written):  # may be a secret: only its keyed hash
-                return TrustedValue(keyed_hash=_keyed_hash(key, expanded))
-            return TrustedValue(text=expanded)
-
         args = tuple(
-            recorded(written, expanded)
+            _recorded(key, written, expanded)
             for written, expanded in zip(definition.args, launch.args, strict=True)
         )
-        env = {
-            name: _keyed_hash(key, text)
-            for name, text in launch.child_environment().items()
-            if name not in _UNBOUND_ENV
-        }
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
             command=launch.command,
             executable=launch.resolved_command(),
-            cwd=recorded(definition.cwd or "", launch.cwd),
+            cwd=_recorded(key, definition.cwd or "", launch.cwd),
             args=args,
-            env=tuple(sorted(env.items())),
+            env=_env_record(key, launch),
             program=program_digest(launch.resolved_command()),
         )
 
@@ -185,24 +174,13 @@ class LaunchTrust:
             tool.name: found for tool, found in zip(launch.tools, launch.resolved, strict=True)
         }
         contents = {tool: program_digest(found) for tool, found in programs.items()}
-        cwd = launch.cwd
-        written_cwd = definition.cwd or ""
-        env = {
-            name: _keyed_hash(key, text)
-            for name, text in launch.child_environment().items()
-            if name not in _UNBOUND_ENV
-        }
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
             command=COMMANDS_MARK + _tool_fields(definition),
             executable=json.dumps(programs, sort_keys=True, ensure_ascii=False),
-            cwd=(
-                TrustedValue(keyed_hash=_keyed_hash(key, cwd))
-                if references_environment(written_cwd)
-                else TrustedValue(text=cwd)
-            ),
+            cwd=_recorded(key, definition.cwd or "", launch.cwd),
             args=(),
-            env=tuple(sorted(env.items())),
+            env=_env_record(key, launch),
             program=json.dumps(contents, sort_keys=True),
         )
 
@@ -210,6 +188,23 @@ class LaunchTrust:
         if self._key is None:
             self._key = load_or_create_key(self._key_path or data_home() / KEY_FILE_NAME)
         return self._key
+
+
+def _recorded(key: bytes, written: str, expanded: str) -> TrustedValue:
+    """A value as recorded: its text, or only its keyed hash when it may be a secret."""
+    if references_environment(written):
+        return TrustedValue(keyed_hash=_keyed_hash(key, expanded))
+    return TrustedValue(text=expanded)
+
+
+def _env_record(key: bytes, launch: StdioLaunch | CommandsLaunch) -> tuple[tuple[str, str], ...]:
+    """The child's environment as (name, keyed hash of the value), sorted by name."""
+    env = {
+        name: _keyed_hash(key, text)
+        for name, text in launch.child_environment().items()
+        if name not in _UNBOUND_ENV
+    }
+    return tuple(sorted(env.items()))
 
 
 def shown_launch(definition: StdioDefinition, launch: StdioLaunch) -> tuple[tuple[str, ...], str]:
