@@ -135,8 +135,8 @@ async def run_command(
 
 async def _exited(pid: int) -> None:
     """Return once process `pid` (our child) has exited, without reaping it."""
-    if hasattr(os, "pidfd_open"):
-        descriptor = os.pidfd_open(pid)
+    descriptor = _pidfd(pid)
+    if descriptor is not None:
         try:
             await anyio.wait_readable(descriptor)  # readable once the process exits
         finally:
@@ -144,6 +144,14 @@ async def _exited(pid: int) -> None:
         return
     while not _has_exited(pid):
         await anyio.sleep(_POLL_SECONDS)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A pidfd for `pid`, or None where there are none (not Linux, a kernel before 5.3)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _has_exited(pid: int) -> bool:
