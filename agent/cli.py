@@ -560,8 +560,37 @@ def _first_run(interactive: bool) -> tuple[str, str | None] | None:
     return choice.model, choice.api_base
 
 
+class Ended(BaseException):
+    """The agent was asked to end (SIGTERM, SIGHUP): unwind like Ctrl-C, cleanups included."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _end_by_signal(signum: int, _frame: object) -> None:
+    # Command tool programs run in sessions of their own, so the signal that ends us never
+    # reaches them: kill their groups first (nothing below may run, or run in time), then
+    # unwind so every `finally` (sessions, servers) still runs.
+    groups = sys.modules.get("agent.mcp.process_groups")
+    if groups is not None:
+        groups.kill_all()
+    raise Ended(signum)
+
+
+def _install_signal_handlers() -> None:
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            signal.signal(signum, _end_by_signal)
+        except ValueError:  # not the main thread (main called from a test's thread)
+            return
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    _install_signal_handlers()
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
@@ -577,6 +606,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agent: interrupted", file=sys.stderr)
         return 130
+    except Ended as ended:
+        import signal
+
+        print(f"agent: ended by {signal.Signals(ended.signum).name}", file=sys.stderr)
+        return 128 + ended.signum
     except BrokenPipeError:
         # The reader went away (`agent mcp list | head`): stop quietly, as other tools do.
         import os

@@ -3,7 +3,7 @@
 A secret leaks in pieces as often as whole: the password inside a database URL, the cookie
 value inside a Cookie header, the credential after "Bearer ", a URL's query values. So each
 value a person supplies also yields those parts, and redaction replaces every one of them
-(also JSON-escaped or percent-encoded) in a single pass over the text.
+(also JSON-escaped, once or nested, or percent-encoded) in a single pass over the text.
 """
 
 from __future__ import annotations
@@ -88,6 +88,25 @@ def _assignment_values(text: str) -> list[str]:
     return values
 
 
+# JSON inside JSON is common: a tool's text result that is itself JSON, sent in a JSON-RPC
+# message, shown in a trace line. Each layer escapes " \ and control characters again.
+JSON_LAYERS = 3
+
+
+def _escaped_forms(secret: str) -> set[str]:
+    """`secret` as it reads inside up to JSON_LAYERS nested JSON strings (ASCII-escaped or not)."""
+    forms = {secret}
+    layer = {secret}
+    for _ in range(JSON_LAYERS):
+        layer = {
+            json.dumps(form, ensure_ascii=escape)[1:-1]
+            for form in layer
+            for escape in (True, False)
+        }
+        forms |= layer
+    return forms
+
+
 class Redactor:
     """Replaces every form of a fixed set of secrets with ***."""
 
@@ -96,9 +115,7 @@ class Redactor:
         for secret in secrets:
             if len(secret) < MIN_SECRET_LENGTH:
                 continue
-            forms.add(secret)
-            forms.add(json.dumps(secret)[1:-1])
-            forms.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+            forms.update(_escaped_forms(secret))
             forms.add(quote(secret, safe=""))
         # Longest first: where one secret contains another, the whole is masked.
         self._forms = sorted((form for form in forms if form), key=len, reverse=True)

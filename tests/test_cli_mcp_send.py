@@ -41,7 +41,9 @@ def test_send_keeps_a_hand_written_id_and_an_error_answer_exits_one(fx: str) -> 
     result = agent("mcp", "send", fx, '{"jsonrpc": "2.0", "id": 7, "method": "no/such"}')
 
     assert (result.returncode, result.stdout) == (1, "")
-    answer = json.loads(result.stderr)
+    note, shown = result.stderr.split("\n", 1)
+    assert "the answer is shown with your id" in note
+    answer = json.loads(shown)
     assert (answer["id"], answer["error"]["code"]) == (7, -32601)
 
 

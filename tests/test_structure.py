@@ -53,6 +53,7 @@ OWNERS = {
     "starlette": ("agent/web/",),
     "uvicorn": ("agent/web/",),
     "jsonschema": ("agent/tools/validation.py",),
+    "referencing": ("agent/tools/validation.py",),
     "pydantic": ("agent/settings.py",),
     "yaml": ("agent/settings.py", "agent/skills/"),
     "platformdirs": ("agent/home.py",),

@@ -299,17 +299,22 @@ def _print_progress(progress: float, total: float | None, message: str | None) -
     print(f"progress {sanitize_line(progress_text(progress, total, message))}", file=sys.stderr)
 
 
+def parse_json_object(text: str, label: str, expected: str) -> dict[str, Any]:
+    """`text` as a JSON object; anything else is an error naming `label` (--args, JSON)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise AgentError(f"{label}: not valid JSON ({error.msg} at column {error.colno})") from None
+    except RecursionError:
+        raise AgentError(f"{label}: nested too deeply") from None
+    if not isinstance(value, dict):
+        raise AgentError(f"{label}: expected {expected}")
+    return value
+
+
 def parse_arguments(args_json: str) -> dict[str, Any]:
     """--args as a JSON object; anything else is an error naming --args."""
-    try:
-        value = json.loads(args_json)
-    except json.JSONDecodeError as error:
-        raise AgentError(f"--args: not valid JSON ({error.msg} at column {error.colno})") from None
-    except RecursionError:
-        raise AgentError("--args: nested too deeply") from None
-    if not isinstance(value, dict):
-        raise AgentError("--args: expected a JSON object of arguments")
-    return value
+    return parse_json_object(args_json, "--args", "a JSON object of arguments")
 
 
 async def _ask_for_arguments(schema: dict[str, Any]) -> dict[str, Any]:

@@ -15,8 +15,9 @@ from typing import Any
 
 from agent.errors import Problem
 from agent.mcp.command_definitions import DEFAULT_TIMEOUT_SECONDS, CommandsDefinition, CommandTool
-from agent.mcp.command_line import placeholders, whole_placeholder
+from agent.mcp.command_line import END_OF_OPTIONS, placeholders, unknown_forms, whole_placeholder
 from agent.mcp.variables import has_references, reference_problems
+from agent.tools.validation import schema_problem
 
 SERVER_FIELDS = frozenset({"type", "cwd", "env", "tools"})
 TOOL_FIELDS = frozenset({"description", "command", "input_schema", "timeout", "allow_dash"})
@@ -115,6 +116,7 @@ def _tool(name: str, raw: object, path: str, problems: list[Problem]) -> Command
     schema = _schema(raw.get("input_schema", _EMPTY_SCHEMA), f"{path}.input_schema", problems)
     properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
     command = _command(raw.get("command"), f"{path}.command", properties, problems)
+    _dangling_options(command, _required(schema), f"{path}.command", problems)
     allow_dash = _allow_dash(raw.get("allow_dash", []), f"{path}.allow_dash", properties, problems)
     timeout = _timeout(raw.get("timeout", DEFAULT_TIMEOUT_SECONDS), f"{path}.timeout", problems)
     if len(problems) != before:
@@ -146,7 +148,39 @@ def _schema(value: object, path: str, problems: list[Problem]) -> dict[str, Any]
         for index, item in enumerate(required):
             if item not in properties:
                 problems.append(Problem(f"{path}.required[{index}]", f"{item!r} is not a property"))
+    _schema_itself(value, path, problems)
     return value
+
+
+def _schema_itself(schema: dict[str, Any], path: str, problems: list[Problem]) -> None:
+    """The schema is valid JSON Schema and refers only within itself (`#...`): a reference
+    elsewhere is never fetched, so every call of the tool would fail."""
+    for where, ref in _references(schema, path):
+        if not ref.startswith("#"):
+            problems.append(
+                Problem(where, f"{ref[:80]!r} refers outside the schema; use a local #/$defs/...")
+            )
+    invalid = schema_problem(schema)  # loads jsonschema: only when a document has commands
+    if invalid is not None:
+        parts, message = invalid
+        inner = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
+        problems.append(Problem(f"{path}{inner}", f"not a valid JSON schema: {message}"))
+
+
+def _references(node: object, path: str) -> list[tuple[str, str]]:
+    """Every `$ref` / `$dynamicRef` string in a schema, with its field path."""
+    found: list[tuple[str, str]] = []
+    if isinstance(node, dict):
+        for key, item in node.items():
+            where = f"{path}.{key}"
+            if key in ("$ref", "$dynamicRef") and isinstance(item, str):
+                found.append((where, item))
+            else:
+                found.extend(_references(item, where))
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            found.extend(_references(item, f"{path}[{index}]"))
+    return found
 
 
 def _command(
@@ -172,10 +206,58 @@ def _command(
     return tuple(elements)
 
 
+def _required(schema: Mapping[str, Any]) -> set[str]:
+    required = schema.get("required", [])
+    return (
+        {name for name in required if isinstance(name, str)}
+        if isinstance(required, list)
+        else set()
+    )
+
+
+def _dangling_options(
+    command: tuple[str, ...], required: set[str], path: str, problems: list[Problem]
+) -> None:
+    """An element with an optional argument must not follow a literal option that takes a
+    value: when the argument is absent its element is dropped, and the option would take the
+    next element as its value (`sort -o {out} {file}` without out writes over file)."""
+    for index in range(2, len(command)):
+        option, element = command[index - 1], command[index]
+        optional = [name for name in placeholders(element) if name not in required]
+        # An element that is itself an option (`--max={n}`) shows the one before is a flag.
+        if not optional or placeholders(option) or not _takes_a_value(option):
+            continue
+        if element.startswith("-"):
+            continue
+        problems.append(
+            Problem(
+                f"{path}[{index}]",
+                f"{{{optional[0]}}} is optional and follows the option {option!r}: when it is "
+                f"absent this element is left out and {option!r} would take the next element "
+                f'as its value; write them as one element ("{option}={{{optional[0]}}}" or '
+                f'"{option}{{{optional[0]}}}"), make {optional[0]!r} required, or put "--" '
+                "between them if the option takes no value",
+            )
+        )
+
+
+def _takes_a_value(element: str) -> bool:
+    """Whether a literal element may be an option that takes the next element as its value."""
+    return element.startswith("-") and element != END_OF_OPTIONS and "=" not in element
+
+
 def _element_problems(
     element: str, where: str, index: int, properties: Mapping[str, Any], problems: list[Problem]
 ) -> None:
     names = placeholders(element)
+    for form in unknown_forms(element):
+        problems.append(
+            Problem(
+                where,
+                f"{form[:40]!r} is not a placeholder (a name is letters, digits, _ and -, "
+                "starting with a letter or _); write {{ and }} for literal braces",
+            )
+        )
     if index == 0:
         if names or not element.strip():
             problems.append(

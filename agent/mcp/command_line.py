@@ -7,19 +7,25 @@ start a shell, or become the program. Rules (issue 13):
 - numbers and booleans fill as JSON text; a string fills as itself;
 - an array fills one element per item, only where its placeholder is the whole element;
 - an element with a placeholder whose argument is absent (optional) is dropped;
-- an element that starts with `-` because of a value is refused (it would be read as an
-  option, `--output=/etc/passwd`) unless every placeholder in it is listed in `allow_dash`.
+- a value that starts with `-` is refused where the program could read it as an option: at
+  the start of an element (`{x}` filled with `--output=/etc/passwd`) or anywhere in an element
+  that starts with `-` (`-{x}` filled with `-output=...` makes `--output=...`), unless the
+  argument is listed in `allow_dash`; after a literal `--` element nothing is an option, so
+  values there may start with `-`.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 _TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)\}")
+_BRACED = re.compile(r"\{[^{}]*\}")
+END_OF_OPTIONS = "--"
 
 
 class CommandArgumentError(Exception):
@@ -61,6 +67,11 @@ def placeholders(element: str) -> list[str]:
     return [part.placeholder for part in parse_element(element) if part.placeholder is not None]
 
 
+def unknown_forms(element: str) -> list[str]:
+    """`{...}` text in an element that is not a placeholder ({my arg}, {a.b}) nor `{{`/`}}`."""
+    return _BRACED.findall(_TOKEN.sub("", element))
+
+
 def whole_placeholder(element: str) -> str | None:
     """The argument name when the element is exactly one placeholder, else None."""
     parts = parse_element(element)
@@ -74,13 +85,15 @@ def fill_command(
 ) -> list[str]:
     """The argument vector to run: the program (always literal) then each filled element."""
     argv = [command[0]]
+    options_ended = False  # after a literal "--", nothing the program reads is an option
     for element in command[1:]:
-        argv.extend(_fill_element(element, arguments, allow_dash))
+        argv.extend(_fill_element(element, arguments, allow_dash, options_ended))
+        options_ended = options_ended or element == END_OF_OPTIONS
     return argv
 
 
 def _fill_element(
-    element: str, arguments: Mapping[str, Any], allow_dash: Sequence[str]
+    element: str, arguments: Mapping[str, Any], allow_dash: Sequence[str], options_ended: bool
 ) -> list[str]:
     parts = parse_element(element)
     names = [part.placeholder for part in parts if part.placeholder is not None]
@@ -89,19 +102,49 @@ def _fill_element(
     whole = whole_placeholder(element)
     if whole is not None and isinstance(arguments[whole], list):
         values = [_text(whole, item, inside_list=True) for item in arguments[whole]]
+        culprits = [whole] if any(value.startswith("-") for value in values) else []
     else:
-        values = ["".join(_part_text(part, arguments) for part in parts)]
+        texts = [_part_text(part, arguments) for part in parts]
+        values = ["".join(texts)]
+        culprits = _dash_culprits(parts, texts)
     if any("\0" in value for value in values):  # no program can receive one; say so plainly
         raise CommandArgumentError(f"argument {names[0]!r} contains a NUL character")
-    starts_literal = bool(parts) and parts[0].placeholder is None
-    for value in values:
-        if value.startswith("-") and not starts_literal and not set(names) <= set(allow_dash):
-            raise CommandArgumentError(
-                f"argument {names[0]!r} starts with '-' ({_shown(value)}), which the program "
-                "would read as an option; this tool does not accept that (the definition can "
-                f'allow it with "allow_dash": [{json.dumps(names[0])}])'
-            )
+    refused = [name for name in culprits if name not in allow_dash]
+    if refused and not options_ended:
+        value = next(value for value in values if value.startswith("-"))
+        raise CommandArgumentError(
+            f"argument {refused[0]!r} starts with '-' ({_shown(value)}), which the program "
+            "would read as an option; this tool does not accept that (the definition can "
+            f'allow it with "allow_dash": [{json.dumps(refused[0])}], or end the options with '
+            'a "--" element before it)'
+        )
     return values
+
+
+def _dash_culprits(parts: Sequence[Part], texts: Sequence[str]) -> list[str]:
+    """The arguments that make a filled element start an option, the likeliest first.
+
+    In an element written with a leading '-' (`-{flag}`, `--x={v}`) it is every value that
+    starts with '-' (`-{flag}` filled with `-output` makes `--output`). Otherwise it is the
+    value that brings the leading '-', and any empty value before it that exposed it."""
+    if not "".join(texts).startswith("-"):
+        return []
+    if parts[0].placeholder is None:
+        return [
+            part.placeholder
+            for part, text in zip(parts, texts, strict=True)
+            if part.placeholder is not None and text.startswith("-")
+        ]
+    culprits: list[str] = []
+    for part, text in zip(parts, texts, strict=True):
+        if part.placeholder is not None:
+            if text:  # brings the '-': the likeliest culprit
+                culprits.insert(0, part.placeholder)
+            else:
+                culprits.append(part.placeholder)
+        if text:
+            break
+    return culprits
 
 
 def _part_text(part: Part, arguments: Mapping[str, Any]) -> str:
@@ -113,6 +156,8 @@ def _part_text(part: Part, arguments: Mapping[str, Any]) -> str:
 def _text(name: str, value: Any, *, inside_list: bool) -> str:
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CommandArgumentError(f"argument {name!r} is not a finite number ({value})")
     if isinstance(value, bool | int | float):
         return json.dumps(value)
     if isinstance(value, list) and not inside_list:

@@ -93,11 +93,15 @@ def result_of(outcome: CommandOutcome, tool: CommandTool) -> types.CallToolResul
     }
     notes = []
     if outcome.timed_out:
-        notes.append(
-            f"timed out after {tool.timeout:g} s: the program and everything it started were killed"
-        )
+        notes.append(f"timed out after {tool.timeout:g} s: the program's process group was killed")
     elif outcome.exit_code != 0:
         notes.append(f"{tool.program} exited with code {outcome.exit_code}")
+    if outcome.output_held:
+        notes.append(
+            "a process the program started kept its output open after the program exited: "
+            "reading stopped then, so output may be missing; the program's process group was "
+            "killed, but a process that left it (setsid, a daemon) was not"
+        )
     if outcome.truncated:
         notes.append("output cut: stdout and stderr are each kept up to 1 MiB")
     # The note first: a model whose output limit cuts the JSON still reads what went wrong.

@@ -30,6 +30,7 @@ from agent.home import data_home, ensure_private_dir
 from agent.mcp.command_definitions import CommandsDefinition
 from agent.mcp.definitions import LocalDefinition, StdioDefinition
 from agent.mcp.launch import CommandsLaunch, StdioLaunch, expand_definition
+from agent.mcp.program_files import program_digest
 from agent.mcp.variables import Expander, references_environment
 from agent.text import sanitize_line
 
@@ -38,8 +39,9 @@ _KEY_BYTES = 32
 MAX_TRUSTED_LAUNCHES = 32  # per server: enough projects for a person, a bound for the file
 # The child's terminal type describes the person's terminal, not the program that runs.
 _UNBOUND_ENV = frozenset({"TERM"})
-# A commands server's record: `command` holds this and a hash of its tools (command lines,
-# schemas, limits), `executable` the JSON of each tool's resolved program.
+# A commands server's record: `command` holds this and the JSON of a hash of each tool's
+# fields (command line, schema, limits: a change can be named), `executable` the JSON of each
+# tool's resolved program.
 COMMANDS_MARK = "commands:"
 
 
@@ -64,15 +66,19 @@ class TrustedLaunch:
     cwd: TrustedValue
     args: tuple[TrustedValue, ...]
     env: tuple[tuple[str, str], ...]  # (name, keyed hash of the value), sorted by name
+    # The program file's content (agent.mcp.program_files); for a commands server the JSON
+    # of each tool's. None in records made before trust covered content.
+    program: str | None = None
 
     def same_launch(self, other: TrustedLaunch) -> bool:
         """True when both records describe the same effective launch (the project aside)."""
-        return (self.command, self.executable, self.cwd, self.args, self.env) == (
+        return (self.command, self.executable, self.cwd, self.args, self.env, self.program) == (
             other.command,
             other.executable,
             other.cwd,
             other.args,
             other.env,
+            other.program,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -83,6 +89,7 @@ class TrustedLaunch:
             "cwd": self.cwd.to_json(),
             "args": [arg.to_json() for arg in self.args],
             "env": dict(self.env),
+            "program": self.program,
         }
 
 
@@ -143,28 +150,18 @@ class LaunchTrust:
     def record(self, definition: StdioDefinition, launch: StdioLaunch) -> TrustedLaunch:
         """The trust record of `launch`: secrets as keyed hashes, never as values."""
         key = self._load_key()
-
-        def recorded(written: str, expanded: str) -> TrustedValue:
-            if references_environment(written):  # may be a secret: only its keyed hash
-                return TrustedValue(keyed_hash=_keyed_hash(key, expanded))
-            return TrustedValue(text=expanded)
-
         args = tuple(
-            recorded(written, expanded)
+            _recorded(key, written, expanded)
             for written, expanded in zip(definition.args, launch.args, strict=True)
         )
-        env = {
-            name: _keyed_hash(key, text)
-            for name, text in launch.child_environment().items()
-            if name not in _UNBOUND_ENV
-        }
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
             command=launch.command,
             executable=launch.resolved_command(),
-            cwd=recorded(definition.cwd or "", launch.cwd),
+            cwd=_recorded(key, definition.cwd or "", launch.cwd),
             args=args,
-            env=tuple(sorted(env.items())),
+            env=_env_record(key, launch),
+            program=program_digest(launch.resolved_command()),
         )
 
     def commands_record(
@@ -173,34 +170,41 @@ class LaunchTrust:
         """The trust record of a commands server: its tools as written (hashed: any edit asks
         again), each program as resolved here, the working directory and the environment."""
         key = self._load_key()
-        tools = json.dumps(definition.to_json()["tools"], sort_keys=True, ensure_ascii=False)
         programs = {
             tool.name: found for tool, found in zip(launch.tools, launch.resolved, strict=True)
         }
-        cwd = launch.cwd
-        written_cwd = definition.cwd or ""
-        env = {
-            name: _keyed_hash(key, text)
-            for name, text in launch.child_environment().items()
-            if name not in _UNBOUND_ENV
-        }
+        contents = {tool: program_digest(found) for tool, found in programs.items()}
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
-            command=COMMANDS_MARK + hashlib.sha256(tools.encode("utf-8")).hexdigest(),
+            command=COMMANDS_MARK + _tool_fields(definition),
             executable=json.dumps(programs, sort_keys=True, ensure_ascii=False),
-            cwd=(
-                TrustedValue(keyed_hash=_keyed_hash(key, cwd))
-                if references_environment(written_cwd)
-                else TrustedValue(text=cwd)
-            ),
+            cwd=_recorded(key, definition.cwd or "", launch.cwd),
             args=(),
-            env=tuple(sorted(env.items())),
+            env=_env_record(key, launch),
+            program=json.dumps(contents, sort_keys=True),
         )
 
     def _load_key(self) -> bytes:
         if self._key is None:
             self._key = load_or_create_key(self._key_path or data_home() / KEY_FILE_NAME)
         return self._key
+
+
+def _recorded(key: bytes, written: str, expanded: str) -> TrustedValue:
+    """A value as recorded: its text, or only its keyed hash when it may be a secret."""
+    if references_environment(written):
+        return TrustedValue(keyed_hash=_keyed_hash(key, expanded))
+    return TrustedValue(text=expanded)
+
+
+def _env_record(key: bytes, launch: StdioLaunch | CommandsLaunch) -> tuple[tuple[str, str], ...]:
+    """The child's environment as (name, keyed hash of the value), sorted by name."""
+    env = {
+        name: _keyed_hash(key, text)
+        for name, text in launch.child_environment().items()
+        if name not in _UNBOUND_ENV
+    }
+    return tuple(sorted(env.items()))
 
 
 def shown_launch(definition: StdioDefinition, launch: StdioLaunch) -> tuple[tuple[str, ...], str]:
@@ -210,8 +214,14 @@ def shown_launch(definition: StdioDefinition, launch: StdioLaunch) -> tuple[tupl
         written if references_environment(written) else expanded
         for written, expanded in zip(definition.args, launch.args, strict=True)
     )
-    written_cwd = definition.cwd or ""
-    return args, written_cwd if references_environment(written_cwd) else launch.cwd
+    return args, shown_cwd(definition.cwd, launch.cwd)
+
+
+def shown_cwd(written: str | None, expanded: str) -> str:
+    """The working directory as a question shows it: as written when taken from the
+    environment (it may be secret), else as it expanded."""
+    written = written or ""
+    return written if references_environment(written) else expanded
 
 
 def remember(
@@ -251,6 +261,8 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
         changes.extend(_tool_changes(old, new))
     elif (old.command, old.executable) != (new.command, new.executable):
         changes.append(f"program: {_program(old)} -> {_program(new)}")
+    elif old.program != new.program:
+        changes.append(_content_change(old.program, f"program {_program(new)}"))
     if old.cwd != new.cwd:
         if old.cwd.text is not None and new.cwd.text is not None:
             changes.append(f"working directory: {_shown(old.cwd)} -> {_shown(new.cwd)}")
@@ -268,22 +280,74 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     return changes
 
 
+def _tool_fields(definition: CommandsDefinition) -> str:
+    """{tool: {field: hash}} as JSON: each field as written, hashed (descriptions can be long)."""
+    fields = {
+        name: {
+            field: hashlib.sha256(
+                json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8")
+            ).hexdigest()[:32]
+            for field, value in tool.items()
+        }
+        for name, tool in definition.to_json()["tools"].items()
+    }
+    return json.dumps(fields, sort_keys=True)
+
+
+def _field_changes(old_command: str, new_command: str) -> list[str]:
+    """Which tools were added or removed, and which fields of each changed."""
+    old_tools = _programs(old_command[len(COMMANDS_MARK) :])
+    new_tools = _programs(new_command[len(COMMANDS_MARK) :])
+    if not old_tools:  # a record from before fields were kept
+        return ["its tools changed (command lines, schemas or limits)"]
+    changes = [
+        f"tool {sanitize_line(name)} added" for name in sorted(new_tools.keys() - old_tools.keys())
+    ]
+    changes += [
+        f"tool {sanitize_line(name)} removed"
+        for name in sorted(old_tools.keys() - new_tools.keys())
+    ]
+    for name in sorted(old_tools.keys() & new_tools.keys()):
+        before, after = old_tools[name], new_tools[name]
+        if not isinstance(before, dict) or not isinstance(after, dict):
+            continue
+        fields = sorted(f for f in before.keys() | after.keys() if before.get(f) != after.get(f))
+        if fields:
+            changes.append(f"tool {sanitize_line(name)}: {', '.join(fields)} changed")
+    return changes
+
+
 def _tool_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     """What differs in a commands server's tools and the programs they resolve to."""
     if old.command != new.command:
-        return ["its tools changed (command lines, schemas or limits)"]
-    before, after = _programs(old), _programs(new)
-    return [
+        return _field_changes(old.command, new.command)
+    before, after = _programs(old.executable), _programs(new.executable)
+    changes = [
         f"program of {sanitize_line(tool)}: {sanitize_line(before.get(tool) or '(not found)')}"
         f" -> {sanitize_line(after.get(tool) or '(not found)')}"
         for tool in sorted(after)
         if before.get(tool) != after.get(tool)
     ]
+    if old.program is None:
+        return changes or [_content_change(None, "its programs")]
+    old_contents, new_contents = _programs(old.program), _programs(new.program)
+    changes.extend(
+        _content_change(old_contents.get(tool), f"program of {sanitize_line(tool)}")
+        for tool in sorted(new_contents)
+        if before.get(tool) == after.get(tool) and old_contents.get(tool) != new_contents[tool]
+    )
+    return changes
 
 
-def _programs(record: TrustedLaunch) -> dict[str, str | None]:
+def _content_change(old: str | None, what: str) -> str:
+    if old is None:  # a record from before trust covered the program file's content
+        return f"{what}: trust now covers the program file's content"
+    return f"{what}: the program file changed (same path, different content)"
+
+
+def _programs(recorded: str | None) -> dict[str, Any]:
     try:
-        value = json.loads(record.executable or "{}")
+        value = json.loads(recorded or "{}")
     except json.JSONDecodeError:
         return {}
     return value if isinstance(value, dict) else {}
@@ -410,10 +474,14 @@ def decode_trusted_launches(
 
 
 _RECORD_KEYS = frozenset({"project", "command", "executable", "cwd", "args", "env"})
+_PROGRAM_KEY = "program"  # absent in records made before trust covered the content
 
 
 def _decode_record(item: object) -> TrustedLaunch | None:
-    if not isinstance(item, dict) or set(item) != _RECORD_KEYS:
+    if not isinstance(item, dict) or set(item) - {_PROGRAM_KEY} != _RECORD_KEYS:
+        return None
+    program = item.get(_PROGRAM_KEY)
+    if not isinstance(program, str | None):
         return None
     project, command, executable = item["project"], item["command"], item["executable"]
     cwd = _decode_value(item["cwd"])
@@ -435,6 +503,7 @@ def _decode_record(item: object) -> TrustedLaunch | None:
         cwd=cwd,
         args=tuple(arg for arg in args if arg is not None),
         env=tuple(sorted(env.items())),
+        program=program,
     )
 
 

@@ -6,13 +6,21 @@ records trust itself (the runtime does, once the server has started and listed i
 
 from __future__ import annotations
 
+import json
 import shlex
+from typing import Any
 
 from agent.errors import AgentError, NotTrustedError, ServerStartError
-from agent.mcp.command_definitions import CommandsDefinition
+from agent.mcp.command_definitions import DEFAULT_TIMEOUT_SECONDS, CommandsDefinition, CommandTool
 from agent.mcp.definitions import LocalDefinition
 from agent.mcp.launch import CommandsLaunch, StdioLaunch
-from agent.mcp.launch_trust import LaunchTrust, LaunchVerdict, TrustedLaunch, shown_launch
+from agent.mcp.launch_trust import (
+    LaunchTrust,
+    LaunchVerdict,
+    TrustedLaunch,
+    shown_cwd,
+    shown_launch,
+)
 from agent.mcp.trust import TrustPrompt, TrustRequest
 from agent.mcp.variables import references_environment
 
@@ -113,21 +121,49 @@ def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustR
 def _commands_request(
     definition: CommandsDefinition, launch: CommandsLaunch, verdict: LaunchVerdict
 ) -> TrustRequest:
-    tools = tuple(
-        f"{tool.name}: {shlex.join(tool.command)}  ({found or 'not found'})"
-        + (f"  may start with '-': {', '.join(tool.allow_dash)}" if tool.allow_dash else "")
-        for tool, found in zip(launch.tools, launch.resolved, strict=True)
+    tools: list[str] = []
+    for tool, found in zip(launch.tools, launch.resolved, strict=True):
+        tools.append(
+            f"{tool.name}: {shlex.join(tool.command)}  ({found or 'not found'})"
+            + (f"  may start with '-': {', '.join(tool.allow_dash)}" if tool.allow_dash else "")
+        )
+        tools.extend(f"  {line}" for line in _tool_details(tool))
+    # Where each value comes from, as written: `${env:AWS_SECRET_ACCESS_KEY}` under an
+    # innocent name is what a yes would hand over (the written text is not the secret).
+    env = tuple(
+        f"{name}={written}" if references_environment(written) else f"{name} (a literal value)"
+        for name, written in definition.env.items()
     )
-    written_cwd = definition.cwd or ""
     return TrustRequest(
         server=definition.name,
         executable="(commands server)",
         resolved_executable=None,
         args=(),
-        cwd=written_cwd if references_environment(written_cwd) else launch.cwd,
-        env_names=tuple(launch.env),
+        cwd=shown_cwd(definition.cwd, launch.cwd),
+        env_names=env,
         previously_trusted=verdict.previously_trusted,
         changes=verdict.changes,
         project=verdict.record.project,
-        tools=tools,
+        tools=tuple(tools),
     )
+
+
+def _tool_details(tool: CommandTool) -> list[str]:
+    """A tool's arguments (name, type, required) and a timeout other than the default."""
+    properties = tool.input_schema.get("properties", {})
+    required = set(tool.input_schema.get("required", []))
+    shown = [
+        f"{name} ({_kind(schema)}{', required' if name in required else ''})"
+        for name, schema in properties.items()
+    ]
+    lines = [f"arguments: {', '.join(shown) if shown else '(none)'}"]
+    if '"$ref"' in json.dumps(tool.input_schema):
+        lines.append("its schema has $ref references (only ones inside the schema are used)")
+    if tool.timeout != DEFAULT_TIMEOUT_SECONDS:
+        lines.append(f"timeout: {tool.timeout:g} s")
+    return lines
+
+
+def _kind(schema: Any) -> str:
+    kind = schema.get("type", "any") if isinstance(schema, dict) else "any"
+    return "|".join(kind) if isinstance(kind, list) else str(kind)

@@ -43,12 +43,36 @@ def test_an_object_value_is_refused() -> None:
 
 
 def test_a_dash_after_literal_text_is_the_definitions_own_and_is_allowed() -> None:
-    assert fill_command(["x", "--name={name}"], {"name": "-y"}) == ["x", "--name=-y"]
+    assert fill_command(["x", "v{name}"], {"name": "-y"}) == ["x", "v-y"]
+    assert fill_command(["x", "--name={name}"], {"name": "y"}) == ["x", "--name=y"]
+
+
+def test_in_an_element_that_starts_with_a_dash_a_value_starting_with_one_is_refused() -> None:
+    with pytest.raises(CommandArgumentError, match="argument 'flag' starts with '-'"):
+        fill_command(["x", "-{flag}"], {"flag": "-output=/etc/x"})
+    with pytest.raises(CommandArgumentError, match="argument 'name' starts with '-'"):
+        fill_command(["x", "--name={name}"], {"name": "-y"})
+    assert fill_command(["x", "-{flag}"], {"flag": "v"}) == ["x", "-v"]
+
+
+def test_after_a_literal_double_dash_values_may_start_with_a_dash() -> None:
+    assert fill_command(["rg", "--", "{pattern}"], {"pattern": "-foo"}) == ["rg", "--", "-foo"]
+    with pytest.raises(CommandArgumentError, match="argument 'p' starts with '-'"):
+        fill_command(["rg", "{p}", "--"], {"p": "-foo"})
+
+
+def test_a_not_finite_number_is_refused() -> None:
+    with pytest.raises(CommandArgumentError, match="'n' is not a finite number"):
+        fill_command(["x", "{n}"], {"n": float("nan")})
 
 
 def test_a_value_that_makes_an_element_start_with_a_dash_is_refused_unless_allowed() -> None:
-    with pytest.raises(CommandArgumentError, match="argument 'a' starts with '-'"):
+    with pytest.raises(CommandArgumentError, match="argument 'b' starts with '-'"):
         fill_command(["x", "{a}{b}"], {"a": "", "b": "-rf"})
+    with pytest.raises(CommandArgumentError, match="argument 'b' starts with '-'"):
+        fill_command(["x", "{a}{b}"], {"a": "", "b": "-rf"}, allow_dash=["a"])
+    with pytest.raises(CommandArgumentError, match="argument 'a' starts with '-'"):
+        fill_command(["x", "{a}-{b}"], {"a": "", "b": "rf"})
     with pytest.raises(CommandArgumentError, match="argument 'n' starts with '-'"):
         fill_command(["x", "{n}"], {"n": -1})
     assert fill_command(["x", "{n}"], {"n": -1}, allow_dash=["n"]) == ["x", "-1"]

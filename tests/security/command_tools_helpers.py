@@ -52,6 +52,7 @@ def save_commands_server(
     name: str = "cmd",
     environ: Mapping[str, str] | None = None,
     trust: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> None:
     """Save a commands server (cwd: the project) enabled with every tool selected, trusted
     for `environ` as answering yes to the trust question records it."""
@@ -61,7 +62,10 @@ def save_commands_server(
     from agent.mcp.store import CachedTool, McpStore
 
     store = McpStore(agent_home / "mcp-servers.json")
-    document = {"mcpServers": {name: {"type": "commands", "cwd": str(project), "tools": tools}}}
+    server: dict[str, Any] = {"type": "commands", "cwd": str(project), "tools": tools}
+    if env is not None:
+        server["env"] = dict(env)
+    document = {"mcpServers": {name: server}}
     store.replace_definitions(parse_document_data(document, "test").definitions)
     definition = store.load().find(name)
     cached = tuple(

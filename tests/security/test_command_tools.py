@@ -191,7 +191,7 @@ def test_a_timeout_kills_the_program_and_the_grandchildren_it_started(
     result = call(project, "spawn", {})
 
     assert result.returncode == 1
-    assert "timed out after 2 s: the program and everything it started were killed" in result.stderr
+    assert "timed out after 2 s: the program's process group was killed" in result.stderr
     outcome = structured(result.stderr)
     assert (outcome["exit_code"], outcome["timed_out"], outcome["stdout"]) == (
         None,
@@ -253,7 +253,7 @@ def test_a_tool_timeout_longer_than_the_client_limit_still_ends_with_its_own_res
     result = call(project, "sleep", {})
 
     assert result.returncode == 1
-    assert "timed out after 2 s: the program and everything it started were killed" in result.stderr
+    assert "timed out after 2 s: the program's process group was killed" in result.stderr
 
 
 def test_a_nul_character_in_an_argument_is_refused_plainly(

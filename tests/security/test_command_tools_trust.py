@@ -33,6 +33,7 @@ def test_the_trust_question_shows_each_tool_and_the_program_it_runs(
     project = make_project(tmp_path)
     tool = probe_tool("--count={count}", properties={"count": {"type": "integer"}})
     grep = probe_tool("-e", "{pattern}", properties={"pattern": STRING}, allow_dash=["pattern"])
+    grep["input_schema"]["required"] = ["pattern"]  # optional after "-e" is refused
     save_commands_server(agent_home, project, {"log": tool, "grep": grep}, trust=False)
     assert "is not trusted" in call(project, "log", {"count": 1}).stderr
 
@@ -103,9 +104,7 @@ def test_an_edited_command_line_is_not_covered_by_the_old_trust(
     result = call(project, "say", {"text": "hi"})
 
     assert result.returncode != 0
-    assert "what it runs changed (its tools changed (command lines, schemas or limits))" in (
-        result.stderr
-    )
+    assert "what it runs changed (tool say: command changed)" in (result.stderr)
     assert not (project / "PWNED").exists()
 
 
