@@ -72,6 +72,14 @@ class SkillsSettings:
 
 
 @dataclass(frozen=True)
+class InstructionsSettings:
+    """How many bytes of instruction files (AGENTS.md and the like) the prompt may hold."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    budget_bytes: Annotated[int, Field(ge=0, le=1024 * 1024, strict=True)]
+
+
+@dataclass(frozen=True)
 class SessionsSettings:
     """When a session is compacted and what it keeps."""
 
@@ -93,6 +101,7 @@ class Settings:
     loop: LoopLimits
     skills: SkillsSettings
     sessions: SessionsSettings
+    instructions: InstructionsSettings
 
 
 @dataclass(frozen=True)
@@ -213,6 +222,7 @@ _SECTIONS: dict[str, type] = {
     "loop": LoopLimits,
     "skills": SkillsSettings,
     "sessions": SessionsSettings,
+    "instructions": InstructionsSettings,
 }
 
 
