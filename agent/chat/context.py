@@ -29,6 +29,7 @@ class ContextPart:
     name: str
     tokens: int
     detail: str = ""
+    count: int = 0  # tools or messages it holds
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def measure_context(chat: ChatSession) -> ContextReport:
     for tool in tools.values():
         by_source.setdefault(tool.spec.source, []).append(tool.spec.to_openai())
     tool_parts = tuple(
-        ContextPart(source, counter.tools(group), _count_of(len(group), "tool"))
+        ContextPart(source, counter.tools(group), _count_of(len(group), "tool"), len(group))
         for source, group in by_source.items()
     )
     history = messages[1:]
@@ -137,9 +138,10 @@ def context_share(chat: ChatSession) -> float | None:
     """The share of the window the next request fills, for the toolbar; None while it cannot
     be counted without loading litellm (the prompt must stay quick). Counted again only when
     the request changed."""
-    ready = getattr(chat.conversation.model, "counter_ready", True)
-    if not ready:
-        return None
+    model = chat.conversation.model
+    ready = getattr(model, "counter_ready", False)
+    if not ready or not callable(getattr(model, "count_tokens", None)):
+        return None  # no tokenizer (a scripted model), or litellm still loading
     try:
         messages = chat.conversation.request_messages(estimate=True)
         tools = combine(chat.conversation.toolsets)
