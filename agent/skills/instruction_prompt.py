@@ -69,7 +69,8 @@ class ProjectInstructions:
                 # Cut on a character boundary: the re-encoded text is valid UTF-8 throughout.
                 text = encoded[:room].decode("utf-8", errors="ignore")
                 cut = True
-            room -= len(text.encode("utf-8"))
+            # After a cut file nothing more goes in: a few bytes of the next are no help.
+            room = 0 if cut else room - len(encoded)
             kept.append(FittedFile(file, text, cut))
         return kept, left_out
 
