@@ -54,16 +54,7 @@ def build_chat(
     from agent.settings import load_settings
 
     settings = load_settings()
-    model = LiteLLMModel(
-        ModelSettings(
-            name=model_name,
-            api_base=api_base or settings.api_base,
-            api_key_env=settings.api_key_env,
-            chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
-            request_timeout_seconds=settings.model_limits.request_timeout_seconds,
-            retries=settings.model_limits.retries,
-        )
-    )
+    model = _model(settings, model_name, api_base)
 
     def context_window() -> int:
         return model.context_window() or settings.model_limits.context_window_tokens
@@ -113,6 +104,19 @@ def build_chat(
         notes=notes,
         instructions=instructions,
         system_prompt=system_prompt,
+    )
+
+
+def _model(settings: Settings, model_name: str, api_base: str | None) -> LiteLLMModel:
+    return LiteLLMModel(
+        ModelSettings(
+            name=model_name,
+            api_base=api_base or settings.api_base,
+            api_key_env=settings.api_key_env,
+            chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
+            request_timeout_seconds=settings.model_limits.request_timeout_seconds,
+            retries=settings.model_limits.retries,
+        )
     )
 
 
