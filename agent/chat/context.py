@@ -9,6 +9,7 @@ is estimated at four characters a token, and the report says which.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,9 +136,10 @@ def _count_of(count: int, noun: str) -> str:
 
 
 def context_share(chat: ChatSession) -> float | None:
-    """The share of the window the next request fills, for the toolbar; None while it cannot
-    be counted without loading litellm (the prompt must stay quick). Counted again only when
-    the request changed."""
+    """The share of the window the next request fills, for the toolbar; None until it was
+    counted. The prompt never waits for it: litellm must be loaded already, and the count
+    runs in a thread (the tokenizer loads on first use, and a long history takes a while)
+    whenever the request changed; the toolbar shows the last count meanwhile."""
     model = chat.conversation.model
     ready = getattr(model, "counter_ready", False)
     if not ready or not callable(getattr(model, "count_tokens", None)):
@@ -152,11 +154,22 @@ def context_share(chat: ChatSession) -> float | None:
     key = json.dumps(
         [len(messages), messages[0], messages[-1], list(tools)], ensure_ascii=False, default=str
     )
-    cached = chat.share_cache
-    if cached.get("key") != key:
-        tokens = _Counter(chat).messages(messages, specs)
-        window = chat.context_window()
-        cached.clear()
-        cached.update(key=key, share=tokens / window if window else 0.0)
-    share = cached.get("share")
+    cache = chat.share_cache
+    share = cache.get("share")  # the last count, read before a new one may start
+    running = cache.get("thread")
+    if cache.get("key") != key and not (
+        isinstance(running, threading.Thread) and running.is_alive()
+    ):
+        counter, window = _Counter(chat), chat.context_window()
+
+        def count() -> None:
+            try:
+                counted = counter.messages(messages, specs) / window if window else None
+            except Exception:  # a count that fails shows nothing; the chat goes on
+                counted = None
+            cache.update(key=key, share=counted)
+
+        thread = threading.Thread(target=count, name="count-context", daemon=True)
+        cache["thread"] = thread
+        thread.start()
     return share if isinstance(share, float) else None

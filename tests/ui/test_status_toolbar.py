@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -96,4 +97,8 @@ def test_once_litellm_is_loaded_it_shows_the_next_requests_share_of_the_context_
     finally:
         litellm.disable_token_counter = True
     assert tokens > 10_000
+    assert "context" not in toolbar()  # counted in a thread: the prompt does not wait
+    counting = chat.share_cache["thread"]
+    assert isinstance(counting, threading.Thread)
+    counting.join(timeout=30)
     assert f" · context {tokens / 100_000:.0%} · " in toolbar()
