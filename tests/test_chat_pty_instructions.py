@@ -203,7 +203,12 @@ def test_context_counts_what_the_next_request_sends(
     sent = request["messages"][:-1]  # the next request, before "again" was typed
 
     def count(**what: Any) -> int:
-        return int(litellm.token_counter(model="openai/fake-model", **what))
+        # Another test may have loaded litellm through agent's loader, which turns it off.
+        was, litellm.disable_token_counter = litellm.disable_token_counter, False
+        try:
+            return int(litellm.token_counter(model="openai/fake-model", **what))
+        finally:
+            litellm.disable_token_counter = was
 
     assert shown["total"] == count(messages=sent, tools=request["tools"])
     assert shown["system prompt"] == count(text=sent[0]["content"])
