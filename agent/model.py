@@ -141,6 +141,39 @@ class LiteLLMLoader:
 LOADER = LiteLLMLoader()
 
 
+_COUNTER_LOCK = threading.Lock()
+
+
+def count_tokens(
+    litellm: ModuleType,
+    model: str,
+    messages: Sequence[dict[str, Any]] | None,
+    tools: Sequence[dict[str, Any]] | None,
+    text: str | None,
+) -> int:
+    """litellm.token_counter, with the counter switched on for this one call.
+
+    The loader switches it off process-wide (it answers 0 then) so that requests do not pay
+    for it; only `/context` and the toolbar's share count. The call is synchronous, so no
+    request of ours runs meanwhile; the lock keeps two counting threads from restoring the
+    flag out of order.
+    """
+    with _COUNTER_LOCK:
+        was = getattr(litellm, "disable_token_counter", False)
+        litellm.disable_token_counter = False  # type: ignore[attr-defined]
+        try:
+            return int(
+                litellm.token_counter(
+                    model=model,
+                    messages=list(messages) if messages is not None else None,
+                    tools=list(tools) if tools else None,
+                    text=text,
+                )
+            )
+        finally:
+            litellm.disable_token_counter = was  # type: ignore[attr-defined]
+
+
 # -- the model --------------------------------------------------------------------------------
 
 
@@ -199,6 +232,21 @@ class LiteLLMModel:
             except Exception:  # unknown model: the caller falls back to settings
                 self._context_window = 0
         return self._context_window or None
+
+    @property
+    def counter_ready(self) -> bool:
+        """litellm is loaded: counting tokens does not wait for its import."""
+        return self._loader.loaded
+
+    def count_tokens(
+        self,
+        messages: Sequence[dict[str, Any]] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
+        text: str | None = None,
+    ) -> int:
+        """Tokens of a request (messages and tools) or of a text, by litellm's token counter for
+        this model (loads litellm if it is not loaded yet)."""
+        return count_tokens(self._loader.get(), self.settings.name, messages, tools, text)
 
     def accepts_images(self) -> bool:
         """Whether litellm's model info says this model takes image input (loads litellm

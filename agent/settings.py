@@ -86,6 +86,14 @@ class SkillsSettings:
 
 
 @dataclass(frozen=True)
+class InstructionsSettings:
+    """How many bytes of instruction files (AGENTS.md and the like) the prompt may hold."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    budget_bytes: Annotated[int, Field(ge=0, le=1024 * 1024, strict=True)]
+
+
+@dataclass(frozen=True)
 class SessionsSettings:
     """When a session is compacted and what it keeps."""
 
@@ -108,6 +116,7 @@ class Settings:
     loop: LoopLimits
     skills: SkillsSettings
     sessions: SessionsSettings
+    instructions: InstructionsSettings
 
 
 @dataclass(frozen=True)
@@ -308,6 +317,7 @@ _SECTIONS: dict[str, type] = {
     "loop": LoopLimits,
     "skills": SkillsSettings,
     "sessions": SessionsSettings,
+    "instructions": InstructionsSettings,
 }
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from agent.errors import SettingsError
 from agent.settings import (
+    InstructionsSettings,
     LoopLimits,
     McpLimits,
     ModelDiscovery,
@@ -45,6 +46,7 @@ DEFAULTS = Settings(
     loop=LoopLimits(max_tool_rounds=25),
     skills=SkillsSettings(catalog_share=0.05),
     sessions=SessionsSettings(compact_at_share=0.8, keep_recent_turns=2),
+    instructions=InstructionsSettings(budget_bytes=32 * 1024),
 )
 
 
@@ -94,8 +96,8 @@ def test_a_user_file_can_be_given_explicitly(tmp_path: Path) -> None:
     [
         (
             "modle: openai/gpt-4.1\n",
-            "modle: unknown key (known keys here: api_base, api_key_env, loop, mcp, model, "
-            "model_discovery, model_limits, sessions, skills)",
+            "modle: unknown key (known keys here: api_base, api_key_env, instructions, loop, "
+            "mcp, model, model_discovery, model_limits, sessions, skills)",
         ),
         (
             "mcp:\n  startup_timeout: 5\n",

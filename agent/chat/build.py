@@ -21,6 +21,8 @@ from agent.mcp.host import McpHost
 from agent.model import LiteLLMModel, ModelSettings
 from agent.session.compaction import memory_section
 from agent.session.recorder import SessionRecorder
+from agent.skills.instruction_files import InstructionFiles, find_instruction_files
+from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery, Skill
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustRequest, SkillTrustStore
@@ -52,21 +54,15 @@ def build_chat(
     from agent.settings import load_settings
 
     settings = load_settings()
-    model = LiteLLMModel(
-        ModelSettings(
-            name=model_name,
-            api_base=api_base or settings.api_base,
-            api_key_env=settings.api_key_env,
-            chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
-            request_timeout_seconds=settings.model_limits.request_timeout_seconds,
-            retries=settings.model_limits.retries,
-        )
-    )
+    model = _model(settings, model_name, api_base)
 
     def context_window() -> int:
         return model.context_window() or settings.model_limits.context_window_tokens
 
-    skills, trust_store, pending, notes = _skills_for(project, front.interactive)
+    instructions = ProjectInstructions(
+        instruction_files(project), budget_bytes=settings.instructions.budget_bytes
+    )
+    skills, trust_store, pending, notes = _skills_for(project, front.interactive, instructions)
     skill_session = SkillSession(
         skills,
         catalog_budget=lambda: int(context_window() * settings.skills.catalog_share * 4),
@@ -81,11 +77,16 @@ def build_chat(
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
     )
-    # The system prompt is composed for each request: skills catalog and active skills,
-    # then the session memory of this conversation.
+    # The system prompt is composed for each request: the instruction files, the skills
+    # catalog and active skills, then the session memory of this conversation.
     system_prompt = SystemPrompt(
         project,
-        sections=[skill_session.prompt_sections, lambda: memory_section(conversation.memory)],
+        sections=[
+            ("instruction files", instructions.section),
+            ("skills catalog", skill_session.catalog_section),
+            ("active skills", skill_session.active_section),
+            ("session memory", lambda: memory_section(conversation.memory)),
+        ],
     )
     return ChatSession(
         conversation=conversation,
@@ -101,6 +102,21 @@ def build_chat(
         keep_recent_turns=settings.sessions.keep_recent_turns,
         pending_skill_trust=pending,
         notes=notes,
+        instructions=instructions,
+        system_prompt=system_prompt,
+    )
+
+
+def _model(settings: Settings, model_name: str, api_base: str | None) -> LiteLLMModel:
+    return LiteLLMModel(
+        ModelSettings(
+            name=model_name,
+            api_base=api_base or settings.api_base,
+            api_key_env=settings.api_key_env,
+            chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
+            request_timeout_seconds=settings.model_limits.request_timeout_seconds,
+            retries=settings.model_limits.retries,
+        )
     )
 
 
@@ -116,27 +132,51 @@ def skills_discovery(project: Path) -> Discovery:
     return _DISCOVERY_CACHE[project]
 
 
+_INSTRUCTIONS_CACHE: dict[tuple[Path, Path], InstructionFiles] = {}
+
+
+def instruction_files(project: Path) -> InstructionFiles:
+    """The instruction files for this project and working directory (read once per run)."""
+    key = (project, Path.cwd())
+    if key not in _INSTRUCTIONS_CACHE:
+        _INSTRUCTIONS_CACHE[key] = find_instruction_files(project, key[1])
+    return _INSTRUCTIONS_CACHE[key]
+
+
 def _skills_for(
-    project: Path, interactive: bool
+    project: Path, interactive: bool, instructions: ProjectInstructions
 ) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str]]:
-    """Usable skills now, the trust store, a pending trust question, and notes to show."""
+    """Usable skills now, the trust store, a pending trust question, and notes to show.
+
+    The project's instruction files share the skills' trust: one question, one decision."""
     discovery = skills_discovery(project)
     notes = [shadowing.note() for shadowing in discovery.shadowed]
     for skipped in discovery.skipped:
         reasons = "; ".join(d.message for d in skipped.diagnostics)
         notes.append(f"skill at {skipped.path} skipped: {reasons}")
+    notes.extend(f"instruction file {line}" for line in instructions.files.skipped)
     trust_store = SkillTrustStore()
     mine = project_skills(discovery)
+    files = instructions.files.project
     if interactive:  # the question carries the digests it shows: each folder hashed once
-        status, pending = trust_store.review(project, mine)
+        status, pending = trust_store.review(project, mine, files)
     else:
-        status, pending = trust_store.status(project, mine), None
+        status, pending = trust_store.status(project, mine, files), None
         if status == "ask":
-            notes.append(
-                f"{len(mine)} project skill(s) are not trusted and stay off; "
-                "run `agent skills trust` to decide"
-            )
+            notes.append(_untrusted_note(len(mine), [file.label for file in files]))
+    instructions.project_trusted = status == "trusted"
     return usable_from(discovery, status == "trusted"), trust_store, pending, notes
+
+
+def _untrusted_note(skills: int, files: list[str]) -> str:
+    """Without a person to ask: what stays off, and how to decide."""
+    kept_off = [f"{skills} project skill(s)"] if skills else []
+    if files:
+        kept_off.append(f"the instruction files {', '.join(files)}")
+    return (
+        f"{' and '.join(kept_off)} are not trusted and stay off (only trusted ones are used "
+        "without a terminal to ask); run `agent skills trust` to decide"
+    )
 
 
 def _mcp_host(settings: Settings, project: Path, front: FrontEnd) -> McpHost:

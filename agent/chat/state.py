@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import EllipsisType
+from typing import TYPE_CHECKING
 
 from agent.chat.conversation import Conversation
 from agent.errors import AgentError
@@ -17,10 +18,14 @@ from agent.session.history import rebuild
 from agent.session.recorder import SessionRecorder
 from agent.session.store import load_session
 from agent.skills.activation import ActiveSkills, SkillSnapshot, snapshot_of
+from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustPrompt, SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import usable_from
+
+if TYPE_CHECKING:
+    from agent.chat.prompt import SystemPrompt
 
 
 @dataclass
@@ -41,9 +46,29 @@ class ChatSession:
     keep_recent_turns: int = 2
     pending_skill_trust: SkillTrustRequest | None = None
     notes: list[str] = field(default_factory=list)
+    instructions: ProjectInstructions | None = None
+    system_prompt: SystemPrompt | None = None
+    share_cache: dict[str, object] = field(default_factory=dict)  # the toolbar's last count
+    _cut_said: str | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.skills.on_activate = self._record_activation
+        self.notes.extend(self.instruction_cut_notice())
+
+    def system_parts(self) -> list[tuple[str, str]]:
+        """The system prompt's parts by name, as the next request composes them."""
+        if self.system_prompt is None:
+            return [("system prompt", self.conversation.system_prompt())]
+        return self.system_prompt.parts()
+
+    def instruction_cut_notice(self) -> list[str]:
+        """What the budget cut from the instruction files, said once (again only if it
+        changes, say once the project's files are trusted)."""
+        note = self.instructions.cut_note() if self.instructions else None
+        if note is None or note == self._cut_said:
+            return []
+        self._cut_said = note
+        return [note]
 
     def _record_activation(self, snapshot: SkillSnapshot) -> None:
         self.recorder.record(SkillActivationEvent(snapshot))
@@ -58,9 +83,14 @@ class ChatSession:
         trusted = await prompt.confirm(request)
         self.trust_store.record(request, "trusted" if trusted else "declined")
         self.skills.skills = usable_from(self.discovery, trusted)
+        if self.instructions is not None:
+            self.instructions.project_trusted = trusted
+        names = [f.label for f in request.instructions] + [s.name for s in request.skills]
         if trusted:
-            return [f"Project skills trusted: {', '.join(s.name for s in request.skills)}"]
-        return ["Project skills stay off (run `agent skills trust` to decide again)"]
+            notes = [f"Project {request.what} trusted: {', '.join(names)}"]
+        else:
+            notes = [f"Project {request.what} stay off (run `agent skills trust` to decide again)"]
+        return [*notes, *self.instruction_cut_notice()]
 
     def activate_skill(self, name: str) -> tuple[SkillSnapshot, bool]:
         """The person's /skill NAME (may activate skills hidden from the model)."""

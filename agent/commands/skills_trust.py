@@ -1,4 +1,5 @@
-"""`agent skills trust`: decide now whether this project's skills may reach the model."""
+"""`agent skills trust`: decide now whether this project's skills and instruction files
+(AGENTS.md, CLAUDE.md, GEMINI.md from the project root down to here) may reach the model."""
 
 from __future__ import annotations
 
@@ -9,27 +10,36 @@ from agent.commands.output import say
 from agent.commands.terminal import confirm
 from agent.errors import AgentError
 from agent.skills.discovery import discover_skills
+from agent.skills.instruction_files import find_instruction_files
 from agent.skills.trust import SkillTrustStore
 from agent.skills.usable import project_skills
 from agent.text import sanitize_line
 
 
-def trust_command(project: Path) -> int:
-    """Show the project's skills (and what changed) and record yes or no."""
+def trust_command(project: Path, cwd: Path | None = None) -> int:
+    """Show the project's skills and instruction files (and what changed); record yes or no."""
     skills = project_skills(discover_skills(project))
-    if not skills:
-        say(f"The project {sanitize_line(str(project))} has no skills (.agents/skills/*/SKILL.md).")
+    found = find_instruction_files(project, Path.cwd() if cwd is None else cwd)
+    for line in found.skipped:
+        say(f"instruction file {sanitize_line(line)}")
+    if not skills and not found.project:
+        say(
+            f"The project {sanitize_line(str(project))} has no skills "
+            "(.agents/skills/*/SKILL.md) and no instruction files "
+            "(AGENTS.md, CLAUDE.md, GEMINI.md)."
+        )
         return 0
     store = SkillTrustStore()
-    request = store.request(project, skills)
+    request = store.request(project, skills, found.project)
     if not sys.stdin.isatty():
         raise AgentError("there is no terminal to ask; run `agent skills trust` in a terminal")
     for line in request.describe():  # one line each: a description cannot draw more
         print(sanitize_line(line))
-    trusted = confirm("Use these skills in this project?", default=False)
+    trusted = confirm(request.question, default=False)
     store.record(request, "trusted" if trusted else "declined")
     if trusted:
-        say(f"Trusted {len(skills)} project skill(s) for {sanitize_line(str(project))}.")
+        count = len(skills) + len(found.project)
+        say(f"Trusted {count} project {request.what} for {sanitize_line(str(project))}.")
         return 0
-    say("The project's skills stay off; you will be asked again if they change.")
+    say(f"The project's {request.what} stay off; you will be asked again if they change.")
     return 1

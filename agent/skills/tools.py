@@ -64,10 +64,15 @@ class SkillSession:
         return snapshot, new
 
     def prompt_sections(self) -> str:
-        """The catalog, then the active skills' bodies, for the system prompt.
+        """The catalog, then the active skills' bodies, for the system prompt."""
+        parts = [self.catalog_section(), self.active_section()]
+        return "\n\n".join(part for part in parts if part)
 
-        The catalog is rebuilt only when the skills or the budget change: every request
-        composes the prompt, and shortening a long catalog is not free.
+    def catalog_section(self) -> str:
+        """The skills catalog for the system prompt ("" when no skill is offered).
+
+        Rebuilt only when the skills or the budget change: every request composes the
+        prompt, and shortening a long catalog is not free.
         """
         skills = self.for_model()
         budget = self.catalog_budget()
@@ -75,8 +80,11 @@ class SkillSession:
         if key != self._catalog_key:
             self.last_catalog = build_catalog(skills, budget)
             self._catalog_key = key
-        parts = [self.last_catalog.text, self.active.prompt_section()]
-        return "\n\n".join(part for part in parts if part)
+        return self.last_catalog.text
+
+    def active_section(self) -> str:
+        """The active skills' bodies for the system prompt ("" when none)."""
+        return self.active.prompt_section()
 
     def tools(self) -> Sequence[Tool]:
         """The skill tools, when there is something to use them on."""

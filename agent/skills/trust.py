@@ -1,7 +1,9 @@
 """Trust of project skills: a project's skills reach the model only after the person agreed.
 
 Recorded in the config home per project path, with a fingerprint of the project's skills
-(names, SKILL.md and every other file in their folders: see fingerprint.py). A changed set
+(names, SKILL.md and every other file in their folders: see fingerprint.py) and of its
+instruction files (AGENTS.md and the like, as read: see instruction_files.py). One question
+covers both. A changed set
 asks again and shows what changed; a declined set stays off and is not asked about again
 until it changes. The decision binds the folders as hashed for the question the person saw,
 not as they are when the answer comes (the time-of-check/time-of-use gap of a slow answer).
@@ -9,6 +11,7 @@ not as they are when the answer comes (the time-of-check/time-of-use gap of a sl
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +23,7 @@ from agent.home import atomic_write, config_home, file_lock
 from agent.skills.fingerprint import MAX_BYTES, MAX_FILES, SkillDigest, skill_digest
 from agent.skills.fingerprint import fingerprint as fingerprint_of
 from agent.skills.folder_walk import MAX_DEPTH
+from agent.skills.instruction_files import InstructionFile
 from agent.skills.model import SCOPE_PRECEDENCE, Skill
 from agent.skills.names import skill_key
 
@@ -39,8 +43,19 @@ def fingerprint(skills: Sequence[Skill]) -> str:
     return _fingerprint(digests(skills))
 
 
-def _fingerprint(found: Mapping[str, SkillDigest]) -> str:
-    return fingerprint_of([(name, digest.sha256) for name, digest in found.items()])
+def _fingerprint(found: Mapping[str, SkillDigest], files: Mapping[str, str] | None = None) -> str:
+    skills = fingerprint_of([(name, digest.sha256) for name, digest in found.items()])
+    if not files:
+        return skills  # what it was before instruction files counted: old records still match
+    # Two fixed-length digests, so a skill can never pass for a file (a skill may be named
+    # anything, "./AGENTS.md" too).
+    files_digest = fingerprint_of(list(files.items()))
+    return hashlib.sha256(f"skills {skills}\nfiles {files_digest}\n".encode()).hexdigest()
+
+
+def file_digests(files: Sequence[InstructionFile]) -> dict[str, str]:
+    """Each instruction file's sha256 (of what was read), by its label."""
+    return {file.label: file.sha256 for file in files}
 
 
 @dataclass(frozen=True)
@@ -55,6 +70,7 @@ class SkillTrustRequest:
     project: Path
     skills: tuple[Skill, ...]
     digests: Mapping[str, SkillDigest]
+    instructions: tuple[InstructionFile, ...] = ()
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
@@ -66,16 +82,38 @@ class SkillTrustRequest:
         return tuple(name for name, digest in self.digests.items() if digest.over_cap)
 
     @property
+    def files(self) -> dict[str, str]:
+        """The instruction files' digests, as read for this question."""
+        return file_digests(self.instructions)
+
+    @property
     def fingerprint(self) -> str:
-        """The fingerprint of the skills as shown."""
-        return _fingerprint(self.digests)
+        """The fingerprint of the skills and instruction files as shown."""
+        return _fingerprint(self.digests, self.files)
+
+    @property
+    def what(self) -> str:
+        """ "skills", "instruction files" or "instruction files and skills"."""
+        kinds = [
+            k for k, v in (("instruction files", self.instructions), ("skills", self.skills)) if v
+        ]
+        return " and ".join(kinds) or "skills"
+
+    @property
+    def question(self) -> str:
+        """The yes/no question of the dialog."""
+        if not self.instructions:
+            return "Use these skills in this project?"
+        if not self.skills:
+            return "Use these instruction files in this project?"
+        return "Use these instruction files and skills in this project?"
 
     def describe(self) -> list[str]:
         """Lines for a dialog: names, descriptions, paths, and the changes."""
         if self.asked_before:
-            head = f"The skills of project {self.project} changed since you last decided."
+            head = f"The {self.what} of project {self.project} changed since you last decided."
         else:
-            head = f"Project {self.project} has skills that would go into the model's prompt."
+            head = f"Project {self.project} has {self.what} that would go into the model's prompt."
         lines = [head]
         for label, names in (
             ("new", self.added),
@@ -84,6 +122,10 @@ class SkillTrustRequest:
         ):
             if names:
                 lines.append(f"  {label}: {', '.join(names)}")
+        for file in self.instructions:
+            cut = f", the first {len(file.data):,} read" if len(file.data) < file.size else ""
+            lines.append(f"  {file.label}: instruction file, {file.size:,} bytes{cut}")
+            lines.append(f"      {file.path}")
         for skill in self.skills:
             lines.append(f"  {skill.name}: {skill.description}")
             lines.append(f"      {skill.path}")
@@ -107,6 +149,7 @@ class _Record:
     decision: Decision
     fingerprint: str
     skills: dict[str, str]  # name -> the skill's digest, to say what changed
+    files: dict[str, str]  # instruction file label -> its digest, likewise
 
 
 class SkillTrustStore:
@@ -115,44 +158,68 @@ class SkillTrustStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or config_home() / TRUST_FILE_NAME
 
-    def status(self, project: Path, skills: Sequence[Skill]) -> Status:
-        """none: no project skills; trusted/declined: decided for exactly this set; ask."""
-        if not skills:
+    def status(
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile] = (),
+    ) -> Status:
+        """none: no project skills or instruction files; trusted/declined: decided for exactly
+        this set; ask."""
+        if not skills and not instructions:
             return "none"
         record = self._load().get(str(project.resolve()))
-        if record is None or record.fingerprint != fingerprint(skills):
+        now = _fingerprint(digests(skills), file_digests(instructions))
+        if record is None or record.fingerprint != now:
             return "ask"
         return record.decision
 
     def review(
-        self, project: Path, skills: Sequence[Skill]
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile] = (),
     ) -> tuple[Status, SkillTrustRequest | None]:
-        """The decision for exactly these skills, else "ask" and the question (one hashing)."""
-        if not skills:
+        """The decision for exactly this set, else "ask" and the question (one hashing)."""
+        if not skills and not instructions:
             return "none", None
         record = self._load().get(str(project.resolve()))
-        request = self._request(project, skills, record)
+        request = self._request(project, skills, instructions, record)
         if record is not None and record.fingerprint == request.fingerprint:
             return record.decision, None
         return "ask", request
 
-    def request(self, project: Path, skills: Sequence[Skill]) -> SkillTrustRequest:
+    def request(
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile] = (),
+    ) -> SkillTrustRequest:
         """The question to ask, with the differences from the last decision."""
-        return self._request(project, skills, self._load().get(str(project.resolve())))
+        record = self._load().get(str(project.resolve()))
+        return self._request(project, skills, instructions, record)
 
     def _request(
-        self, project: Path, skills: Sequence[Skill], record: _Record | None
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile],
+        record: _Record | None,
     ) -> SkillTrustRequest:
-        before = record.skills if record else {}
         found = digests(skills)
         now = {name: digest.sha256 for name, digest in found.items()}
+        added, changed, removed = _changes(record.skills if record else {}, now)
+        files_added, files_changed, files_removed = _changes(
+            record.files if record else {}, file_digests(instructions)
+        )
         return SkillTrustRequest(
             project=project,
             skills=tuple(skills),
             digests=found,
-            added=tuple(n for n in now if n not in before),
-            changed=tuple(n for n in now if n in before and before[n] != now[n]),
-            removed=tuple(n for n in before if n not in now),
+            instructions=tuple(instructions),
+            added=files_added + added,
+            changed=files_changed + changed,
+            removed=files_removed + removed,
             asked_before=record is not None,
         )
 
@@ -164,13 +231,11 @@ class SkillTrustStore:
                 decision,
                 request.fingerprint,
                 {name: digest.sha256 for name, digest in request.digests.items()},
+                request.files,
             )
             payload = {
                 "version": TRUST_VERSION,
-                "projects": {
-                    key: {"decision": r.decision, "fingerprint": r.fingerprint, "skills": r.skills}
-                    for key, r in records.items()
-                },
+                "projects": {key: _record_json(r) for key, r in records.items()},
             }
             text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
             atomic_write(self.path, text.encode("utf-8"))
@@ -195,11 +260,36 @@ class SkillTrustStore:
         for key, value in (data.get("projects") or {}).items():
             try:
                 records[key] = _Record(
-                    value["decision"], value["fingerprint"], dict(value["skills"])
+                    value["decision"],
+                    value["fingerprint"],
+                    dict(value["skills"]),
+                    dict(value.get("files") or {}),
                 )
             except (KeyError, TypeError, ValueError):
                 raise AgentError(f"{self.path}: malformed record for {key}") from None
         return records
+
+
+def _changes(
+    before: Mapping[str, str], now: Mapping[str, str]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Names added, changed and removed between two name -> digest maps."""
+    return (
+        tuple(n for n in now if n not in before),
+        tuple(n for n in now if n in before and before[n] != now[n]),
+        tuple(n for n in before if n not in now),
+    )
+
+
+def _record_json(record: _Record) -> dict[str, object]:
+    data: dict[str, object] = {
+        "decision": record.decision,
+        "fingerprint": record.fingerprint,
+        "skills": record.skills,
+    }
+    if record.files:  # absent when empty: the file reads as before for skill-only projects
+        data["files"] = record.files
+    return data
 
 
 def usable_skills(

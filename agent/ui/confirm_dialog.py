@@ -1,5 +1,6 @@
 """One yes/no dialog in the chat for what needs consent before it runs: a local MCP server's
-launch, a project's skills. The request's lines are drawn, then one key decides."""
+launch, a project's skills and instruction files. The request's lines are drawn, then one key
+decides."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ class ChatConfirm:
         # the rest of the definition off the dialog.
         lines = [sanitize_line(line) for line in request.describe()]
         lines[0] = styled(lines[0], "bold")
+        # A request may word its own question (project skills and instruction files).
+        question = getattr(request, "question", self._question)
         choice = await ask_with_pages(
-            ["", *lines], f"{self._question} [y] yes  [n] no ", {"y": "y", "n": "n"}
+            ["", *lines], f"{question} [y] yes  [n] no ", {"y": "y", "n": "n"}
         )
         return choice == "y"

@@ -213,6 +213,13 @@ async def _tools(chat: ChatSession, argument: str) -> None:
     return None
 
 
+async def _context(chat: ChatSession, argument: str) -> None:
+    from agent.ui.context_view import show_context
+
+    await show_context(chat, argument)
+    return None
+
+
 async def _clear(chat: ChatSession, argument: str) -> None:
     from prompt_toolkit.shortcuts import clear
 
@@ -232,6 +239,7 @@ COMMANDS: dict[str, Command] = {
     "usage": Command("tokens and cost of this session", _usage),
     "model": Command("[NAME|N] list the models found here, or switch", _model),
     "tools": Command("the tools of the next request, by source, with approval", _tools),
+    "context": Command("what the next request holds, in tokens, and the window's share", _context),
     "mcp": Command("[status|enable|disable|trust|restart|tools NAME|edit] MCP servers", _mcp),
     "clear": Command("clear the screen", _clear),
     "show": Command("[N] the N-th most recent tool result in full (default 1)", _show),

@@ -13,12 +13,14 @@ if TYPE_CHECKING:
     from agent.mcp.host import ServerCounts
 
 
-def status_text(model: str, usage: Usage, servers: str) -> str:
-    """` openai/gpt-4.1 · 1,234 tokens · $0.0123 · MCP 2 ready, 1 starting `."""
+def status_text(model: str, usage: Usage, servers: str, share: float | None = None) -> str:
+    """` openai/gpt-4.1 · 1,234 tokens · $0.0123 · context 3% · MCP 2 ready, 1 starting `."""
     tokens = usage.prompt_tokens + usage.completion_tokens
     parts = [sanitize_line(model), f"{tokens:,} tokens"]
     if usage.cost_usd is not None:
         parts.append(f"${usage.cost_usd:.4f}")
+    if share is not None:  # the next request's share of the model's context window
+        parts.append(f"context {share:.0%}")
     parts.append(servers)
     return " " + " · ".join(parts) + " "
 
@@ -50,4 +52,13 @@ class StatusToolbar:
             servers = describe_servers(chat.host.server_counts())
         except Exception:  # a toolbar must never break the prompt (say, a broken config file)
             servers = "MCP status unknown"
-        return status_text(chat.model_name, chat.conversation.usage, servers)
+        return status_text(chat.model_name, chat.conversation.usage, servers, _share(chat))
+
+
+def _share(chat: ChatSession) -> float | None:
+    from agent.chat.context import context_share
+
+    try:
+        return context_share(chat)
+    except Exception:  # the count is a nicety: the prompt must be drawn whatever happens
+        return None

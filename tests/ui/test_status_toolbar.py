@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,3 +74,31 @@ async def test_servers_are_counted_as_ready_starting_or_offline(
     assert starting == ServerCounts(ready=1, starting=2, offline=1)  # web is ready at once
     assert counts == ServerCounts(ready=2, starting=0, offline=2)
     assert shown.endswith(" · MCP 2 ready, 2 offline ")
+
+
+def test_once_litellm_is_loaded_it_shows_the_next_requests_share_of_the_context_window(
+    tmp_path: Path,
+) -> None:
+    from agent.messages import user_message
+    from agent.model import LOADER, LiteLLMLoader, LiteLLMModel, ModelSettings
+
+    chat = chat_state(tmp_path)  # a window of 100,000 tokens
+    chat.conversation.history.add(user_message("lorem ipsum " * 10_000))
+    toolbar = StatusToolbar(lambda: chat)
+    chat.conversation.model = LiteLLMModel(ModelSettings(name="openai/fake-model"), LiteLLMLoader())
+    assert "context" not in toolbar()  # litellm not loaded: the prompt does not wait for it
+
+    chat.conversation.model = LiteLLMModel(ModelSettings(name="openai/fake-model"))
+    litellm = LOADER.get()
+    litellm.disable_token_counter = False  # the loader turned it off; count as a person would
+    try:
+        sent = chat.conversation.request_messages(estimate=True)
+        tokens = litellm.token_counter(model="openai/fake-model", messages=sent)
+    finally:
+        litellm.disable_token_counter = True
+    assert tokens > 10_000
+    assert "context" not in toolbar()  # counted in a thread: the prompt does not wait
+    counting = chat.share_cache["thread"]
+    assert isinstance(counting, threading.Thread)
+    counting.join(timeout=30)
+    assert f" · context {tokens / 100_000:.0%} · " in toolbar()
