@@ -29,7 +29,7 @@ from agent.chat.events import TurnEnded
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import Part
-from agent.text import error_lines, sanitize
+from agent.text import error_lines, sanitize, sanitize_line
 from agent.ui.completion import chat_completer
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
@@ -66,6 +66,7 @@ async def _run_turn(
     """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error.
     `parts`: what goes with the text (a prompt's messages); None: read its @-mentions."""
     failed = False
+    await _wait_for_servers(chat, renderer)
     # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
     with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
         renderer.begin()
@@ -84,14 +85,45 @@ async def _run_turn(
     return failed
 
 
-async def _list_prompts_when_started(chat: ChatSession) -> None:
-    """List the servers' prompts once they are up, so /help and Tab know them at once."""
+async def _wait_for_servers(chat: ChatSession, renderer: EventRenderer) -> None:
+    """Hold the request until the enabled MCP servers that are still starting are up, so
+    their tools are in it; Ctrl-C sends without them."""
+    waited: list[str] = []
+
+    def show(names: list[str]) -> None:
+        waited[:] = names
+        shown = ", ".join(sanitize_line(name) for name in names)
+        server = "MCP server" if len(names) == 1 else "MCP servers"
+        renderer.waiting(f"Waiting for {server} {shown} (Ctrl-C sends without)")
+
+    with ctrl_c_cancels(ignore_after=True) as scope:
+        await chat.host.wait_for_servers(show)
+    renderer.waiting(None)
+    if scope.cancelled_caught and waited:
+        renderer.aside(f"sending without {', '.join(waited)} (still starting)", "yellow")
+
+
+async def _list_prompts_when_started(chat: ChatSession, stop: anyio.Event) -> None:
+    """List the servers' prompts once they are up, so /help and Tab know them at once.
+
+    Leaving the chat (`stop`) ends it: listing starts a server that is not running, and
+    a server whose start the exit cancelled would otherwise be started again, holding the
+    exit for its whole start-up timeout."""
     from agent.chat.prompt_commands import listed_prompt_commands
 
-    await chat.host.started.wait()
-    with contextlib.suppress(AgentError):
-        async with chat.host.request_scope():
-            await listed_prompt_commands(chat.host.runtime)
+    async with anyio.create_task_group() as group:
+
+        async def cancel_on_stop() -> None:
+            await stop.wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(cancel_on_stop)
+        await chat.host.started.wait()
+        if not stop.is_set():
+            with contextlib.suppress(AgentError):
+                async with chat.host.request_scope():
+                    await listed_prompt_commands(chat.host.runtime)
+        group.cancel_scope.cancel()
 
 
 async def _attachments(chat: ChatSession, text: str, renderer: EventRenderer) -> list[Part]:
@@ -178,7 +210,7 @@ async def run_interactive(setup: ChatSetup) -> int:
             group.cancel_scope.cancel()
             return
         group.start_soon(chats[0].host.serve, stop)
-        group.start_soon(_list_prompts_when_started, chats[0])
+        group.start_soon(_list_prompts_when_started, chats[0], stop)
         setup.load_model()
         preload_markdown()
         for line in chats[0].notes:

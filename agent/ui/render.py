@@ -130,6 +130,10 @@ class EventRenderer:
         self._status(None)
         self._flush_text()
 
+    def waiting(self, label: str | None) -> None:
+        """Show what the turn waits for before its request (None: stop showing it)."""
+        self._status(label)
+
     def aside(self, text: str, colour: str = "dim") -> None:
         """A line of our own about the turn (what was attached), sanitized."""
         self._line(styled(sanitize(text), colour))
