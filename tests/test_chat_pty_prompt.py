@@ -20,7 +20,9 @@ def tool_names(request: dict[str, object]) -> list[str]:
 
 
 def test_a_first_question_right_after_launch_waits_for_a_slow_server_and_gets_its_tools(
-    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]  # noqa: F811
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],  # noqa: F811
 ) -> None:
     command = server_command("slow_start_server.py", "3")
     save_trusted_stdio_server(agent_home, "slow", command, chat_env)
@@ -42,7 +44,9 @@ def test_a_first_question_right_after_launch_waits_for_a_slow_server_and_gets_it
 
 
 def test_ctrl_c_while_waiting_for_a_starting_server_sends_without_its_tools(
-    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]  # noqa: F811
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],  # noqa: F811
 ) -> None:
     command = server_command("slow_start_server.py", "60")
     save_trusted_stdio_server(agent_home, "slow", command, chat_env)
@@ -66,7 +70,9 @@ def test_ctrl_c_while_waiting_for_a_starting_server_sends_without_its_tools(
 
 
 def test_leaving_the_chat_while_a_server_is_still_starting_does_not_wait_out_its_start_up(
-    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]  # noqa: F811
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],  # noqa: F811
 ) -> None:
     command = server_command("slow_start_server.py", "60")
     save_trusted_stdio_server(agent_home, "slow", command, chat_env)

@@ -70,9 +70,7 @@ async def test_a_claude_request_marks_the_system_prompt_and_the_last_message_for
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
     with recording_server() as (url, bodies):
-        model = LiteLLMModel(
-            ModelSettings("anthropic/claude-sonnet-4-5", api_base=url, retries=0)
-        )
+        model = LiteLLMModel(ModelSettings("anthropic/claude-sonnet-4-5", api_base=url, retries=0))
         with pytest.raises(ModelError):
             await send(model)
 

@@ -24,7 +24,9 @@ async def test_no_skills_means_no_skill_tools(tmp_path: Path) -> None:
     assert session.tools() == [] and session.prompt_sections() == ""
 
 
-async def test_activation_says_the_skill_is_active_and_lists_its_files_without_the_body(tmp_path: Path) -> None:
+async def test_activation_says_the_skill_is_active_and_lists_its_files_without_the_body(
+    tmp_path: Path,
+) -> None:
     skill = make_skill(tmp_path, "mcp-config", body="Write the document.\n")
     (skill.directory / "reference.md").write_text("ref")
     (skill.directory / "templates").mkdir()
