@@ -75,7 +75,10 @@ async def main() -> None:
     worst = min(s for s in later if s is not None)
     mean = sum(s for s in later if s is not None) / len(later)
     verdict = "meets" if worst >= GOAL else "MISSES"
-    print(f"after the first turn: lowest {worst:.1%}, mean {mean:.1%} ({verdict} the {GOAL:.0%} goal)")
+    print(
+        f"after the first turn: lowest {worst:.1%}, mean {mean:.1%} "
+        f"({verdict} the {GOAL:.0%} goal)"
+    )
 
 
 if __name__ == "__main__":

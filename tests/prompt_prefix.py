@@ -10,6 +10,7 @@ fake OpenAI-compatible server. Every MCP call is approved (ApproveAll, the Appro
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Sequence
@@ -134,6 +135,18 @@ def prefix_shares(bodies: Sequence[dict[str, Any]]) -> list[float | None]:
     for byte (None for the first)."""
     shares: list[float | None] = [None]
     texts = [request_text(body).encode() for body in bodies]
-    for before, now in zip(texts, texts[1:], strict=False):
-        shares.append(len(os.path.commonprefix([before, now])) / len(now))
+    for before, now in itertools.pairwise(texts):
+        shares.append(common_prefix_length(before, now) / len(now))
     return shares
+
+
+def common_prefix_length(first: bytes, second: bytes) -> int:
+    """How many bytes the two begin with in common (a bisection over slice comparisons)."""
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[:middle] == second[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
