@@ -76,8 +76,7 @@ async def main() -> None:
     mean = sum(s for s in later if s is not None) / len(later)
     verdict = "meets" if worst >= GOAL else "MISSES"
     print(
-        f"after the first turn: lowest {worst:.1%}, mean {mean:.1%} "
-        f"({verdict} the {GOAL:.0%} goal)"
+        f"after the first turn: lowest {worst:.1%}, mean {mean:.1%} ({verdict} the {GOAL:.0%} goal)"
     )
 
 
