@@ -87,3 +87,55 @@ def test_leaving_the_chat_while_a_server_is_still_starting_does_not_wait_out_its
     finally:
         fake.stop()
     assert chat.exitstatus == 0
+
+
+SLOW_ANSWER = {"text": "Streaming the first answer slowly.", "chunk_delay": 0.4, "text_chunks": 8}
+
+
+def test_a_message_typed_while_the_model_streams_is_queued_and_sent_when_the_turn_ends(
+    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+) -> None:
+    fake = FakeModelProcess(tmp_path, [SLOW_ANSWER, {"text": "Second answer."}])
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("the next question\r")
+        chat.expect("queued: the next question")
+        chat.expect("Second answer.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert len(requests) == 2
+    assert requests[1]["body"]["messages"][-3:] == [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "Streaming the first answer slowly."},
+        {"role": "user", "content": "the next question"},
+    ]
+
+
+def test_esc_clears_the_queued_message_and_nothing_more_is_sent(
+    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+) -> None:
+    fake = FakeModelProcess(tmp_path, [SLOW_ANSWER])
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("never mind this\r")
+        chat.expect("queued: never mind this")
+        chat.send("\x1b")
+        chat.expect("queued message cleared")
+        chat.expect("tokens")  # the turn's usage line: it has ended
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert len(requests) == 1

@@ -25,7 +25,6 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.chat.events import TurnEnded
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import Part
@@ -37,6 +36,7 @@ from agent.ui.slash import EXIT, run_slash
 from agent.ui.spinner import mcp_progress
 from agent.ui.style import styled
 from agent.ui.toolbar import StatusToolbar
+from agent.ui.typeahead import TypeAhead
 
 T = TypeVar("T")
 
@@ -61,28 +61,32 @@ async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
 
 
 async def _run_turn(
-    chat: ChatSession, text: str, renderer: EventRenderer, parts: list[Part] | None = None
+    chat: ChatSession,
+    text: str,
+    renderer: EventRenderer,
+    parts: list[Part] | None = None,
+    typeahead: TypeAhead | None = None,
 ) -> bool:
-    """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error.
-    `parts`: what goes with the text (a prompt's messages); None: read its @-mentions."""
-    failed = False
-    await _wait_for_servers(chat, renderer)
-    # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
-    with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
-        renderer.begin()
-        try:
-            async with chat.host.request_scope():
-                if parts is None:
-                    parts = await _attachments(chat, text, renderer)
-                async for event in chat.conversation.turn(text, parts):
-                    renderer.render(event)
-                    if isinstance(event, TurnEnded) and event.reason == "error":
-                        failed = True
-        finally:
-            renderer.end()
+    """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it was interrupted.
+    `parts`: what goes with the text (a prompt's messages); None: read its @-mentions.
+    `typeahead`: reads the next message while the turn runs."""
+    reading = typeahead.reading() if typeahead is not None else contextlib.nullcontext()
+    with reading:
+        await _wait_for_servers(chat, renderer)
+        # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
+        with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
+            renderer.begin()
+            try:
+                async with chat.host.request_scope():
+                    if parts is None:
+                        parts = await _attachments(chat, text, renderer)
+                    async for event in chat.conversation.turn(text, parts):
+                        renderer.render(event)
+            finally:
+                renderer.end()
     if scope.cancelled_caught:
         renderer.interrupted()
-    return failed
+    return scope.cancelled_caught
 
 
 async def _wait_for_servers(chat: ChatSession, renderer: EventRenderer) -> None:
@@ -246,9 +250,10 @@ async def _repl(
             await _resume_at_start(chats[0], resume)
     interrupted_once = False
     saving_failure_shown = False
+    typeahead = TypeAhead(renderer.queued, renderer.typed_ahead, renderer.queue_cleared)
     while True:
         try:
-            text = await session.prompt_async("› ", handle_sigint=False)
+            text = await _next_message(session, typeahead)
         except KeyboardInterrupt:
             if interrupted_once:
                 return
@@ -274,11 +279,22 @@ async def _repl(
             # A prompt's messages: the person's turn, with everything a typed one gets.
             text, parts = outcome.text, outcome.parts
         await _interruptible(lambda: _before_turn(chats[0]))
-        await _run_turn(chats[0], text, renderer, parts)
+        if await _run_turn(chats[0], text, renderer, parts, typeahead):
+            typeahead.hold()  # stopped: what was queued goes back to the prompt, unsent
         problems = chats[0].recorder.problems
         if problems and not saving_failure_shown:
             print(styled(f"warning: {sanitize(problems[0])}", "red"))
             saving_failure_shown = True
+
+
+async def _next_message(session: PromptSession[str], typeahead: TypeAhead) -> str:
+    """A message queued while the last turn ran, else what the person types at the prompt
+    (which starts with anything typed ahead without Enter)."""
+    queued = typeahead.take()
+    if queued is not None:
+        print(f"› {sanitize_line(queued)}")  # as if typed now: the transcript shows what was sent
+        return queued
+    return await session.prompt_async("› ", handle_sigint=False, default=typeahead.take_draft())
 
 
 async def _before_turn(chat: ChatSession) -> None:
