@@ -77,7 +77,9 @@ class McpHost:
             return
         while not self.started.is_set():
             changed = self._changed
-            waiting(list(self._starting) if self.runtime is not None else self._enabled_names())
+            names = list(self._starting) if self.runtime is not None else self._enabled_names()
+            if names:  # empty for a moment between the last start and `started`
+                waiting(names)
             await changed.wait()
 
     async def serve(self, stop: anyio.Event, *, only_if_used: bool = False) -> None:
