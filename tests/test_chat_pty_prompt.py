@@ -139,3 +139,53 @@ def test_esc_clears_the_queued_message_and_nothing_more_is_sent(
     finally:
         fake.stop()
     assert len(requests) == 1
+
+
+def test_a_line_typed_ahead_without_enter_comes_back_in_the_prompt_to_finish(
+    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+) -> None:
+    fake = FakeModelProcess(tmp_path, [SLOW_ANSWER, {"text": "Second answer."}])
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("half typed")
+        chat.expect("next: half typed")  # shown in the spinner's line as it is typed
+        chat.expect("tokens")  # the turn ended
+        chat.expect("› half typed")
+        chat.send(" and finished\r")
+        chat.expect("Second answer.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert requests[1]["body"]["messages"][-1] == {
+        "role": "user",
+        "content": "half typed and finished",
+    }
+
+
+def test_after_ctrl_c_a_queued_message_goes_back_to_the_prompt_unsent(
+    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+) -> None:
+    hanging = {"text": "Streaming and then hanging.", "hang": True}
+    fake = FakeModelProcess(tmp_path, [hanging])
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("queued one\r")
+        chat.expect("queued: queued one")
+        chat.sendintr()
+        chat.expect("interrupted")
+        chat.expect("› queued one")
+        chat.sendcontrol("u")  # prompt_toolkit: clear the line back to the prompt
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert len(requests) == 1

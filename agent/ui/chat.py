@@ -293,6 +293,7 @@ async def _next_message(session: PromptSession[str], typeahead: TypeAhead) -> st
     queued = typeahead.take()
     if queued is not None:
         print(f"› {sanitize_line(queued)}")  # as if typed now: the transcript shows what was sent
+        session.history.append_string(queued)  # and Up brings it back like a typed one
         return queued
     return await session.prompt_async("› ", handle_sigint=False, default=typeahead.take_draft())
 

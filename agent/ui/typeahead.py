@@ -116,6 +116,7 @@ class TypeAhead:
         """Read typed keys while the body runs (on a terminal; elsewhere nothing)."""
         global _ACTIVE
         previous, _ACTIVE = _ACTIVE, self
+        self._on_draft(self.keys.draft)  # what the last turn showed is gone (or back in the prompt)
         self._start()
         try:
             yield
