@@ -18,11 +18,21 @@ class ToolOrder:
 
     def __init__(self) -> None:
         self._places: dict[str, int] = {}
+        self._in_order: tuple[str, ...] = ()  # names last given already in their places
 
     def arrange(self, tools: dict[str, Tool]) -> dict[str, Tool]:
         """The same tools, known ones in their first places, new ones after them in the
         order given."""
+        names = tuple(tools)
+        if names == self._in_order:  # the usual case, compared in C: as last time, in order
+            return tools
+        places = self._places
+        last, in_order = -1, True
         for name in tools:
-            if name not in self._places:
-                self._places[name] = len(self._places)
-        return {name: tools[name] for name in sorted(tools, key=self._places.__getitem__)}
+            place = places.setdefault(name, len(places))
+            in_order = in_order and place > last
+            last = place
+        if in_order:  # nothing moved, nothing to rebuild
+            self._in_order = names
+            return tools
+        return {name: tools[name] for name in sorted(tools, key=places.__getitem__)}
