@@ -202,6 +202,25 @@ _PROVIDER_KEY_VARIABLES = {
 }
 
 
+# Providers that cache a prompt's prefix only up to explicit cache_control marks (litellm's
+# prompt caching docs); the others (OpenAI, DeepSeek, xAI, local servers) cache by themselves
+# or not at all, and some OpenAI-compatible servers reject fields they do not know.
+_MARKED_CACHE_PROVIDERS = ("bedrock", "vertex_ai", "openrouter", "azure_ai", "databricks")
+
+
+def cache_breakpoints(model: str) -> list[dict[str, Any]] | None:
+    """Where litellm marks cache breakpoints for `model`: the system prompt (tools and
+    instructions before it) and the last message (the whole conversation so far); None for
+    providers that take no marks."""
+    provider, _, rest = model.partition("/")
+    claude = provider == "anthropic" or (
+        provider in _MARKED_CACHE_PROVIDERS and "claude" in rest.lower()
+    )
+    if not claude:
+        return None
+    return [{"location": "message", "role": "system"}, {"location": "message", "index": -1}]
+
+
 def key_variable(settings: ModelSettings) -> str | None:
     """The environment variable that should hold this model's API key, when we can tell."""
     if settings.api_key_env:
@@ -292,6 +311,9 @@ class LiteLLMModel:
         }
         if tools:
             request["tools"] = list(tools)
+        breakpoints = cache_breakpoints(self.settings.name)
+        if breakpoints:
+            request["cache_control_injection_points"] = breakpoints
         if self.settings.api_base:
             request["api_base"] = self.settings.api_base
         if api_key:

@@ -25,6 +25,7 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.chat.history import History, Recorder
+from agent.chat.tool_order import ToolOrder
 from agent.errors import AgentError
 from agent.messages import (
     Completion,
@@ -65,6 +66,7 @@ class Conversation:
         self.system_prompt = system_prompt
         self.max_tool_rounds = max_tool_rounds
         self.history = History(recorder)
+        self.tool_order = ToolOrder()  # a stable tool list keeps the cached prefix valid
 
     @property
     def usage(self) -> Usage:
@@ -100,7 +102,7 @@ class Conversation:
             rounds = 0
             while True:
                 try:
-                    tools = combine(self.toolsets)
+                    tools = self.tool_order.arrange(combine(self.toolsets))
                 except AgentError as error:
                     yield TurnFailed(str(error))
                     yield TurnEnded("error")

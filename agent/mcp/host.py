@@ -1,9 +1,11 @@
 """McpHost: the chat's MCP side, brought up after the prompt is on screen.
 
 Importing the mcp SDK costs most of a second, so it happens in a worker thread; then the
-runtime starts every enabled, trusted stdio server in the background. Until a server is ready
-its tools are simply not in the request. One-shot mode asks for `only_if_used`: with no server
-enabled it imports nothing of the SDK at all. This module imports nothing heavy at load time.
+runtime starts every enabled, trusted stdio server in the background. The prompt never waits
+for them; a request does (`wait_for_servers`), so every tool the person enabled is in it: a
+server still starting is waited for (each start is bounded by its start-up timeout), one that
+failed is left out with a notice. One-shot mode asks for `only_if_used`: with no server enabled
+it imports nothing of the SDK at all. This module imports nothing heavy at load time.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from agent.mcp.toolset import McpToolset
 
 Report = Callable[[str], None]
+Waiting = Callable[[list[str]], None]  # told which servers a request is waiting for
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,25 @@ class McpHost:
         self.started = anyio.Event()
         self._toolset: McpToolset | None = None  # kept: it caches built tools between requests
         self._one_shot = False
+        self._starting: list[str] = []  # servers of the launch's start still starting
+        self._changed = anyio.Event()  # set (and replaced) when the starting set changes
+
+    def _signal_change(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def wait_for_servers(self, waiting: Waiting) -> None:
+        """Return once no enabled server is still starting; `waiting` is told which ones the
+        request waits for each time that changes. Each start is bounded by the server's
+        start-up timeout; the caller may cancel the wait (Ctrl-C sends without them)."""
+        if self.started.is_set() or not self._enabled_names():
+            return
+        while not self.started.is_set():
+            changed = self._changed
+            names = list(self._starting) if self.runtime is not None else self._enabled_names()
+            if names:  # empty for a moment between the last start and `started`
+                waiting(names)
+            await changed.wait()
 
     async def serve(self, stop: anyio.Event, *, only_if_used: bool = False) -> None:
         """Import, enter the runtime, start servers, and keep them until `stop` is set.
@@ -86,24 +108,30 @@ class McpHost:
             self.runtime = None
             self.ready.set()
             self.started.set()
+            self._signal_change()
 
     def _any_enabled(self) -> bool:
+        return bool(self._enabled_names())
+
+    def _enabled_names(self) -> list[str]:
         path = self._store_path or mcp_store_path()
         if not path.exists():
-            return False  # no server was ever added: not even the store module is needed
+            return []  # no server was ever added: not even the store module is needed
         from agent.mcp.store import McpStore
 
         try:
             config = McpStore(path).load()
         except AgentError:
-            return True  # the runtime's start reports the damaged store as it always does
-        return any(config.state(d.name).enabled for d in config.definitions)
+            return ["(the MCP configuration)"]  # the runtime's start reports the damage
+        return [d.name for d in config.definitions if config.state(d.name).enabled]
 
     async def _start_servers_then_signal(self, runtime: McpRuntime) -> None:
         try:
             await self._start_servers(runtime)
         finally:
+            self._starting = []
             self.started.set()
+            self._signal_change()
 
     async def _start_servers(self, runtime: McpRuntime) -> None:
         from agent.mcp.definitions import LOCAL_DEFINITIONS
@@ -121,15 +149,23 @@ class McpHost:
                 # Enabled but not trusted for this launch (another project, a changed
                 # environment): say so, or its tools would be missing without a reason.
                 self._report(runtime.untrusted_reason(definition))
-        if not names:
-            return
-        results = await runtime.start_many(names)
-        for name, error in results.items():
-            if error is None:
-                count = len(config.state(name).enabled_tools)
-                self._report(f"MCP server {name} ready ({count} tools)")
-            else:
-                self._report(f"MCP server {name} failed to start: {error}")
+        self._starting = list(names)
+        self._signal_change()
+        async with anyio.create_task_group() as group:
+            for name in names:
+                group.start_soon(self._start_one, runtime, name)
+
+    async def _start_one(self, runtime: McpRuntime, name: str) -> None:
+        """Start one server and say how it went; one server's failure never stops another."""
+        try:
+            await runtime.start(name, ask_trust=False)
+            count = len(runtime.store.load().state(name).enabled_tools)
+            self._report(f"MCP server {name} ready ({count} tools)")
+        except AgentError as error:
+            self._report(f"MCP server {name} failed to start: {error}")
+        finally:
+            self._starting.remove(name)
+            self._signal_change()
 
     def _report_needs_login(self, config: McpConfig) -> None:
         # Once, at start: an enabled remote server whose login ran out is left out (no browser

@@ -1,7 +1,8 @@
 """The skills side of a chat: what the model may use, the catalog, and the two skill tools.
 
-`activate_skill` loads a skill's body (and lists its files); `read_skill_resource` reads one
-file inside a skill's directory. Both are read-only and need no approval.
+`activate_skill` makes a skill active (its body joins the system prompt; the result lists
+its files); `read_skill_resource` reads one file inside a skill's directory. Both are
+read-only and need no approval.
 """
 
 from __future__ import annotations
@@ -106,11 +107,15 @@ class SkillSession:
 
 
 def activation_text(snapshot: SkillSnapshot) -> str:
-    """What activate_skill returns: the wrapped body and the skill's files (not their text)."""
+    """What activate_skill returns: that the skill is active, and its files (not their text).
+
+    The body itself is in the system prompt's active skills section from the next request
+    on; repeating it here would send it twice in every later request."""
     files = skill_files(Path(snapshot.directory))
     listing = "\n".join(f"- {name}" for name in files) if files else "(none)"
     return (
-        f"{snapshot.prompt_block()}\n\n"
+        f"Skill {snapshot.name!r} is now active: its instructions are in your system prompt "
+        "(Active skills); follow them.\n\n"
         f"Files in this skill (read one with read_skill_resource when the instructions need it):\n"
         f"{listing}"
     )

@@ -10,6 +10,7 @@ from agent.text import sanitize, sanitize_line
 from agent.ui.dialog import ask_with_pages
 from agent.ui.render import pretty_arguments
 from agent.ui.style import styled
+from agent.ui.typeahead import dialog_keys
 
 RESOURCE_TOOLS = "MCP resources"  # the source of agent/mcp/resource_tools.py (not imported: mcp)
 _HINTS = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
@@ -70,9 +71,10 @@ class ChatApprover:
             return Decision(True)
         if choice == "r":
             try:
-                reason = await PromptSession[str]().prompt_async(
-                    "Reason for the model: ", handle_sigint=False
-                )
+                with dialog_keys():
+                    reason = await PromptSession[str]().prompt_async(
+                        "Reason for the model: ", handle_sigint=False
+                    )
             except (KeyboardInterrupt, EOFError):
                 reason = ""
             return Decision(False, reason.strip() or None)

@@ -25,11 +25,10 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.chat.events import TurnEnded
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import Part
-from agent.text import error_lines, sanitize
+from agent.text import error_lines, sanitize, sanitize_line
 from agent.ui.completion import chat_completer
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
@@ -37,6 +36,7 @@ from agent.ui.slash import EXIT, run_slash
 from agent.ui.spinner import mcp_progress
 from agent.ui.style import styled
 from agent.ui.toolbar import StatusToolbar
+from agent.ui.typeahead import TypeAhead
 
 T = TypeVar("T")
 
@@ -61,37 +61,73 @@ async def _interruptible(action: Callable[[], Awaitable[T]]) -> T | None:
 
 
 async def _run_turn(
-    chat: ChatSession, text: str, renderer: EventRenderer, parts: list[Part] | None = None
+    chat: ChatSession,
+    text: str,
+    renderer: EventRenderer,
+    parts: list[Part] | None = None,
+    typeahead: TypeAhead | None = None,
 ) -> bool:
-    """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it ended in an error.
-    `parts`: what goes with the text (a prompt's messages); None: read its @-mentions."""
-    failed = False
-    # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
-    with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
-        renderer.begin()
-        try:
-            async with chat.host.request_scope():
-                if parts is None:
-                    parts = await _attachments(chat, text, renderer)
-                async for event in chat.conversation.turn(text, parts):
-                    renderer.render(event)
-                    if isinstance(event, TurnEnded) and event.reason == "error":
-                        failed = True
-        finally:
-            renderer.end()
+    """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it was interrupted.
+    `parts`: what goes with the text (a prompt's messages); None: read its @-mentions.
+    `typeahead`: reads the next message while the turn runs."""
+    reading = typeahead.reading() if typeahead is not None else contextlib.nullcontext()
+    with reading:
+        await _wait_for_servers(chat, renderer)
+        # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
+        with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
+            renderer.begin()
+            try:
+                async with chat.host.request_scope():
+                    if parts is None:
+                        parts = await _attachments(chat, text, renderer)
+                    async for event in chat.conversation.turn(text, parts):
+                        renderer.render(event)
+            finally:
+                renderer.end()
     if scope.cancelled_caught:
         renderer.interrupted()
-    return failed
+    return scope.cancelled_caught
 
 
-async def _list_prompts_when_started(chat: ChatSession) -> None:
-    """List the servers' prompts once they are up, so /help and Tab know them at once."""
+async def _wait_for_servers(chat: ChatSession, renderer: EventRenderer) -> None:
+    """Hold the request until the enabled MCP servers that are still starting are up, so
+    their tools are in it; Ctrl-C sends without them."""
+    waited: list[str] = []
+
+    def show(names: list[str]) -> None:
+        waited[:] = names
+        shown = ", ".join(sanitize_line(name) for name in names)
+        server = "MCP server" if len(names) == 1 else "MCP servers"
+        renderer.waiting(f"Waiting for {server} {shown} (Ctrl-C sends without)")
+
+    with ctrl_c_cancels(ignore_after=True) as scope:
+        await chat.host.wait_for_servers(show)
+    renderer.waiting(None)
+    if scope.cancelled_caught and waited:
+        renderer.aside(f"sending without {', '.join(waited)} (still starting)", "yellow")
+
+
+async def _list_prompts_when_started(chat: ChatSession, stop: anyio.Event) -> None:
+    """List the servers' prompts once they are up, so /help and Tab know them at once.
+
+    Leaving the chat (`stop`) ends it: listing starts a server that is not running, and
+    a server whose start the exit cancelled would otherwise be started again, holding the
+    exit for its whole start-up timeout."""
     from agent.chat.prompt_commands import listed_prompt_commands
 
-    await chat.host.started.wait()
-    with contextlib.suppress(AgentError):
-        async with chat.host.request_scope():
-            await listed_prompt_commands(chat.host.runtime)
+    async with anyio.create_task_group() as group:
+
+        async def cancel_on_stop() -> None:
+            await stop.wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(cancel_on_stop)
+        await chat.host.started.wait()
+        if not stop.is_set():
+            with contextlib.suppress(AgentError):
+                async with chat.host.request_scope():
+                    await listed_prompt_commands(chat.host.runtime)
+        group.cancel_scope.cancel()
 
 
 async def _attachments(chat: ChatSession, text: str, renderer: EventRenderer) -> list[Part]:
@@ -178,7 +214,7 @@ async def run_interactive(setup: ChatSetup) -> int:
             group.cancel_scope.cancel()
             return
         group.start_soon(chats[0].host.serve, stop)
-        group.start_soon(_list_prompts_when_started, chats[0])
+        group.start_soon(_list_prompts_when_started, chats[0], stop)
         setup.load_model()
         preload_markdown()
         for line in chats[0].notes:
@@ -214,9 +250,10 @@ async def _repl(
             await _resume_at_start(chats[0], resume)
     interrupted_once = False
     saving_failure_shown = False
+    typeahead = TypeAhead(renderer.queued, renderer.typed_ahead, renderer.queue_cleared)
     while True:
         try:
-            text = await session.prompt_async("› ", handle_sigint=False)
+            text = await _next_message(session, typeahead)
         except KeyboardInterrupt:
             if interrupted_once:
                 return
@@ -242,11 +279,23 @@ async def _repl(
             # A prompt's messages: the person's turn, with everything a typed one gets.
             text, parts = outcome.text, outcome.parts
         await _interruptible(lambda: _before_turn(chats[0]))
-        await _run_turn(chats[0], text, renderer, parts)
+        if await _run_turn(chats[0], text, renderer, parts, typeahead):
+            typeahead.hold()  # stopped: what was queued goes back to the prompt, unsent
         problems = chats[0].recorder.problems
         if problems and not saving_failure_shown:
             print(styled(f"warning: {sanitize(problems[0])}", "red"))
             saving_failure_shown = True
+
+
+async def _next_message(session: PromptSession[str], typeahead: TypeAhead) -> str:
+    """A message queued while the last turn ran, else what the person types at the prompt
+    (which starts with anything typed ahead without Enter)."""
+    queued = typeahead.take()
+    if queued is not None:
+        print(f"› {sanitize_line(queued)}")  # as if typed now: the transcript shows what was sent
+        session.history.append_string(queued)  # and Up brings it back like a typed one
+        return queued
+    return await session.prompt_async("› ", handle_sigint=False, default=typeahead.take_draft())
 
 
 async def _before_turn(chat: ChatSession) -> None:

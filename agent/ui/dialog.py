@@ -25,6 +25,8 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.utils import get_cwidth
 
+from agent.ui.typeahead import dialog_keys
+
 # Our own styling (agent.ui.style): SGR sequences, which take no columns. Text from elsewhere
 # is sanitized before it gets here, so every escape left in a line is one of these.
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -107,9 +109,12 @@ async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] =
     app: Application[str] = Application(
         layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
     )
-    _discard_typeahead()
-    # The chat owns SIGINT (it cancels the turn); in raw mode Ctrl-C arrives here as a key.
-    return await app.run_async(handle_sigint=False)
+    # Keys typed ahead during the turn are the chat's reader's, not this question's: it pauses
+    # (dropping the line being typed) while the question is open.
+    with dialog_keys():
+        _discard_typeahead()
+        # The chat owns SIGINT (it cancels the turn); in raw mode Ctrl-C arrives as a key.
+        return await app.run_async(handle_sigint=False)
 
 
 def _rows_window(rows: list[str]) -> Window:

@@ -28,6 +28,7 @@ from agent.mcp.elicitation import (
 from agent.text import sanitize, sanitize_line
 from agent.ui.dialog import ask_with_pages
 from agent.ui.style import styled
+from agent.ui.typeahead import dialog_keys
 
 
 class _NoHistory(InMemoryHistory):
@@ -73,7 +74,8 @@ class ChatElicitation:
             self.notice(refused)
             return ElicitationAnswer("decline")
         async with self._one_at_a_time:
-            return await self._ask(request)
+            with dialog_keys():  # the form's keys are its own, never typed-ahead ones
+                return await self._ask(request)
 
     async def _ask(self, request: ElicitationRequest) -> ElicitationAnswer:
         lines = describe_form(request)

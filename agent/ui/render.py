@@ -130,6 +130,32 @@ class EventRenderer:
         self._status(None)
         self._flush_text()
 
+    def waiting(self, label: str | None) -> None:
+        """Show what the turn waits for before its request (None: stop showing it)."""
+        self._status(label)
+
+    def typed_ahead(self, draft: str) -> None:
+        """The next message as it is typed during the turn (in the spinner's line)."""
+        if self.spinner is not None:
+            self.spinner.typed(draft)
+
+    def queued(self, text: str) -> None:
+        """A typed-ahead message was queued: say so, and that it goes when the turn ends."""
+        note = "(sent when this turn ends; Esc clears)"
+        self._between_lines(styled(f"⏎ queued: {sanitize_line(text)}  {note}", "dim"))
+
+    def queue_cleared(self) -> None:
+        """Esc cleared the typed-ahead message."""
+        self._between_lines(styled("queued message cleared", "dim"))
+
+    def _between_lines(self, line: str) -> None:
+        # A line of ours amid the turn: the spinner, if it was up, comes back after it.
+        label = self.spinner.label if self.spinner is not None and self.spinner.shown else None
+        self._line(line)
+        self.out.flush()
+        if label is not None and self.spinner is not None:
+            self.spinner.resume(label)
+
     def aside(self, text: str, colour: str = "dim") -> None:
         """A line of our own about the turn (what was attached), sanitized."""
         self._line(styled(sanitize(text), colour))

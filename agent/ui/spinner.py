@@ -33,6 +33,7 @@ class Spinner:
         self.delay = delay  # short waits show nothing at all
         self.label = ""
         self._detail = ""
+        self._typed = ""  # the next message being typed ahead, shown at the end
         self._since = 0.0
         self._frame = 0
         self._drawn = 0  # width of what is on screen now
@@ -59,6 +60,19 @@ class Spinner:
     def detail(self, text: str) -> None:
         """Extra words after the label, such as an MCP server's progress."""
         self._detail = sanitize_line(text)
+
+    def typed(self, text: str) -> None:
+        """The message being typed ahead (shown instead of the detail while there is one)."""
+        self._typed = sanitize_line(text)
+        if self._timer is not None and self._drawn:
+            self._draw()
+
+    def resume(self, label: str) -> None:
+        """Show `label` again after a line was printed, keeping its elapsed time."""
+        since = self._since
+        self.show(label)
+        if self.label == label:
+            self._since = since
 
     def hide(self) -> None:
         """Stop and wipe the line, synchronously, so the next write starts on a clean line."""
@@ -87,8 +101,12 @@ class Spinner:
         tail = f" {elapsed}s" if elapsed >= 1 else ""
         self._frame += 1
         width = max(shutil.get_terminal_size().columns - 1, 10)  # never wrap: \r must reach it
-        detail = _newest(self._detail, width - get_cwidth(head + tail) - 1)
-        text = _oldest(head + (f" {detail}" if detail else "") + tail, width)
+        if self._typed:  # where the person's eyes are: the end of what they type
+            typed = _newest(self._typed, width - get_cwidth(head + tail) - 9)
+            text = _oldest(head + tail + f" · next: {typed}", width)
+        else:
+            detail = _newest(self._detail, width - get_cwidth(head + tail) - 1)
+            text = _oldest(head + (f" {detail}" if detail else "") + tail, width)
         drawn = get_cwidth(text)
         pad = " " * max(self._drawn - drawn, 0)  # leftovers of a longer frame
         self.out.write("\r" + styled(text, "dim") + pad)

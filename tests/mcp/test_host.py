@@ -54,3 +54,42 @@ async def test_with_no_server_enabled_one_shot_brings_nothing_up(
     await host.serve(anyio.Event(), only_if_used=True)
 
     assert host.started.is_set() and host.runtime is None
+
+
+async def test_a_request_with_no_server_enabled_does_not_wait_for_the_mcp_side(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    store = _store(tmp_path / "elsewhere.json", enabled=False)
+    host = McpHost(_make_runtime, report=lambda line: None, store_path=store.path)  # type: ignore[arg-type]
+    told: list[list[str]] = []
+
+    with anyio.fail_after(5):
+        await host.wait_for_servers(told.append)  # the host was never served: nothing to wait for
+
+    assert told == [] and not host.started.is_set()
+
+
+async def test_a_request_waits_for_a_starting_server_and_is_told_its_name(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    import os
+
+    from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
+    from tests.mcp.runtime_helpers import runtime
+
+    command = server_command("slow_start_server.py", "1")
+    save_trusted_stdio_server(agent_home, "slow", command, os.environ)
+    store = McpStore(agent_home / "mcp-servers.json")
+    reports: list[str] = []
+    host = McpHost(lambda: runtime(store, agent_home, tmp_path), report=reports.append)
+    told: list[list[str]] = []
+    stop = anyio.Event()
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(host.serve, stop)
+            await host.wait_for_servers(told.append)
+            state = host.runtime.status("slow").state if host.runtime else None
+            stop.set()
+
+    assert told[-1] == ["slow"]  # the last thing waited for was the server itself
+    assert state == "ready" and reports == ["MCP server slow ready (1 tools)"]

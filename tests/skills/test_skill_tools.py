@@ -24,7 +24,9 @@ async def test_no_skills_means_no_skill_tools(tmp_path: Path) -> None:
     assert session.tools() == [] and session.prompt_sections() == ""
 
 
-async def test_activation_returns_the_wrapped_body_and_file_list_once(tmp_path: Path) -> None:
+async def test_activation_says_the_skill_is_active_and_lists_its_files_without_the_body(
+    tmp_path: Path,
+) -> None:
     skill = make_skill(tmp_path, "mcp-config", body="Write the document.\n")
     (skill.directory / "reference.md").write_text("ref")
     (skill.directory / "templates").mkdir()
@@ -37,8 +39,8 @@ async def test_activation_returns_the_wrapped_body_and_file_list_once(tmp_path: 
     again = await activate.run({"name": "mcp-config"})  # type: ignore[attr-defined]
 
     assert first == ToolResult(
-        f'<skill name="mcp-config" directory="{skill.directory}">\n'
-        "Write the document.\n</skill>\n\n"
+        "Skill 'mcp-config' is now active: its instructions are in your system prompt "
+        "(Active skills); follow them.\n\n"
         "Files in this skill (read one with read_skill_resource when the instructions need it):\n"
         "- reference.md\n- templates/stdio.json"
     )

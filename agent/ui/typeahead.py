@@ -1,0 +1,209 @@
+"""Typing ahead while the agent works: the next message, typed while the model streams or a
+tool runs, is queued and sent when the turn ends.
+
+During a turn the terminal is put in cbreak mode without echo (Ctrl-C still raises SIGINT,
+which stops the turn) and the keys are read here, so nothing typed is echoed into the answer
+and nothing is left in the terminal's buffer for a dialog to read. Enter queues the line;
+Esc clears what is typed and queued; Backspace and Ctrl-U edit. Escape sequences (arrow
+keys, or escapes inside pasted text) are dropped whole, never kept as text.
+
+A dialog (approval, a server's question) pauses the reader: the line being typed when the
+dialog is drawn is discarded, as the dialog discards every key typed before it was on
+screen, and a queued message stays queued: typed-ahead keys never answer a dialog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import sys
+import termios
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+_ESC = "\x1b"
+_STRING_INTRODUCERS = "]PX^_"  # OSC, DCS, SOS, PM, APC: run until BEL or ESC \
+_BACKSPACE = "\x7f\x08"
+_CLEAR_LINE = "\x15"  # Ctrl-U
+_C1_STATES = {"\x9b": "csi", "\x9d": "string", "\x90": "string", "\x98": "string",
+              "\x9e": "string", "\x9f": "string"}  # fmt: skip
+
+
+@dataclass
+class KeyReader:
+    """Turns the bytes a terminal sends into a line being typed and queued lines."""
+
+    draft: str = ""
+    queued: list[str] = field(default_factory=list)
+    cleared: bool = False  # Esc was pressed since the last look
+    _state: str = "text"  # text, escape, csi, string, string-escape, ss3
+
+    def feed(self, text: str) -> list[str]:
+        """Apply typed `text`; returns the lines Enter queued in it."""
+        queued: list[str] = []
+        for char in text:
+            line = self._key(char)
+            if line is not None:
+                queued.append(line)
+        if self._state == "escape":  # an Esc alone at the end of a read: the Esc key
+            self._state = "text"
+            self.draft, self.queued, self.cleared = "", [], True
+            queued.clear()
+        self.queued.extend(queued)
+        return queued
+
+    def _key(self, char: str) -> str | None:
+        state = self._state
+        if state == "escape":
+            self._state = {"[": "csi", "O": "ss3"}.get(char, "text")
+            if char in _STRING_INTRODUCERS:
+                self._state = "string"
+            return None  # any other escape pair (Alt+key) is dropped
+        if state == "csi":
+            if "\x40" <= char <= "\x7e":
+                self._state = "text"
+            return None
+        if state == "ss3":
+            self._state = "text"
+            return None
+        if state in ("string", "string-escape"):
+            if char in "\x07\x9c" or (state == "string-escape" and char == "\\"):
+                self._state = "text"
+            else:
+                self._state = "string-escape" if char == _ESC else "string"
+            return None
+        return self._text_key(char)
+
+    def _text_key(self, char: str) -> str | None:
+        if char == _ESC:
+            self._state = "escape"
+        elif char in _C1_STATES:  # the one-character forms of CSI, OSC, DCS...
+            self._state = _C1_STATES[char]
+        elif char in "\r\n":
+            line, self.draft = self.draft.strip(), ""
+            return line or None
+        elif char in _BACKSPACE:
+            self.draft = self.draft[:-1]
+        elif char == _CLEAR_LINE:
+            self.draft = ""
+        elif char.isprintable() or char == " ":
+            self.draft += char
+        return None  # other control characters (and C1 controls) are dropped
+
+
+class TypeAhead:
+    """Reads the keys typed during one turn (or several: queued lines wait their turn)."""
+
+    def __init__(
+        self,
+        on_queued: Callable[[str], None],
+        on_draft: Callable[[str], None],
+        on_cleared: Callable[[], None],
+    ) -> None:
+        self.keys = KeyReader()
+        self._on_queued = on_queued
+        self._on_draft = on_draft
+        self._on_cleared = on_cleared
+        self._fd: int | None = None
+        self._mode: list[Any] | None = None  # the terminal's mode before cbreak
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Read typed keys while the body runs (on a terminal; elsewhere nothing)."""
+        global _ACTIVE
+        previous, _ACTIVE = _ACTIVE, self
+        self._on_draft(self.keys.draft)  # what the last turn showed is gone (or back in the prompt)
+        self._start()
+        try:
+            yield
+        finally:
+            self._stop()
+            _ACTIVE = previous
+
+    def take(self) -> str | None:
+        """The next queued message, if any."""
+        return self.keys.queued.pop(0) if self.keys.queued else None
+
+    def hold(self) -> None:
+        """The turn was stopped: nothing queued is sent by itself; it all goes back into the
+        prompt as one draft, for the person to send, edit or clear."""
+        lines = [*self.keys.queued, self.keys.draft] if self.keys.draft else self.keys.queued
+        self.keys.queued, self.keys.draft = [], "\n".join(lines)
+
+    def take_draft(self) -> str:
+        """The line typed without Enter (it goes back into the prompt)."""
+        draft, self.keys.draft = self.keys.draft, ""
+        return draft
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """A dialog is on screen: stop reading, drop the line being typed, then go on."""
+        was_reading = self._fd is not None
+        self._stop()
+        if self.keys.draft:
+            self.keys.draft = ""
+            self._on_draft("")
+        try:
+            yield
+        finally:
+            if was_reading:
+                self._start()
+
+    def _start(self) -> None:
+        if self._fd is not None or not sys.stdin.isatty():
+            return
+        fd = sys.stdin.fileno()
+        try:
+            mode = termios.tcgetattr(fd)
+            cbreak = termios.tcgetattr(fd)
+            cbreak[3] &= ~(termios.ECHO | termios.ICANON)  # ISIG stays: Ctrl-C stops the turn
+            cbreak[6][termios.VMIN], cbreak[6][termios.VTIME] = 1, 0
+            termios.tcsetattr(fd, termios.TCSANOW, cbreak)
+            asyncio.get_running_loop().add_reader(fd, self._read)
+        except (OSError, termios.error, RuntimeError):
+            return  # no terminal to read from: typing ahead is simply off
+        self._fd, self._mode = fd, mode
+
+    def _stop(self) -> None:
+        fd, mode, self._fd, self._mode = self._fd, self._mode, None, None
+        if fd is None or mode is None:
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            asyncio.get_running_loop().remove_reader(fd)
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, mode)
+
+    def _read(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            data = os.read(self._fd, 4096)
+        except OSError:
+            self._stop()
+            return
+        before = self.keys.draft
+        for line in self.keys.feed(self._decoder.decode(data)):
+            self._on_queued(line)
+        if self.keys.cleared:
+            self.keys.cleared = False
+            self._on_cleared()
+        if self.keys.draft != before:
+            self._on_draft(self.keys.draft)
+
+
+_ACTIVE: TypeAhead | None = None
+
+
+@contextlib.contextmanager
+def dialog_keys() -> Iterator[None]:
+    """Around a dialog drawn during a turn: typed-ahead reading pauses while it is open."""
+    active = _ACTIVE
+    if active is None:
+        yield
+        return
+    with active.paused():
+        yield

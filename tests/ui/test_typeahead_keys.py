@@ -1,0 +1,44 @@
+"""What typed-ahead keys make of the next message: Enter queues, Esc clears, editing keys
+edit, escape sequences vanish whole."""
+
+from __future__ import annotations
+
+from agent.ui.typeahead import KeyReader
+
+
+def test_enter_queues_the_line_and_starts_a_new_one() -> None:
+    keys = KeyReader()
+    assert keys.feed("first\rsec") == ["first"]
+    assert (keys.queued, keys.draft) == (["first"], "sec")
+
+
+def test_backspace_and_ctrl_u_edit_the_line_being_typed() -> None:
+    keys = KeyReader()
+    keys.feed("helo\x7flo wor\x08rld")
+    assert keys.draft == "hello world"
+    keys.feed("\x15again")
+    assert keys.draft == "again"
+
+
+def test_esc_alone_clears_what_is_typed_and_queued() -> None:
+    keys = KeyReader()
+    keys.feed("one\rtwo")
+    keys.feed("\x1b")
+    assert (keys.queued, keys.draft, keys.cleared) == ([], "", True)
+
+
+def test_arrow_keys_and_alt_keys_type_nothing() -> None:
+    keys = KeyReader()
+    keys.feed("a\x1b[Ab\x1bOBc\x1bxd\x1b[1;5De")
+    assert keys.draft == "abcde" and not keys.cleared
+
+
+def test_an_empty_line_queues_nothing() -> None:
+    keys = KeyReader()
+    assert keys.feed("   \r\r") == [] and keys.queued == []
+
+
+def test_string_sequences_vanish_to_their_end_in_seven_and_eight_bit_forms() -> None:
+    keys = KeyReader()
+    keys.feed("a\x1b]0;title\x07b\x1b]8;;url\x1b\\c\x9b2Jd\x9d0;t\x9ce\x1bPdcs\x1b\\f")
+    assert keys.draft == "abcdef"
