@@ -50,7 +50,9 @@ async def revoke(launch: HttpLaunch | None, record: ServerAuth) -> str:
 
 async def logout(definition: HttpDefinition, launch: HttpLaunch | None, tokens: TokenStore) -> str:
     """Revoke (where offered) and forget a server's tokens and registration; one line to show."""
-    record = tokens.get(definition.name, definition.url)
+    # Whatever is stored under the name goes: under the expanded URL (token_key), or a record
+    # for an earlier URL, which is still live at its authorization server until revoked.
+    record = tokens.load().servers.get(definition.name)
     if record is None or (record.tokens is None and record.client is None):
         tokens.forget(definition.name)
         return f"{definition.name}: not logged in; nothing to forget."

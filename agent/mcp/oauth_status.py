@@ -6,6 +6,7 @@ from agent.errors import NeedsLoginError, TokenStoreError
 from agent.mcp.definitions import HttpDefinition, ServerDefinition
 from agent.mcp.launch import HttpLaunch
 from agent.mcp.store import McpConfig
+from agent.mcp.token_key import token_key
 from agent.mcp.token_store import TokenStore
 
 
@@ -14,7 +15,10 @@ def needs_login(definition: ServerDefinition, tokens: TokenStore | None = None) 
     if not isinstance(definition, HttpDefinition) or definition.has_authorization_header():
         return False
     try:
-        status = (tokens or TokenStore()).status(definition.name, definition.url)
+        key = token_key(definition)
+        if key is None:
+            return False  # a variable is unset: starting it reports that, with what to do
+        status = (tokens or TokenStore()).status(definition.name, key)
     except TokenStoreError:
         return False  # the connection reports the damaged file with what to do
     return status.state == "needs login"

@@ -207,8 +207,11 @@ class TokenStore:
                 self._write(servers)
             return dropped
 
-    def keep_only(self, servers_by_name: Mapping[str, str]) -> None:
-        """Drop records of servers no longer configured, or configured with another URL."""
+    def keep_only(self, servers_by_name: Mapping[str, str | None]) -> None:
+        """Drop records of servers no longer configured, or configured with another URL.
+
+        A URL of None (a variable in it is unset) keeps the server's record: it may match.
+        """
         if not self.path.exists():
             return
         with self.locked():
@@ -216,7 +219,7 @@ class TokenStore:
             kept = {
                 name: record
                 for name, record in current.servers.items()
-                if servers_by_name.get(name) == record.url
+                if name in servers_by_name and servers_by_name[name] in (None, record.url)
             }
             if kept != current.servers:
                 self._write(kept)
