@@ -34,7 +34,7 @@ from mcp.client.auth.utils import extract_field_from_www_auth, union_scopes
 
 from agent.errors import NeedsLoginError, ServerStartError
 from agent.mcp.launch import HttpLaunch
-from agent.mcp.oauth_secure import require_secure
+from agent.mcp.oauth_secure import SecureOnly, require_secure
 from agent.mcp.oauth_storage import FileTokenStorage, record_tokens
 from agent.mcp.token_store import ServerAuth, TokenStore
 from agent.text import sanitize_line
@@ -329,6 +329,11 @@ def runtime_auth(
     `on_token` hears every token sent, so the connection masks it in what the server says.
     """
     store = TokenStore() if store is None else store
+    require_secure(launch.server, launch.url, "URL")  # a clear line before any connection
+    return SecureOnly(_auth(launch, store, on_token), launch.server, launch.url)
+
+
+def _auth(launch: HttpLaunch, store: TokenStore, on_token: Callable[[str], None]) -> httpx2.Auth:
     oauth = launch.oauth
     if oauth is not None and oauth.grant == "client_credentials" and oauth.client_id:
         storage = FileTokenStorage(store, launch.server, launch.url, on_token=on_token)
