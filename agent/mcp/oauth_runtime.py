@@ -16,9 +16,12 @@ login; an unreachable authorization server keeps it for the next try.
 from __future__ import annotations
 
 import base64
+import os
+import stat
 import warnings
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import quote, urlsplit
 
@@ -349,16 +352,26 @@ def _auth(launch: HttpLaunch, store: TokenStore, on_token: Callable[[str], None]
 
 
 def read_private_key(launch: HttpLaunch) -> str | None:
-    """The PEM text of oauth.privateKeyFile, or None; an unreadable file names the field."""
+    """The PEM text of oauth.privateKeyFile, or None; an unreadable or loose file names the field.
+
+    Like ssh, a key that others can read (or replace with their own) is refused: the mode is
+    checked on the opened file itself, so a swap between check and read cannot slip past.
+    """
     if launch.private_key_file is None:
         return None
-    from pathlib import Path
-
     path = Path(launch.private_key_file).expanduser()
+    where = f"MCP server {launch.server!r} oauth.privateKeyFile"
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            info = os.fstat(handle.fileno())
+            mode = stat.S_IMODE(info.st_mode)
+            if mode & 0o077 or info.st_uid != os.getuid():
+                owner = "" if info.st_uid == os.getuid() else ", and it is not yours"
+                raise ServerStartError(
+                    f"{where}: {path} can be read or changed by others (mode {mode:o}{owner}); "
+                    f"run chmod 600 {path} (a private key must be yours alone)"
+                )
+            return handle.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or "not a PEM text file"
-        raise ServerStartError(
-            f"MCP server {launch.server!r} oauth.privateKeyFile: cannot read {path}: {reason}"
-        ) from None
+        raise ServerStartError(f"{where}: cannot read {path}: {reason}") from None
