@@ -98,13 +98,15 @@ class StoredTokenAuth(httpx2.Auth):
             if response.status_code == 401:
                 await self._needs_login()
         if _insufficient_scope(response):
-            # A browser is needed for more scope; the next login asks for the union.
+            # Only this request needs more: the tokens still serve every other tool, so they
+            # are kept; the 403 fails this call alone, and the next login asks for the union.
             wanted = union_scopes(
                 (record.tokens or {}).get("scope") if record else None,
                 extract_field_from_www_auth(response, "scope"),
             )
-            await anyio.to_thread.run_sync(self.store.mark_needs_login, self.name, self.url, wanted)
-            raise NeedsLoginError(self.name, f"it asks for more access: {wanted}")
+            await anyio.to_thread.run_sync(
+                self.store.update, self.name, self.url, lambda r: replace(r, scope=wanted)
+            )
 
     def _bearer(self, request: httpx2.Request, record: ServerAuth | None) -> str | None:
         token = record.access_token() if record is not None else None

@@ -46,3 +46,16 @@ def login_needed(launch: HttpLaunch) -> NeedsLoginError | None:
         return None
     reason = f"it asks for more access: {record.scope}" if record.scope else ""
     return NeedsLoginError(launch.server, reason)
+
+
+def more_access_wanted(launch: HttpLaunch) -> str | None:
+    """The scope a server asked for on top of a working login (a step-up), if it did."""
+    if not launch.uses_oauth():
+        return None
+    try:
+        record = TokenStore().get(launch.server, launch.url)
+    except TokenStoreError:
+        return None
+    if record is None or record.needs_login or record.access_token() is None:
+        return None
+    return record.scope

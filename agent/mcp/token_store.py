@@ -103,17 +103,19 @@ class AuthStatus:
 
     state: str  # "none" | "logged in" | "needs login"
     expires_at: float | None = None
+    wanted: str | None = None  # a step-up's scope that the next login asks for
 
     def describe(self) -> str:
         """One short phrase, e.g. `logged in (expires 14:05)`."""
+        more = f"; more access wanted: {self.wanted}" if self.wanted else ""
         if self.state != "logged in" or self.expires_at is None:
-            return self.state
+            return self.state + more
         moment = time.localtime(self.expires_at)
         shown = time.strftime(
             "%H:%M" if self.expires_at - time.time() < 86400 else "%Y-%m-%d", moment
         )
         word = "expired" if self.expires_at <= time.time() else "expires"
-        return f"logged in ({word} {shown})"
+        return f"logged in ({word} {shown}){more}"
 
 
 @dataclass
@@ -165,7 +167,7 @@ class TokenStore:
         expires = record.expires_at()
         if expires is not None and expires <= time.time() and record.refresh_token() is None:
             return AuthStatus("needs login")
-        return AuthStatus("logged in", expires)
+        return AuthStatus("logged in", expires, record.scope)
 
     @contextmanager
     def locked(self) -> Iterator[None]:
