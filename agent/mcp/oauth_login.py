@@ -80,10 +80,7 @@ async def login(
     try:
         with anyio.fail_after(timeout):
             if oauth is not None and oauth.grant == "client_credentials":
-                provider: Any = _client_credentials(launch, store)
-            else:
-                provider = None
-            if provider is not None:
+                provider = _client_credentials(launch, store)
                 await probe(launch, provider, provider.context.storage.logged_in)
                 _remember_metadata(store, launch, provider)
             else:
