@@ -9,9 +9,10 @@ URL: a record whose URL is not the server's current URL is never used and is dro
 next write, as is the record of a removed server. `tokens.expires_at` is absolute (epoch
 seconds) so any process can tell whether a token is still good.
 
-Every change is a locked read-modify-write with an atomic replace (agent/home.py), and the
-lock can be held across a refresh, so two processes never refresh with the same refresh
-token. A file that is damaged or readable by others is reported and never overwritten.
+Every change is a locked read-modify-write with an atomic replace (agent/home.py). The lock is
+held only for file work, never across a request: a refresh re-reads under it and stores its
+result only if the record is still the one it started from (oauth_runtime.py). A file that
+is damaged or readable by others is reported and never overwritten.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ class TokenStore:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the file's cross-process lock (for a refresh that must not race another)."""
+        """Hold the file's cross-process lock (only for file work, never across a request)."""
         with file_lock(self.path):
             yield
 
