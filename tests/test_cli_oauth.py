@@ -129,7 +129,7 @@ def test_a_refused_refresh_means_needs_login_and_a_new_login_fixes_it(tmp_path: 
     assert (fixed.returncode, fixed.stdout.splitlines()[0]) == (0, "back")
 
 
-def test_step_up_needs_login_and_the_next_login_asks_for_the_union(tmp_path: Path) -> None:
+def test_step_up_fails_the_call_and_the_next_login_asks_for_the_union(tmp_path: Path) -> None:
     with running_oauth_server() as server:
         cli = OAuthCli(tmp_path, server)
         cli.login()
@@ -140,8 +140,8 @@ def test_step_up_needs_login_and_the_next_login_asks_for_the_union(tmp_path: Pat
         asked = server.state()["authorize_requests"][-1]["scope"]
 
     assert denied.stderr == (
-        "agent: fx needs login (it asks for more access: mcp:read mcp:admin): "
-        "run agent mcp login fx\n"
+        "agent: MCP server 'fx' needs more access for this (mcp:read mcp:admin); the other "
+        "tools still work; to allow it run agent mcp login fx\n"
     )
     assert set(asked.split()) == {"mcp:read", "mcp:admin"}
     assert (allowed.returncode, allowed.stdout.splitlines()[0]) == (0, "scoped: up")

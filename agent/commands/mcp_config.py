@@ -107,12 +107,10 @@ def _auth_states(remote: Sequence[HttpDefinition]) -> dict[str, str]:
     except TokenStoreError as error:
         warn(f"warning: {error}")
         return {d.name: "unknown" for d in remote}
-    return {
-        d.name: "header"
-        if d.has_authorization_header()
-        else tokens.status(d.name, d.url).describe()
-        for d in remote
-    }
+    from agent.mcp.token_key import default_expander, describe_auth
+
+    expander = default_expander()
+    return {d.name: describe_auth(d, tokens, expander) for d in remote}
 
 
 def _server_row(config: McpConfig, name: str, trust: LaunchTrust) -> list[str]:

@@ -264,6 +264,24 @@ class Connection:
 
         return login_needed(self.launch)
 
+    def _more_access(self, error: MCPError) -> ToolCallError | None:
+        """This call's failure when the server asked for more scope (a 403 step-up) for it."""
+        if error.code != types.INTERNAL_ERROR or not isinstance(self.launch, HttpLaunch):
+            return None
+        from agent.mcp.oauth_status import more_access_wanted
+
+        wanted = more_access_wanted(self.launch)
+        if wanted is None:
+            return None
+        import shlex
+
+        return ToolCallError(
+            sanitize_line(
+                f"MCP server {self.name!r} needs more access for this ({wanted}); the other "
+                f"tools still work; to allow it run agent mcp login {shlex.quote(self.name)}"
+            )
+        )
+
     async def _request(self, awaitable: Any, what: str) -> Any:
         try:
             return await awaitable
@@ -282,6 +300,9 @@ class Connection:
                     f"MCP server {self.name!r} closed the connection while {what}"
                     + self._tail_suffix()
                 ) from None
+            more = self._more_access(error)
+            if more is not None:
+                raise more from None
             # The server's words go into our error as one line: a line break in them must
             # not print as a line of ours ("agent: ...").
             message = sanitize_line(self._redactor.redact(error.message))

@@ -1,10 +1,11 @@
 """Where an authorization code comes back: a loopback listener, or a URL pasted in the terminal.
 
-The listener binds 127.0.0.1 only, answers the browser with a short page and accepts exactly
-one callback: on the redirect path, carrying the `state` of the login in progress. Anything
-else (another path, a missing or wrong state: a page that is not this flow trying to slip its
-own code in) gets an error page and is ignored, and the wait goes on. A pasted redirect URL is
-held to the same rules, for a browser on another machine.
+The listener binds 127.0.0.1 only, serves each connection on its own (an idle one delays no
+other), answers the browser with a short page and accepts exactly one callback: on the
+redirect path, carrying the `state` of the login in progress. Anything else (another path, a
+missing or wrong state: a page that is not this flow trying to slip its own code in) gets an
+error page and is ignored, and the wait goes on. A pasted redirect URL is held to the same
+rules, for a browser on another machine.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ from agent.text import sanitize_line
 
 CALLBACK_PATH = "/callback"
 _REQUEST_LIMIT = 16 * 1024
-_REQUEST_TIMEOUT = 10.0  # a client that connects and says nothing must not hold the listener
+# Each connection is served on its own, so one that connects and says nothing delays no other;
+# it is closed after this long, and no more than _MAX_CONNECTIONS are open at once (more are
+# closed at once: a local process flooding the port cannot exhaust our file descriptors).
+_REQUEST_TIMEOUT = 5.0
+_MAX_CONNECTIONS = 32
 
 
 @dataclass(frozen=True)
@@ -84,18 +89,39 @@ class CallbackListener:
         await self._listener.aclose()
 
     async def wait(self, expected_state: str, note: Callable[[str], None]) -> Callback:
-        """Serve requests until one carries the login's state; return its parameters."""
-        while True:
-            stream = await self._listener.accept()
-            async with stream:
+        """Serve requests, each in its own task, until one carries the login's state."""
+        result: list[Callback] = []
+        serving = [0]  # connections open now
+        async with anyio.create_task_group() as group:
+
+            async def serve(stream: anyio.abc.SocketStream) -> None:
                 try:
-                    with anyio.fail_after(_REQUEST_TIMEOUT):
-                        target = await _read_request_target(stream)
-                except (TimeoutError, OSError, anyio.EndOfStream, anyio.BrokenResourceError):
+                    found = await self._serve(stream, expected_state, note)
+                finally:
+                    serving[0] -= 1
+                if found is not None and not result:
+                    result.append(found)
+                    group.cancel_scope.cancel()  # the first valid callback ends the others
+
+            while True:
+                stream = await self._listener.accept()
+                if serving[0] >= _MAX_CONNECTIONS:
+                    await stream.aclose()
                     continue
-                result = await self._answer(stream, target, expected_state, note)
-            if result is not None:
-                return result
+                serving[0] += 1
+                group.start_soon(serve, stream)
+        return result[0]
+
+    async def _serve(
+        self, stream: anyio.abc.SocketStream, expected: str, note: Callable[[str], None]
+    ) -> Callback | None:
+        async with stream:
+            try:
+                with anyio.fail_after(_REQUEST_TIMEOUT):
+                    target = await _read_request_target(stream)
+            except (TimeoutError, OSError, anyio.EndOfStream, anyio.BrokenResourceError):
+                return None
+            return await self._answer(stream, target, expected, note)
 
     async def _answer(
         self,

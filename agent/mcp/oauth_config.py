@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from agent.errors import Problem
 from agent.mcp.variables import has_references, reference_problems
@@ -186,8 +187,6 @@ def _metadata_url(value: object, path: str, problems: list[Problem]) -> str | No
     text = _text(value, path, problems)
     if text is None:
         return None
-    from urllib.parse import urlsplit
-
     parts = urlsplit(text)
     if parts.scheme != "https" or not parts.hostname or parts.path in ("", "/"):
         problems.append(

@@ -33,6 +33,7 @@ from agent.mcp.oauth_callback import (
 )
 from agent.mcp.oauth_probe import probe
 from agent.mcp.oauth_runtime import client_credentials_auth, read_private_key
+from agent.mcp.oauth_secure import require_secure
 from agent.mcp.oauth_storage import FileTokenStorage
 from agent.mcp.token_store import ServerAuth, TokenStore
 from agent.text import sanitize_line
@@ -79,10 +80,7 @@ async def login(
     try:
         with anyio.fail_after(timeout):
             if oauth is not None and oauth.grant == "client_credentials":
-                provider: Any = _client_credentials(launch, store)
-            else:
-                provider = None
-            if provider is not None:
+                provider = _client_credentials(launch, store)
                 await probe(launch, provider, provider.context.storage.logged_in)
                 _remember_metadata(store, launch, provider)
             else:
@@ -208,6 +206,7 @@ class _BrowserFlow:
         if parts.scheme not in ("http", "https") or not parts.netloc:
             # Metadata names this URL; only a web page may reach the browser command.
             raise LoginError(f"{self.server}: the authorization URL is not an http(s) URL")
+        require_secure(self.server, authorization_url, "authorization endpoint", LoginError)
         self.state = (parse_qs(parts.query).get("state") or [""])[0]
         host = parts.netloc  # where the person is sent
         shown = sanitize_line(authorization_url)

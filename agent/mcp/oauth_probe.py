@@ -12,8 +12,9 @@ from typing import Any
 
 import httpx2
 
-from agent.errors import LoginError
+from agent.errors import LoginError, ServerStartError
 from agent.mcp.launch import HttpLaunch
+from agent.mcp.oauth_secure import SecureOnly, require_secure
 from agent.text import sanitize_line
 
 PROBE_TIMEOUT = httpx2.Timeout(30.0)
@@ -35,8 +36,10 @@ _LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 
 async def probe(launch: HttpLaunch, auth: httpx2.Auth, logged_in: Callable[[], bool]) -> None:
     """Talk to the server through `auth` until it asked for (and got) a login, or all went."""
+    require_secure(launch.server, launch.url, "URL", LoginError)
+    secure = SecureOnly(auth, launch.server, launch.url)
     async with httpx2.AsyncClient(
-        headers=dict(launch.headers), timeout=PROBE_TIMEOUT, follow_redirects=False, auth=auth
+        headers=dict(launch.headers), timeout=PROBE_TIMEOUT, follow_redirects=False, auth=secure
     ) as client:
         try:
             if launch.transport == "sse":
@@ -45,6 +48,8 @@ async def probe(launch: HttpLaunch, auth: httpx2.Auth, logged_in: Callable[[], b
                 status = await _streamable(client, launch.url, logged_in)
         except LoginError:
             raise
+        except ServerStartError as error:  # an insecure endpoint: our own sentence
+            raise LoginError(str(error)) from None
         except Exception as error:  # the SDK's flow errors, httpx2's transport errors
             text = sanitize_line(str(error).strip())[:300] or type(error).__name__
             raise LoginError(f"{launch.server}: login failed: {text}") from None

@@ -7,7 +7,9 @@ import httpx2
 from agent.mcp.definitions import HttpDefinition
 from agent.mcp.launch import HttpLaunch
 from agent.mcp.oauth_runtime import client_identity, token_request_auth
+from agent.mcp.oauth_secure import insecure_reason
 from agent.mcp.token_store import ServerAuth, TokenStore
+from agent.text import sanitize_line
 
 _TIMEOUT = 30.0
 
@@ -17,6 +19,8 @@ async def revoke(launch: HttpLaunch | None, record: ServerAuth) -> str:
     endpoint = (record.metadata or {}).get("revocation_endpoint")
     if not isinstance(endpoint, str):
         return " (the server offers no revocation)"
+    if insecure_reason(endpoint) is not None:  # never a token or client secret over http
+        return f" (not revoked: its revocation endpoint {sanitize_line(endpoint)} is not https)"
     oauth = launch.oauth if launch is not None else None
     client = client_identity(
         record,
@@ -50,7 +54,9 @@ async def revoke(launch: HttpLaunch | None, record: ServerAuth) -> str:
 
 async def logout(definition: HttpDefinition, launch: HttpLaunch | None, tokens: TokenStore) -> str:
     """Revoke (where offered) and forget a server's tokens and registration; one line to show."""
-    record = tokens.get(definition.name, definition.url)
+    # Whatever is stored under the name goes: under the expanded URL (token_key), or a record
+    # for an earlier URL, which is still live at its authorization server until revoked.
+    record = tokens.load().servers.get(definition.name)
     if record is None or (record.tokens is None and record.client is None):
         tokens.forget(definition.name)
         return f"{definition.name}: not logged in; nothing to forget."

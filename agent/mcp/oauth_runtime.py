@@ -5,22 +5,25 @@ a token before it expires and once after a 401; when that cannot help, the serve
 login" (recorded in the token file for `agent mcp list`) and the connection fails with one
 line naming the command to run. Only `agent mcp login` opens a browser (oauth_login.py).
 
-Refreshing holds the token file's lock across the request and first re-reads the file: when
-another process refreshed meanwhile its newer token is used, never our stale refresh token
-(a rotating authorization server would revoke the whole grant on its reuse).
+A refresh re-reads the file under its lock first: when another process refreshed meanwhile its
+newer token is used, never our stale refresh token (a rotating authorization server would
+revoke the whole grant on its reuse). The lock is never held across the request, and never
+waited for on the event loop; the result is stored only if the record is still the one the
+refresh started from. Only an error saying the grant is gone (invalid_grant, ...) drops the
+login; an unreachable authorization server keeps it for the next try.
 """
 
 from __future__ import annotations
 
 import base64
-import fcntl
 import os
+import stat
 import warnings
-from collections.abc import AsyncGenerator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import replace
-from typing import Any
-from urllib.parse import quote
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import quote, urlsplit
 
 import anyio
 import httpx2
@@ -33,32 +36,35 @@ from mcp.client.auth.extensions.client_credentials import (
 from mcp.client.auth.utils import extract_field_from_www_auth, union_scopes
 
 from agent.errors import NeedsLoginError, ServerStartError
-from agent.home import ensure_private_dir
 from agent.mcp.launch import HttpLaunch
+from agent.mcp.oauth_secure import SecureOnly, require_secure
 from agent.mcp.oauth_storage import FileTokenStorage, record_tokens
 from agent.mcp.token_store import ServerAuth, TokenStore
+from agent.text import sanitize_line
 
 REFRESH_TIMEOUT = 30.0
-# One lock per process for the token file: flock is per open file, so two tasks of one process
-# would each get their own and both refresh; the process lock orders them first.
-_PROCESS_LOCK: anyio.Lock | None = None
+# An OAuth error that means the grant itself is gone, so only a new login helps: invalid_grant
+# (the refresh token expired, was revoked or already used), invalid_client (the registration
+# was deleted) and unauthorized_client (the client may no longer use this grant).
+GRANT_GONE_ERRORS = frozenset({"invalid_grant", "invalid_client", "unauthorized_client"})
+# One lock per server in this process: two tasks refreshing the same server at once would both
+# spend the refresh token. It orders tasks only; it never blocks the event loop.
+_SERVER_LOCKS: dict[str, anyio.Lock] = {}
 
 
-def _process_lock() -> anyio.Lock:
-    global _PROCESS_LOCK
-    if _PROCESS_LOCK is None:
-        _PROCESS_LOCK = anyio.Lock()
-    return _PROCESS_LOCK
+def _server_lock(name: str) -> anyio.Lock:
+    return _SERVER_LOCKS.setdefault(name, anyio.Lock())
 
 
-@contextmanager
-def _held_fd(store: TokenStore) -> Iterator[int]:
-    ensure_private_dir(store.path.parent)
-    fd = os.open(store.path.with_name(store.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+def grant_gone(response: httpx2.Response) -> bool:
+    """True when a token endpoint's error answer says the grant can never be refreshed."""
+    if response.status_code not in (400, 401):
+        return False
     try:
-        yield fd
-    finally:
-        os.close(fd)
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("error") in GRANT_GONE_ERRORS
 
 
 class StoredTokenAuth(httpx2.Auth):
@@ -85,20 +91,22 @@ class StoredTokenAuth(httpx2.Auth):
         response = yield request
         if response.status_code == 401:
             if sent is None:
-                self._needs_login()
+                await self._needs_login()
             record = await self._refreshed(record, rejected=sent)
             self._bearer(request, record)
             response = yield request
             if response.status_code == 401:
-                self._needs_login()
+                await self._needs_login()
         if _insufficient_scope(response):
-            # A browser is needed for more scope; the next login asks for the union.
+            # Only this request needs more: the tokens still serve every other tool, so they
+            # are kept; the 403 fails this call alone, and the next login asks for the union.
             wanted = union_scopes(
                 (record.tokens or {}).get("scope") if record else None,
                 extract_field_from_www_auth(response, "scope"),
             )
-            await anyio.to_thread.run_sync(self.store.mark_needs_login, self.name, self.url, wanted)
-            raise NeedsLoginError(self.name, f"it asks for more access: {wanted}")
+            await anyio.to_thread.run_sync(
+                self.store.update, self.name, self.url, lambda r: replace(r, scope=wanted)
+            )
 
     def _bearer(self, request: httpx2.Request, record: ServerAuth | None) -> str | None:
         token = record.access_token() if record is not None else None
@@ -109,47 +117,65 @@ class StoredTokenAuth(httpx2.Auth):
             request.headers["Authorization"] = f"Bearer {token}"
         return token
 
-    def _needs_login(self) -> None:
-        self.store.mark_needs_login(self.name, self.url)
+    async def _needs_login(self) -> NoReturn:
+        # In a worker thread: the file lock must never be waited for on the event loop.
+        await anyio.to_thread.run_sync(self.store.mark_needs_login, self.name, self.url)
         raise NeedsLoginError(self.name)
 
     async def _refreshed(
         self, record: ServerAuth | None, rejected: str | None = None
     ) -> ServerAuth:
-        """A usable record after a refresh (ours, or one another process just stored)."""
-        async with _process_lock():
-            with _held_fd(self.store) as fd:
-                await anyio.to_thread.run_sync(fcntl.flock, fd, fcntl.LOCK_EX)
-                latest = self.store.get(self.name, self.url)
-                if latest is not None and latest.fresh() and latest.access_token() != rejected:
-                    return latest  # still good, or another process refreshed meanwhile
-                if latest is None or latest.refresh_token() is None or latest.metadata is None:
-                    self._mark_locked()
-                tokens = await self._refresh(latest)
-                if tokens is None:
-                    self._mark_locked()
-                assert latest is not None and tokens is not None
-                return (
-                    self.store.update_locked(
-                        self.name,
-                        self.url,
-                        lambda current: replace(current, tokens=tokens, needs_login=False),
-                    )
-                    or latest
-                )
+        """A usable record after a refresh (ours, or one another process just stored).
 
-    def _mark_locked(self) -> None:
-        self.store.update_locked(
-            self.name, self.url, lambda current: replace(current, tokens=None, needs_login=True)
-        )
-        raise NeedsLoginError(self.name)
+        The file lock is never held across the request (a write elsewhere in this process
+        would wait on it forever): re-read under it, refresh unlocked, then store under it
+        only if the record is still the one we started from (else the newer one wins).
+        """
+        async with _server_lock(self.name):
+            latest = await anyio.to_thread.run_sync(self._read_locked)
+            if latest is not None and latest.fresh() and latest.access_token() != rejected:
+                return latest  # still good, or another process refreshed meanwhile
+            if latest is None or latest.refresh_token() is None or latest.metadata is None:
+                return await self._needs_login()
+            tokens = await self._refresh(latest)
+            return await anyio.to_thread.run_sync(self._settle, latest, tokens)
 
-    async def _refresh(self, record: ServerAuth | None) -> dict[str, Any] | None:
-        assert record is not None and record.metadata is not None
+    def _read_locked(self) -> ServerAuth | None:
+        # Under the lock: a process that is storing its refresh finishes first.
+        with self.store.locked():
+            return self.store.get(self.name, self.url)
+
+    def _settle(self, started: ServerAuth, tokens: dict[str, Any] | None) -> ServerAuth:
+        """Store our refresh (None: the grant is gone) unless another process stored newer."""
+        newer: list[ServerAuth] = []
+
+        def change(current: ServerAuth) -> ServerAuth:
+            if current.tokens != started.tokens and current.access_token() is not None:
+                newer.append(current)  # another process refreshed meanwhile: keep its tokens
+                return current
+            if tokens is None:
+                return replace(current, tokens=None, needs_login=True)
+            return replace(current, tokens=tokens, needs_login=False)
+
+        after = self.store.update(self.name, self.url, change)
+        if newer:
+            return newer[0]
+        if tokens is None or after is None:
+            raise NeedsLoginError(self.name)
+        return after
+
+    async def _refresh(self, record: ServerAuth) -> dict[str, Any] | None:
+        """New tokens; None when the authorization server says the grant is gone.
+
+        Anything else (offline, a timeout, a 5xx, a proxy's page) keeps the refresh token:
+        the connection fails for now and the next one tries again.
+        """
+        assert record.metadata is not None
         token_endpoint = record.metadata.get("token_endpoint")
         refresh_token = record.refresh_token()
         if not isinstance(token_endpoint, str) or refresh_token is None:
             return None
+        require_secure(self.name, token_endpoint, "token endpoint")
         data, headers = self._client_auth(
             {"grant_type": "refresh_token", "refresh_token": refresh_token}, record
         )
@@ -159,11 +185,25 @@ class StoredTokenAuth(httpx2.Auth):
         async with httpx2.AsyncClient(timeout=REFRESH_TIMEOUT, follow_redirects=False) as client:
             try:
                 response = await client.post(token_endpoint, data=data, headers=headers)
-            except httpx2.HTTPError:
-                return None
+            except httpx2.HTTPError as error:
+                raise self._unreachable(token_endpoint, type(error).__name__) from None
         if response.status_code != 200:
-            return None
-        return _refreshed_tokens(response, record)
+            if grant_gone(response):
+                return None
+            raise self._unreachable(token_endpoint, f"HTTP {response.status_code}")
+        tokens = _refreshed_tokens(response, record)
+        if tokens is None:
+            raise self._unreachable(token_endpoint, "the answer was not a token")
+        return tokens
+
+    def _unreachable(self, endpoint: str, reason: str) -> ServerStartError:
+        host = urlsplit(endpoint).netloc
+        return ServerStartError(
+            sanitize_line(
+                f"MCP server {self.name!r} could not refresh its login at {host} ({reason}); "
+                "the login is kept: try again later"
+            )
+        )
 
     def _client_auth(
         self, data: dict[str, str], record: ServerAuth
@@ -294,6 +334,11 @@ def runtime_auth(
     `on_token` hears every token sent, so the connection masks it in what the server says.
     """
     store = TokenStore() if store is None else store
+    require_secure(launch.server, launch.url, "URL")  # a clear line before any connection
+    return SecureOnly(_auth(launch, store, on_token), launch.server, launch.url)
+
+
+def _auth(launch: HttpLaunch, store: TokenStore, on_token: Callable[[str], None]) -> httpx2.Auth:
     oauth = launch.oauth
     if oauth is not None and oauth.grant == "client_credentials" and oauth.client_id:
         storage = FileTokenStorage(store, launch.server, launch.url, on_token=on_token)
@@ -309,16 +354,26 @@ def runtime_auth(
 
 
 def read_private_key(launch: HttpLaunch) -> str | None:
-    """The PEM text of oauth.privateKeyFile, or None; an unreadable file names the field."""
+    """The PEM text of oauth.privateKeyFile, or None; an unreadable or loose file names the field.
+
+    Like ssh, a key that others can read (or replace with their own) is refused: the mode is
+    checked on the opened file itself, so a swap between check and read cannot slip past.
+    """
     if launch.private_key_file is None:
         return None
-    from pathlib import Path
-
     path = Path(launch.private_key_file).expanduser()
+    where = f"MCP server {launch.server!r} oauth.privateKeyFile"
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            info = os.fstat(handle.fileno())
+            mode = stat.S_IMODE(info.st_mode)
+            if mode & 0o077 or info.st_uid != os.getuid():
+                owner = "" if info.st_uid == os.getuid() else ", and it is not yours"
+                raise ServerStartError(
+                    f"{where}: {path} can be read or changed by others (mode {mode:o}{owner}); "
+                    f"run chmod 600 {path} (a private key must be yours alone)"
+                )
+            return handle.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or "not a PEM text file"
-        raise ServerStartError(
-            f"MCP server {launch.server!r} oauth.privateKeyFile: cannot read {path}: {reason}"
-        ) from None
+        raise ServerStartError(f"{where}: cannot read {path}: {reason}") from None

@@ -6,6 +6,7 @@ from agent.errors import NeedsLoginError, TokenStoreError
 from agent.mcp.definitions import HttpDefinition, ServerDefinition
 from agent.mcp.launch import HttpLaunch
 from agent.mcp.store import McpConfig
+from agent.mcp.token_key import token_key
 from agent.mcp.token_store import TokenStore
 
 
@@ -14,7 +15,10 @@ def needs_login(definition: ServerDefinition, tokens: TokenStore | None = None) 
     if not isinstance(definition, HttpDefinition) or definition.has_authorization_header():
         return False
     try:
-        status = (tokens or TokenStore()).status(definition.name, definition.url)
+        key = token_key(definition)
+        if key is None:
+            return False  # a variable is unset: starting it reports that, with what to do
+        status = (tokens or TokenStore()).status(definition.name, key)
     except TokenStoreError:
         return False  # the connection reports the damaged file with what to do
     return status.state == "needs login"
@@ -42,3 +46,16 @@ def login_needed(launch: HttpLaunch) -> NeedsLoginError | None:
         return None
     reason = f"it asks for more access: {record.scope}" if record.scope else ""
     return NeedsLoginError(launch.server, reason)
+
+
+def more_access_wanted(launch: HttpLaunch) -> str | None:
+    """The scope a server asked for on top of a working login (a step-up), if it did."""
+    if not launch.uses_oauth():
+        return None
+    try:
+        record = TokenStore().get(launch.server, launch.url)
+    except TokenStoreError:
+        return None
+    if record is None or record.needs_login or record.access_token() is None:
+        return None
+    return record.scope

@@ -1,4 +1,8 @@
-"""The SDK's `TokenStorage` over our token file: one server's tokens and client registration."""
+"""The SDK's `TokenStorage` over our token file: one server's tokens and client registration.
+
+The SDK calls these on the event loop; every file access runs in a worker thread, because the
+file lock must never be waited for on the loop (another task of this process may hold it).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import anyio
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from agent.mcp.token_store import ServerAuth, TokenStore
@@ -63,7 +68,8 @@ class FileTokenStorage:
         """The stored tokens for this server and URL."""
         if self._hide_tokens:
             return None
-        token = token_from_record(self.store.get(self.name, self.url))
+        record = await anyio.to_thread.run_sync(self.store.get, self.name, self.url)
+        token = token_from_record(record)
         if token is not None:
             self._heard(token)
         return token
@@ -78,7 +84,8 @@ class FileTokenStorage:
         self._hide_tokens = False
         self._heard(tokens)
         stored = record_tokens(tokens)
-        self.store.update(
+        await anyio.to_thread.run_sync(
+            self.store.update,
             self.name,
             self.url,
             lambda record: replace(record, tokens=stored, needs_login=False, scope=None),
@@ -88,7 +95,7 @@ class FileTokenStorage:
         """The configured client, else the stored registration (dynamic or CIMD), if any."""
         if self._configured is not None:
             return self._configured
-        record = self.store.get(self.name, self.url)
+        record = await anyio.to_thread.run_sync(self.store.get, self.name, self.url)
         if record is None or record.client is None:
             return None
         return OAuthClientInformationFull.model_validate(record.client)
@@ -98,4 +105,6 @@ class FileTokenStorage:
         if self._configured is not None and client_info.client_id == self._configured.client_id:
             return
         client = client_info.model_dump(mode="json", exclude_none=True)
-        self.store.update(self.name, self.url, lambda record: replace(record, client=client))
+        await anyio.to_thread.run_sync(
+            self.store.update, self.name, self.url, lambda record: replace(record, client=client)
+        )

@@ -255,11 +255,16 @@ class McpStore:
 
 
 def _drop_stale_tokens(config: McpConfig) -> None:
-    # OAuth tokens belong to a server name and URL: a removed server or a changed URL drops them.
+    # OAuth tokens belong to a server name and expanded URL: a removed server or a changed URL
+    # drops them; a URL whose variable is unset here keeps them (we cannot tell).
     from agent.mcp.definitions import HttpDefinition
+    from agent.mcp.token_key import default_expander, token_key
     from agent.mcp.token_store import TokenStore
 
-    remote = {d.name: d.url for d in config.definitions if isinstance(d, HttpDefinition)}
+    expander = default_expander()
+    remote = {
+        d.name: token_key(d, expander) for d in config.definitions if isinstance(d, HttpDefinition)
+    }
     # A damaged token file is reported where tokens are used; a record for another URL is
     # never used anyway.
     with contextlib.suppress(TokenStoreError):

@@ -9,9 +9,10 @@ URL: a record whose URL is not the server's current URL is never used and is dro
 next write, as is the record of a removed server. `tokens.expires_at` is absolute (epoch
 seconds) so any process can tell whether a token is still good.
 
-Every change is a locked read-modify-write with an atomic replace (agent/home.py), and the
-lock can be held across a refresh, so two processes never refresh with the same refresh
-token. A file that is damaged or readable by others is reported and never overwritten.
+Every change is a locked read-modify-write with an atomic replace (agent/home.py). The lock is
+held only for file work, never across a request: a refresh re-reads under it and stores its
+result only if the record is still the one it started from (oauth_runtime.py). A file that
+is damaged or readable by others is reported and never overwritten.
 """
 
 from __future__ import annotations
@@ -103,17 +104,19 @@ class AuthStatus:
 
     state: str  # "none" | "logged in" | "needs login"
     expires_at: float | None = None
+    wanted: str | None = None  # a step-up's scope that the next login asks for
 
     def describe(self) -> str:
         """One short phrase, e.g. `logged in (expires 14:05)`."""
+        more = f"; more access wanted: {self.wanted}" if self.wanted else ""
         if self.state != "logged in" or self.expires_at is None:
-            return self.state
+            return self.state + more
         moment = time.localtime(self.expires_at)
         shown = time.strftime(
             "%H:%M" if self.expires_at - time.time() < 86400 else "%Y-%m-%d", moment
         )
         word = "expired" if self.expires_at <= time.time() else "expires"
-        return f"logged in ({word} {shown})"
+        return f"logged in ({word} {shown}){more}"
 
 
 @dataclass
@@ -165,11 +168,11 @@ class TokenStore:
         expires = record.expires_at()
         if expires is not None and expires <= time.time() and record.refresh_token() is None:
             return AuthStatus("needs login")
-        return AuthStatus("logged in", expires)
+        return AuthStatus("logged in", expires, record.scope)
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the file's cross-process lock (for a refresh that must not race another)."""
+        """Hold the file's cross-process lock (only for file work, never across a request)."""
         with file_lock(self.path):
             yield
 
@@ -207,8 +210,11 @@ class TokenStore:
                 self._write(servers)
             return dropped
 
-    def keep_only(self, servers_by_name: Mapping[str, str]) -> None:
-        """Drop records of servers no longer configured, or configured with another URL."""
+    def keep_only(self, servers_by_name: Mapping[str, str | None]) -> None:
+        """Drop records of servers no longer configured, or configured with another URL.
+
+        A URL of None (a variable in it is unset) keeps the server's record: it may match.
+        """
         if not self.path.exists():
             return
         with self.locked():
@@ -216,7 +222,7 @@ class TokenStore:
             kept = {
                 name: record
                 for name, record in current.servers.items()
-                if servers_by_name.get(name) == record.url
+                if name in servers_by_name and servers_by_name[name] in (None, record.url)
             }
             if kept != current.servers:
                 self._write(kept)

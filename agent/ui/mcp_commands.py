@@ -32,6 +32,7 @@ from agent.ui.style import styled
 
 if TYPE_CHECKING:
     from agent.mcp.runtime import McpRuntime
+    from agent.mcp.variables import Expander
 
 USAGE = (
     "usage: /mcp [status | enable NAME | disable NAME | trust NAME | restart NAME | "
@@ -108,7 +109,11 @@ async def _status(chat: ChatSession) -> None:
         else:
             target = display_url(definition.url)
         name = sanitize_line(definition.name)
-        auth = f", auth: {_auth(definition)}" if isinstance(definition, HttpDefinition) else ""
+        auth = (
+            f", auth: {_auth(definition, runtime.trust_gate.launch_trust.expander)}"
+            if isinstance(definition, HttpDefinition)
+            else ""
+        )
         _say(f"  {name}: {shown}{started}, {tools}{auth}  {sanitize_line(target)}")
         if status.last_error:
             print(styled(f"      {error_lines(status.last_error)[0]}", "red"))
@@ -188,16 +193,11 @@ async def _edit(chat: ChatSession) -> None:
         _say(f"Stopped servers no longer enabled as they were: {', '.join(stopped)}")
 
 
-def _auth(definition: HttpDefinition) -> str:
-    from agent.errors import TokenStoreError
+def _auth(definition: HttpDefinition, expander: Expander) -> str:
+    from agent.mcp.token_key import describe_auth
     from agent.mcp.token_store import TokenStore
 
-    if definition.has_authorization_header():
-        return "header"
-    try:
-        return TokenStore().status(definition.name, definition.url).describe()
-    except TokenStoreError:
-        return "unknown (the token file is damaged; see agent mcp list)"
+    return describe_auth(definition, TokenStore(), expander)
 
 
 async def _login(chat: ChatSession, name: str) -> None:
