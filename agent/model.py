@@ -158,9 +158,9 @@ def count_tokens(
     """litellm.token_counter, with the counter switched on for this one call.
 
     The loader switches it off process-wide (it answers 0 then) so that requests do not pay
-    for it; only `/context` and the toolbar's share count. The call is synchronous, so no
-    request of ours runs meanwhile; the lock keeps two counting threads from restoring the
-    flag out of order.
+    for it; only `/context` and the toolbar's share count, in worker threads. A request
+    streaming meanwhile may pay for one count while the flag is off (cost only, never a wrong
+    answer); the lock keeps two counting threads from restoring the flag out of order.
     """
     with _COUNTER_LOCK:
         was = getattr(litellm, "disable_token_counter", False)
