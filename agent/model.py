@@ -159,7 +159,7 @@ def count_tokens(
 
     The loader switches it off process-wide (it answers 0 then) so that requests do not pay
     for it; only `/context` and the toolbar's share count, in worker threads. A request
-    streaming meanwhile may pay for one count while the flag is off (cost only, never a wrong
+    streaming meanwhile may pay for one count while the counter is on (cost only, never a wrong
     answer); the lock keeps two counting threads from restoring the flag out of order.
     """
     with _COUNTER_LOCK:
