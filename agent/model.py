@@ -118,6 +118,10 @@ class LiteLLMLoader:
             litellm.suppress_debug_info = True  # else caught errors print "Give Feedback" banners
             litellm.drop_params = True  # providers without stream_options etc. still work
             litellm.telemetry = False
+            # For Llama-like names token_counter would fetch a tokenizer from huggingface.co
+            # (5 retries, ~25 s offline): a local model must not make the machine call out.
+            # tiktoken's count is close enough for a share of the window.
+            litellm.disable_hf_tokenizer_download = True
             # Before each streamed request litellm prices it by counting the prompt's tokens
             # with a tokenizer it loads on first use: 0.1-0.35 s of a one-shot run, and a pass
             # over the whole conversation on every request after. We never use that count:
@@ -154,9 +158,9 @@ def count_tokens(
     """litellm.token_counter, with the counter switched on for this one call.
 
     The loader switches it off process-wide (it answers 0 then) so that requests do not pay
-    for it; only `/context` and the toolbar's share count. The call is synchronous, so no
-    request of ours runs meanwhile; the lock keeps two counting threads from restoring the
-    flag out of order.
+    for it; only `/context` and the toolbar's share count, in worker threads. A request
+    streaming meanwhile may pay for one count while the counter is on (cost only, never a wrong
+    answer); the lock keeps two counting threads from restoring the flag out of order.
     """
     with _COUNTER_LOCK:
         was = getattr(litellm, "disable_token_counter", False)
@@ -172,6 +176,18 @@ def count_tokens(
             )
         finally:
             litellm.disable_token_counter = was  # type: ignore[attr-defined]
+
+
+def table_window(litellm: ModuleType, model: str) -> int:
+    """max_input_tokens of a model in litellm's bundled table (no provider call); 0 if unknown."""
+    table = getattr(litellm, "model_cost", None) or {}
+    for key in (model, model.split("/", 1)[-1]):
+        entry = table.get(key)
+        if isinstance(entry, dict):
+            limit = entry.get("max_input_tokens") or entry.get("max_tokens")
+            if isinstance(limit, int) and limit > 0:
+                return limit
+    return 0
 
 
 # -- the model --------------------------------------------------------------------------------
@@ -240,16 +256,16 @@ class LiteLLMModel:
         self._accepts_images: bool | None = None
 
     def context_window(self) -> int | None:
-        """The model's input token limit when litellm knows it; None while litellm is still
-        loading (the caller uses its fallback rather than wait)."""
+        """The model's input token limit from litellm's bundled model table; None while litellm
+        is still loading or when the table does not know the model (the caller falls back to
+        settings).
+
+        Never litellm.get_model_info: for ollama/ it POSTs to localhost:11434 synchronously,
+        and a server that never answers would freeze the chat."""
         if self._context_window is None:
             if not self._loader.loaded:
                 return None
-            try:
-                info = self._loader.get().get_model_info(self.settings.name)
-                self._context_window = int(info.get("max_input_tokens") or 0)
-            except Exception:  # unknown model: the caller falls back to settings
-                self._context_window = 0
+            self._context_window = table_window(self._loader.get(), self.settings.name)
         return self._context_window or None
 
     @property

@@ -84,7 +84,7 @@ def measure_context(chat: ChatSession) -> ContextReport:
     counter = _Counter(chat)
     messages = conversation.request_messages()
     try:
-        tools = combine(conversation.toolsets)
+        tools = conversation.tool_order.peek(combine(conversation.toolsets))
     except AgentError:  # a name conflict: the request would fail; nothing of the tools goes
         tools = {}
     specs = [tool.spec.to_openai() for tool in tools.values()]
@@ -125,10 +125,19 @@ def _system_parts(chat: ChatSession, counter: _Counter) -> list[ContextPart]:
 
 
 def _notes(chat: ChatSession) -> list[str]:
-    if chat.instructions is None:
-        return []
-    notes = [chat.instructions.cut_note(), chat.instructions.untrusted_note()]
+    notes: list[str | None] = [_pending_note(chat)]
+    if chat.instructions is not None:
+        notes += [chat.instructions.cut_note(), chat.instructions.untrusted_note()]
     return [note for note in notes if note]
+
+
+def _pending_note(chat: ChatSession) -> str:
+    # The request waits for servers still starting and will carry their tools: say so, since
+    # the numbers above cannot count them yet.
+    names = chat.host.still_starting()
+    if not names:
+        return ""
+    return f"waiting for: {', '.join(names)} (still starting; their tools are not counted yet)"
 
 
 def _count_of(count: int, noun: str) -> str:
@@ -146,7 +155,7 @@ def context_share(chat: ChatSession) -> float | None:
         return None  # no tokenizer (a scripted model), or litellm still loading
     try:
         messages = chat.conversation.request_messages(estimate=True)
-        tools = combine(chat.conversation.toolsets)
+        tools = chat.conversation.tool_order.peek(combine(chat.conversation.toolsets))
     except AgentError:
         return None
     specs = [tool.spec.to_openai() for tool in tools.values()]

@@ -36,3 +36,13 @@ class ToolOrder:
             self._in_order = names
             return tools
         return {name: tools[name] for name in sorted(tools, key=places.__getitem__)}
+
+    def peek(self, tools: dict[str, Tool]) -> dict[str, Tool]:
+        """The order `arrange` would give `tools` now, remembering nothing (for `/context` and
+        the toolbar, which measure the next request without shaping it)."""
+        places = self._places
+        unknown = {name: len(places) + index for index, name in enumerate(tools)}
+        return {
+            name: tools[name]
+            for name in sorted(tools, key=lambda name: places.get(name, unknown[name]))
+        }

@@ -71,6 +71,12 @@ class McpHost:
         self._changed.set()
         self._changed = anyio.Event()
 
+    def still_starting(self) -> list[str]:
+        """The enabled servers the next request would wait for (none once all have started)."""
+        if self.started.is_set():
+            return []
+        return list(self._starting) if self.runtime is not None else self._enabled_names()
+
     async def wait_for_servers(self, waiting: Waiting) -> None:
         """Return once no enabled server is still starting; `waiting` is told which ones the
         request waits for each time that changes. Each start is bounded by the server's

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from agent.skills.instruction_files import InstructionFile, InstructionFiles
+from agent.text import sanitize_line
 
 DEFAULT_BUDGET_BYTES = 32 * 1024
 TRUST_HINT = "run `agent skills trust` in the project (it covers instruction files too)"
@@ -21,6 +22,14 @@ SECTION_HEAD = (
     "project's, outermost folder first; a later file is more specific):"
 )
 _CLOSE = re.compile(r"</(instructions)", re.IGNORECASE)
+
+# Folder names come from the repository: a label must stay one line and inside its attribute.
+_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
+
+
+def frame_label(label: str) -> str:
+    """A file's label as the frame's attribute: one line, no `<`, `>` or `"` that could close it."""
+    return sanitize_line(label).translate(_ATTRIBUTE_ESCAPES)
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ class ProjectInstructions:
                     f"\n[cut here: the file has {fitted.file.size} bytes; "
                     f"{fitted.kept_bytes} fit the instruction files' budget]"
                 )
-            label = fitted.file.label.replace('"', "'")
+            label = frame_label(fitted.file.label)
             blocks.append(f'<instructions file="{label}">\n{body}{marker}\n</instructions>')
         return "\n\n".join(blocks)
 

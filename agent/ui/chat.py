@@ -217,8 +217,8 @@ async def run_interactive(setup: ChatSetup) -> int:
         group.start_soon(_list_prompts_when_started, chats[0], stop)
         setup.load_model()
         preload_markdown()
-        for line in chats[0].notes:
-            print(styled(sanitize(line), "yellow"))
+        for line in chats[0].notes:  # one line each: a folder name must not forge lines
+            print(styled(sanitize_line(line), "yellow"))
         ready.set()
 
     try:
@@ -303,7 +303,7 @@ async def _before_turn(chat: ChatSession) -> None:
     from agent.ui.confirm_dialog import SKILLS_QUESTION, ChatConfirm
 
     for line in await chat.settle_skill_trust(ChatConfirm(SKILLS_QUESTION)):
-        print(styled(sanitize(line), "yellow"))
+        print(styled(sanitize_line(line), "yellow"))
     if chat.needs_compaction():
         from agent.session.compaction import NothingToCompactError
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import anyio.to_thread
+
 from agent.chat.context import ContextPart, ContextReport, measure_context
 from agent.chat.state import ChatSession
 from agent.text import sanitize_line
@@ -41,7 +43,9 @@ def _source(part: ContextPart) -> str:
 
 async def show_context(chat: ChatSession, argument: str) -> None:
     """Print the report of the next request, and the notes on instruction files."""
-    report = measure_context(chat)
+    # Counting a long history takes a while: in a worker thread the spinner, MCP I/O and
+    # Ctrl-C go on (a cancelled count is abandoned; its thread ends on its own).
+    report = await anyio.to_thread.run_sync(measure_context, chat, abandon_on_cancel=True)
     for line in context_lines(report):
         print(line)
     for note in report.notes:

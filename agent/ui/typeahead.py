@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _ESC = "\x1b"
+# How long a lone ESC waits for the rest of a sequence before it counts as the Esc key
+# (prompt_toolkit's own escape timeout is 0.05 s; a slow link splits sequences wider apart).
+ESCAPE_TIMEOUT_SECONDS = 0.1
 _STRING_INTRODUCERS = "]PX^_"  # OSC, DCS, SOS, PM, APC: run until BEL or ESC \
 _BACKSPACE = "\x7f\x08"
 _CLEAR_LINE = "\x15"  # Ctrl-U
@@ -48,12 +51,22 @@ class KeyReader:
             line = self._key(char)
             if line is not None:
                 queued.append(line)
-        if self._state == "escape":  # an Esc alone at the end of a read: the Esc key
-            self._state = "text"
-            self.draft, self.queued, self.cleared = "", [], True
-            queued.clear()
+        # An ESC at the end of a read may be the start of a sequence whose rest is in the next
+        # read (over ssh, or a paste crossing the read size): the reader decides after a pause.
         self.queued.extend(queued)
         return queued
+
+    @property
+    def escape_pending(self) -> bool:
+        """The last key read was a lone ESC: the Esc key, unless more of a sequence follows."""
+        return self._state == "escape"
+
+    def escape_timed_out(self) -> None:
+        """Nothing followed a lone ESC in time: it was the Esc key, which clears what is typed
+        and queued."""
+        if self._state == "escape":
+            self._state = "text"
+            self.draft, self.queued, self.cleared = "", [], True
 
     def _key(self, char: str) -> str | None:
         state = self._state
@@ -110,6 +123,7 @@ class TypeAhead:
         self._fd: int | None = None
         self._mode: list[Any] | None = None  # the terminal's mode before cbreak
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+        self._escape_timer: asyncio.TimerHandle | None = None
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -169,6 +183,9 @@ class TypeAhead:
         self._fd, self._mode = fd, mode
 
     def _stop(self) -> None:
+        if self._escape_timer is not None:  # no more keys will be read: a lone ESC was Esc
+            self._cancel_escape_timer()
+            self._escape_timed_out()
         fd, mode, self._fd, self._mode = self._fd, self._mode, None, None
         if fd is None or mode is None:
             return
@@ -185,9 +202,28 @@ class TypeAhead:
         except OSError:
             self._stop()
             return
+        self._cancel_escape_timer()  # the rest of a split sequence arrived, or another key
         before = self.keys.draft
         for line in self.keys.feed(self._decoder.decode(data)):
             self._on_queued(line)
+        if self.keys.escape_pending:
+            self._escape_timer = asyncio.get_running_loop().call_later(
+                ESCAPE_TIMEOUT_SECONDS, self._escape_timed_out
+            )
+        self._report(before)
+
+    def _escape_timed_out(self) -> None:
+        self._escape_timer = None
+        before = self.keys.draft
+        self.keys.escape_timed_out()
+        self._report(before)
+
+    def _cancel_escape_timer(self) -> None:
+        if self._escape_timer is not None:
+            self._escape_timer.cancel()
+            self._escape_timer = None
+
+    def _report(self, before: str) -> None:
         if self.keys.cleared:
             self.keys.cleared = False
             self._on_cleared()

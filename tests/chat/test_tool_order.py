@@ -18,3 +18,12 @@ def test_tools_keep_their_first_places_and_newcomers_are_appended() -> None:
     assert list(order.arrange(tools("c", "x", "a", "b"))) == ["a", "b", "c", "x"]  # again
     assert list(order.arrange(tools("x", "b"))) == ["b", "x"]  # one left: the rest keep order
     assert list(order.arrange(tools("a", "b", "c", "x"))) == ["a", "b", "c", "x"]
+
+
+def test_peek_gives_the_order_arrange_would_and_remembers_nothing() -> None:
+    order = ToolOrder()
+    order.arrange(tools("a", "b"))
+    assert list(order.peek(tools("c", "b", "a"))) == ["a", "b", "c"]
+    assert list(order.peek(tools("d"))) == ["d"]
+    # Had peek remembered "d", it would now come first.
+    assert list(order.arrange(tools("e", "d"))) == ["e", "d"]

@@ -24,6 +24,7 @@ def test_esc_alone_clears_what_is_typed_and_queued() -> None:
     keys = KeyReader()
     keys.feed("one\rtwo")
     keys.feed("\x1b")
+    keys.escape_timed_out()  # the reader's pause passed with no more of a sequence
     assert (keys.queued, keys.draft, keys.cleared) == ([], "", True)
 
 
@@ -42,3 +43,15 @@ def test_string_sequences_vanish_to_their_end_in_seven_and_eight_bit_forms() -> 
     keys = KeyReader()
     keys.feed("a\x1b]0;title\x07b\x1b]8;;url\x1b\\c\x9b2Jd\x9d0;t\x9ce\x1bPdcs\x1b\\f")
     assert keys.draft == "abcdef"
+
+
+def test_an_arrow_key_split_across_two_reads_keeps_the_queue_and_types_nothing() -> None:
+    keys = KeyReader()
+    keys.feed("first question\r")
+    keys.feed("second\r")
+    keys.feed("\x1b")  # over ssh an arrow key's ESC can arrive alone...
+    assert keys.escape_pending
+    keys.feed("[A")  # ...and its rest in the next read, before the Esc pause ends
+    assert (keys.queued, keys.draft, keys.cleared) == (["first question", "second"], "", False)
+    keys.escape_timed_out()  # the pause ends with the sequence complete: nothing to clear
+    assert (keys.queued, keys.draft, keys.cleared) == (["first question", "second"], "", False)

@@ -1,0 +1,37 @@
+"""Issue 16 review: `/context` counts what the next request will hold.
+
+Right after launch a server is still starting; the next request waits for it and carries its
+tools, so `/context` must say it is pending rather than show numbers that silently leave it out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+
+from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
+from tests.test_chat_pty import FakeModelProcess, chat_env, spawn_chat  # noqa: F401
+
+
+def test_context_names_a_server_still_starting_whose_tools_the_request_will_wait_for(
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],  # noqa: F811
+) -> None:
+    command = server_command("slow_start_server.py", "60")
+    save_trusted_stdio_server(agent_home, "slow", command, chat_env)
+    fake = FakeModelProcess(tmp_path, [])
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+        chat.expect("›")
+        chat.send("/context\r")
+        chat.expect("total")
+        chat.expect("waiting for: slow")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF, timeout=15)
+        chat.close()
+    finally:
+        fake.stop()
+    assert chat.exitstatus == 0
