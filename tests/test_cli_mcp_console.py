@@ -190,7 +190,7 @@ def test_trust_at_a_terminal_shows_the_exact_command_and_yes_starts_and_trusts_i
         f"  arguments:   {shlex.quote(TOOLS_SERVER)} --name 'fixture server'\n"
         f"  command:     {shlex.join([python, TOOLS_SERVER])} --name 'fixture server'\n"
         f"  working dir: {tmp_path}\n"
-        "  environment: CANARY, LEVEL\n"
+        "  environment: CANARY (a literal value), LEVEL (a literal value)\n"
         "Start it and trust what it runs here? [y/N] y\n"
         "Trusted fx; 16 tools discovered. Enable it with: agent mcp enable fx\n",
     )

@@ -20,7 +20,7 @@ class TrustRequest:
     resolved_executable: str | None  # what PATH resolves it to now; None when not found
     args: tuple[str, ...]
     cwd: str
-    env_names: tuple[str, ...]
+    env_sources: tuple[str, ...]  # "NAME=${VAR}" as written, or "NAME (a literal value)"
     previously_trusted: bool  # another launch of this server was trusted
     changes: tuple[str, ...] = ()  # what differs from that launch, in words
     project: str | None = None  # the project this trust is for, when the launch depends on it
@@ -39,7 +39,7 @@ class TrustRequest:
         else:
             headline = f"MCP server {self.server!r} runs a program on this computer."
         where = self.resolved_executable or "not found on PATH"
-        env = ", ".join(self.env_names) if self.env_names else "(no extra variables)"
+        env = ", ".join(self.env_sources) if self.env_sources else "(no extra variables)"
         lines = [headline]
         if self.changes:
             lines.append("  What changed since you trusted it:")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from agent.errors import AgentError, NotTrustedError, ServerStartError
@@ -111,10 +112,22 @@ def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustR
         resolved_executable=launch.resolved_command(),
         args=args,
         cwd=cwd,
-        env_names=tuple(launch.env),
+        env_sources=env_sources(definition.env),
         previously_trusted=verdict.previously_trusted,
         changes=verdict.changes,
         project=verdict.record.project,
+    )
+
+
+def env_sources(env: Mapping[str, str]) -> tuple[str, ...]:
+    """Where each environment value comes from, as written, never the value itself.
+
+    `${env:AWS_SECRET_ACCESS_KEY}` under an innocent name is what a yes would hand over; the
+    written reference is not the secret, and a literal value (which may be one) is not shown.
+    """
+    return tuple(
+        f"{name}={written}" if references_environment(written) else f"{name} (a literal value)"
+        for name, written in env.items()
     )
 
 
@@ -128,19 +141,13 @@ def _commands_request(
             + (f"  may start with '-': {', '.join(tool.allow_dash)}" if tool.allow_dash else "")
         )
         tools.extend(f"  {line}" for line in _tool_details(tool))
-    # Where each value comes from, as written: `${env:AWS_SECRET_ACCESS_KEY}` under an
-    # innocent name is what a yes would hand over (the written text is not the secret).
-    env = tuple(
-        f"{name}={written}" if references_environment(written) else f"{name} (a literal value)"
-        for name, written in definition.env.items()
-    )
     return TrustRequest(
         server=definition.name,
         executable="(commands server)",
         resolved_executable=None,
         args=(),
         cwd=shown_cwd(definition.cwd, launch.cwd),
-        env_names=env,
+        env_sources=env_sources(definition.env),
         previously_trusted=verdict.previously_trusted,
         changes=verdict.changes,
         project=verdict.record.project,

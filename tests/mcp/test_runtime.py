@@ -64,7 +64,7 @@ async def test_trusting_a_server_discovers_every_page_of_tools_and_records_trust
     assert request.server == "fx"
     assert request.executable == definition.command  # type: ignore[union-attr]
     assert request.args == definition.args  # type: ignore[union-attr]
-    assert request.env_names == ("TOKEN",)
+    assert request.env_sources == ("TOKEN (a literal value)",)
     assert "s3cret-value" not in "\n".join(request.describe())
     state = store.load().state("fx")
     names = [tool.name for tool in state.cached_tools or ()]
