@@ -10,10 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.mcp_fixtures import server_command, trust_launch
-from tests.test_cli_mcp_console import (  # noqa: F401  (trusted_store is a fixture)
+from tests.test_cli_mcp_console import (  # noqa: F401  (fixtures: trusted_store, remote...)
+    TOKEN,
     TOOL_NAMES,
     agent,
+    headers_log,
+    http_server,
     import_servers,
+    remote,
     trace_messages,
     trusted_store,
 )
@@ -102,3 +106,19 @@ def test_inspect_lists_the_servers_requests_to_us_and_what_we_answered(
         f"  roots/list -> {root}",
         '  elicitation/create -> {"action": "decline"}',
     ]
+
+
+def test_send_to_a_streamable_http_server_answers_and_the_trace_hides_its_token(
+    remote: str,  # noqa: F811
+) -> None:
+    call = {"method": "tools/call", "params": {"name": "echo", "arguments": {"text": TOKEN}}}
+
+    result = agent("mcp", "send", remote, json.dumps(call), "--trace")
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["id"] == "agent-send-1"
+    assert answer["result"]["content"][0]["text"] == "***"  # the token is the header's secret
+    sent = [message for arrow, message in trace_messages(result.stderr) if arrow == "->"]
+    assert sent[-1]["id"] == "agent-send-1"
+    assert TOKEN not in result.stdout + result.stderr
