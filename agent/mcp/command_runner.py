@@ -11,14 +11,22 @@ reused, so the kill can never reach an unrelated group. That is why the program 
 with subprocess.Popen and watched through a pidfd, not through asyncio's child watcher, which
 reaps on its own. stdout and stderr are read at once, each kept up to 1 MiB; the rest is read
 and dropped, so a program that writes without end never blocks on a full pipe.
+
+A new session also means no signal to the agent reaches the program. SIGTERM and SIGHUP are
+handled (agent.mcp.process_groups); SIGKILL runs no handler, so on Linux the program asks the
+kernel to kill it when the agent dies (PR_SET_PDEATHSIG). Only the program itself: what it
+started in its group is ended by nobody then.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -32,6 +40,7 @@ OUTPUT_CAP_BYTES = 1024 * 1024
 EXIT_GRACE_SECONDS = 0.5
 _CHUNK = 65536
 _POLL_SECONDS = 0.05  # without pidfd (not Linux): how often to look whether the program exited
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,26 @@ class _Capture:
         return self.data.decode("utf-8", errors="replace")
 
 
+def _die_with_parent() -> Callable[[], None] | None:
+    """What the child runs between fork and exec so the kernel kills it when we die (Linux).
+
+    The signal follows the thread that forked: the event loop's, which lives as long as the
+    agent. If we died before the request took effect, the child has another parent by then:
+    it exits instead of running unwatched.
+    """
+    if sys.platform != "linux":
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up now: the child must not load
+    parent = os.getpid()
+
+    def in_child() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return in_child
+
+
 async def run_command(
     argv: Sequence[str],
     *,
@@ -99,6 +128,7 @@ async def run_command(
         cwd=cwd,
         env=dict(env),
         start_new_session=True,
+        preexec_fn=_die_with_parent(),
     )
     register(process.pid)
     try:

@@ -89,6 +89,34 @@ def test_ending_the_agent_by_signal_kills_the_running_program(
             os.kill(program, signal.SIGKILL)
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_agent_takes_the_running_program_with_it(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    """SIGKILL runs no handler; the kernel ends the program when its parent dies."""
+    project = make_project(tmp_path)
+    (project / "napper.py").write_text(NAPPER)
+    fifo = tmp_path / "started.fifo"
+    os.mkfifo(fifo)
+    tool = {"command": [sys.executable, "napper.py", str(fifo)], "timeout": 600}
+    save_commands_server(agent_home, project, {"nap": tool})
+    agent = subprocess.Popen(
+        [AGENT, "mcp", "call", "cmd", "nap", "--args", "{}"],
+        cwd=project, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    program = 0
+    try:
+        program = _pid_from(fifo)
+        agent.kill()
+        agent.wait(timeout=TIMEOUT)
+        assert _ends(program), "the program outlived the killed agent"
+    finally:
+        agent.kill()
+        agent.wait(timeout=TIMEOUT)
+        if program and pid_alive(program):
+            os.kill(program, signal.SIGKILL)
+
+
 # Starts `sleep 300` in a session of its own that inherits stdout, says its pid, exits 0.
 DAEMONIZER = """\
 import subprocess
