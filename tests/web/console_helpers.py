@@ -91,6 +91,28 @@ class Console:
         body = json.dumps(value).encode()
         return self.request("POST", path, body, {"Content-Type": "application/json"})
 
+    def post_with(self, headers: Mapping[str, str], path: str, value: object = None) -> Answer:
+        """POST a JSON body (default {}) with these extra headers."""
+        body = json.dumps({} if value is None else value).encode()
+        return self.request("POST", path, body, {"Content-Type": "application/json", **headers})
+
+    def repeat(self, method: str, path: str, count: int) -> list[int]:
+        """The statuses of `count` requests sent one after another on one connection."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
+        statuses = []
+        try:
+            for _ in range(count):
+                connection.putrequest(method, path, skip_host=True)
+                connection.putheader("Host", self.host)
+                connection.putheader("Cookie", f"agent_console={self.cookie}")
+                connection.endheaders()
+                response = connection.getresponse()
+                response.read()
+                statuses.append(response.status)
+        finally:
+            connection.close()
+        return statuses
+
     def open_link(self) -> Answer:
         """GET the one-time link; keep the cookie it sets."""
         answer = self.request("GET", f"/open?token={self.token}", cookie=False)
