@@ -35,6 +35,14 @@ PING_SECONDS = 15.0
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+class AsciiJSONResponse(JSONResponse):
+    """JSON in ASCII: a lone surrogate a server sent (valid in JSON text, not in UTF-8) is
+    escaped instead of failing the answer."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, separators=(",", ":")).encode("ascii")
+
+
 def build_app(
     service: ConsoleService, forms: PageElicitation, session: Session, hosts: frozenset[str]
 ) -> GuardMiddleware:
@@ -75,7 +83,7 @@ def _json_route(handler: Callable[[Request, dict[str, Any]], Awaitable[Any]]) ->
         if not isinstance(body, dict):
             return _error(400, "the body must be a JSON object")
         try:
-            return JSONResponse(await handler(request, body))
+            return AsciiJSONResponse(await handler(request, body))
         except ApiError as error:
             return _error(error.status, error.message)
 
@@ -83,7 +91,7 @@ def _json_route(handler: Callable[[Request, dict[str, Any]], Awaitable[Any]]) ->
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return AsciiJSONResponse({"error": message}, status_code=status)
 
 
 async def _index(request: Request) -> Response:
@@ -121,7 +129,7 @@ class _Api:
         return response
 
     async def servers(self, request: Request) -> Response:
-        return JSONResponse({"servers": self.service.entries()})
+        return AsciiJSONResponse({"servers": self.service.entries()})
 
     async def connect(self, request: Request, body: dict[str, Any]) -> Any:
         return {"server": await self.service.connect(request.path_params["name"])}

@@ -185,7 +185,8 @@ def test_only_plain_static_file_names_are_served(bridge: Console, name: str) -> 
 
 
 @pytest.mark.parametrize(
-    "host", ["0.0.0.0", "::", "192.168.1.10", "example.com", "myhost"]  # noqa: S104
+    "host",
+    ["0.0.0.0", "::", "192.168.1.10", "example.com", "myhost"],  # noqa: S104
 )
 def test_a_host_that_is_not_loopback_is_refused_before_anything_is_bound(
     tmp_path: Path, host: str
@@ -368,3 +369,22 @@ def test_a_hostile_servers_text_comes_back_as_json_text_without_its_secret(
     seen = json.dumps(events.seen)
     assert SECRET not in seen
     assert not any(kind == "elicitation" for kind, _ in events.seen)  # no forged event
+
+
+def test_a_server_that_needs_a_login_says_so_and_no_browser_is_opened(
+    tmp_path: Path, agent_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fixtures.oauth_cli import OAuthCli, recording_browser
+    from tests.fixtures.oauth_fixtures import running_oauth_server
+
+    browser, record = recording_browser(tmp_path)
+    monkeypatch.setenv("BROWSER", str(browser))
+    with running_oauth_server() as server:
+        OAuthCli(tmp_path, server)  # imports it as fx; nobody logged in
+        with running_console(agent_home) as console:
+            answer = console.post("/api/servers/fx/connect", {})
+            listed = console.request("GET", "/api/servers").json()["servers"][0]
+
+    assert (answer.status, answer.json()) == (409, {"error": "needs login: run agent mcp login fx"})
+    assert (listed["trusted"], listed["note"]) == (True, "needs login: run agent mcp login fx")
+    assert not record.exists()

@@ -338,3 +338,69 @@ def server_pid(console: Console) -> int:
     finally:
         events.close()
     return int(line["text"].rsplit("=", 1)[1])
+
+
+def test_a_long_message_is_cut_at_64_kib_in_the_log_but_not_in_the_answer(
+    console: Console,
+) -> None:
+    events = EventStream(console)
+    try:
+        events.wait_for(lambda kind, data: kind == "server")
+        result = call(console, "big_output", {"size": 100_000})
+        _, entry = events.wait_for(
+            lambda kind, data: kind == "log" and data["direction"] == "received" and data["cut"]
+        )
+    finally:
+        events.close()
+
+    assert len(result["content"][0]["text"]) == 100_000
+    head, note = entry["text"][: 64 * 1024], entry["text"][64 * 1024 :]
+    assert head.startswith('{"jsonrpc": "2.0", "id": ')
+    assert note.startswith(f" [cut: {64 * 1024} of ") and note.endswith(" characters]")
+
+
+@pytest.fixture(scope="module")
+def impatient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
+    """A bridge whose tool timeout is 2 s, fx connected."""
+    home = tmp_path_factory.mktemp("impatient") / "home"
+    save_servers(home)
+    (home / "settings.yaml").write_text("mcp:\n  tool_timeout_seconds: 2.0\n")
+    with running_console(home) as bridge:
+        assert bridge.post("/api/servers/fx/connect", {}).status == 200
+        yield bridge
+
+
+def test_a_hand_written_request_never_answered_times_out_with_504(impatient: Console) -> None:
+    message = {"id": 1, "method": "tools/call", "params": {"name": "hang", "arguments": {}}}
+
+    answer = impatient.post("/api/servers/fx/send", {"message": message})
+
+    assert answer.status == 504
+    assert "did not answer within 2 s" in answer.json()["error"]
+
+
+def test_a_form_nobody_answers_is_closed_in_every_tab_when_its_time_is_up(
+    impatient: Console,
+) -> None:
+    events = EventStream(impatient)
+    called: dict[str, Any] = {}
+
+    def ask() -> None:
+        called["answer"] = impatient.post(
+            "/api/servers/fx/call", {"tool": "ask_name", "arguments": {}}
+        )
+
+    caller = threading.Thread(target=ask)
+    try:
+        events.wait_for(lambda kind, data: kind == "server")
+        caller.start()
+        _, form = events.wait_for(lambda kind, data: kind == "elicitation")
+        _, done = events.wait_for(lambda kind, data: kind == "elicitation-done")
+    finally:
+        caller.join(timeout=60)
+        events.close()
+    late = impatient.post(f"/api/elicitations/{form['id']}", {"action": "decline"})
+
+    assert done == {"id": form["id"], "action": "cancel"}
+    assert late.status == 404
+    assert called["answer"].status in (200, 504)
