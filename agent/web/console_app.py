@@ -86,6 +86,10 @@ def _json_route(handler: Callable[[Request, dict[str, Any]], Awaitable[Any]]) ->
             return AsciiJSONResponse(await handler(request, body))
         except ApiError as error:
             return _error(error.status, error.message)
+        except Exception as error:
+            # A failure we did not foresee: its type only, since its text may quote what a
+            # server sent (unredacted) and uvicorn would print its traceback.
+            return _error(500, f"the bridge failed: {type(error).__name__}")
 
     return route
 
