@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from tests.fixtures.servers.form_server import NOTE_TEXT
 from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by name)
     browser_fixture,
     connect,
@@ -40,7 +41,7 @@ def test_connecting_a_server_shows_its_handshake_info(page: Page) -> None:
     expect_(page.locator("#info .server-name")).to_have_text("form_server 1.0.0")
     expect_(page.locator("#info .protocol")).to_have_text("2025-11-25")
     expect_(page.locator("#info .capabilities")).to_contain_text("tools")
-    expect_(page.locator("#tools li.item")).to_have_count(2)
+    expect_(page.locator("#tools li.item")).to_have_count(4)
     server.locator("button.disconnect").click()
     expect_(server.locator(".state")).to_have_text("stopped")
 
@@ -63,7 +64,6 @@ def test_a_tool_form_checks_and_converts_values_and_the_log_shows_the_call(page:
             "code: must match ^[A-Z]{3}$",
             "seats: must be a whole number, not 2.5",
             "size: required",
-            "guest.name: required",
         ]
     )
     expect_(page.locator("#log li.entry .summary", has_text="tools/call")).to_have_count(0)
@@ -140,7 +140,7 @@ def test_a_hand_written_message_is_checked_then_answered_under_its_own_id(page: 
     answer = page.locator("#raw-answer")
     expect_(answer).to_contain_text('"id": "mine-7"')
     tools = json.loads(answer.text_content() or "")["result"]["tools"]
-    assert [tool["name"] for tool in tools] == ["book", "ask"]
+    assert [tool["name"] for tool in tools] == ["book", "ask", "long", "links"]
     expect_(page.locator("#raw-problems li")).to_have_count(0)
 
 
@@ -173,6 +173,33 @@ def test_an_elicitation_is_answered_with_a_form_and_the_server_gets_the_values(p
     form.locator("button.decline").click()
     expect_(form).to_have_count(0)
     expect_(result).to_contain_text('"action": "decline"')
+
+
+def test_a_long_text_is_cut_with_a_note_until_show_all(page: Page) -> None:
+    connect(page, "form")
+    open_tool(page, "long")
+    page.locator('form#call-form [name="size"]').fill("25000")
+    page.locator("form#call-form button[type=submit]").click()
+
+    note = page.locator("#result .cut-note")
+    expect_(note).to_contain_text("showing 20,000 of 25,003 characters")
+    text = page.locator("#result pre.text")
+    assert len(text.text_content() or "") == 20_000
+    note.locator("button.show-all").click()
+    expect_(note).to_have_count(0)
+    assert text.text_content() == "x" * 25_000 + "END"
+
+
+def test_a_resource_link_in_a_result_reads_the_resource(page: Page) -> None:
+    connect(page, "form")
+    open_tool(page, "links")
+    page.locator("form#call-form button[type=submit]").click()
+    expect_(page.locator("#result .part.resource pre.text")).to_have_text("embedded two")
+
+    page.locator("#result button.resource-link").click()
+
+    expect_(page.locator("#result h3")).to_have_text("Contents of note://one")
+    expect_(page.locator("#result pre.text")).to_have_text(NOTE_TEXT)
 
 
 def test_resources_page_on_and_templates_and_prompts_get_forms(page: Page) -> None:

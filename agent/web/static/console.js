@@ -141,7 +141,7 @@
       type: "button", className: "disconnect", disabled: !ready,
       on: { click: (event) => { event.stopPropagation(); disconnectServer(server.name); } },
     }, "Disconnect");
-    item.append(
+    append(item, [
       el("div", { className: "server-head" },
         el("span", { className: "name" }, server.name),
         el("span", { className: "type" }, server.type),
@@ -149,7 +149,7 @@
       el("div", { className: "note" }, server.note || ""),
       server.error ? el("div", { className: "server-error" }, server.error) : null,
       el("div", { className: "server-actions" }, connect, disconnect),
-    );
+    ]);
   }
 
   function updateServer(server) {
@@ -229,6 +229,7 @@
     state.tab = tab;
     for (const button of $$("button.tab")) button.classList.toggle("active", button.dataset.tab === tab);
     for (const pane of $$(".pane")) pane.hidden = pane.dataset.pane !== tab;
+    $(".work").classList.toggle("raw-mode", tab === "raw");
     if (tab !== "raw") loadFirstPage(tab);
   }
 
@@ -238,8 +239,14 @@
 
   function loadFirstPage(tab) {
     const server = state.servers.get(state.selected);
-    if (server && server.state === "ready" && !state.lists.has(listKey(tab))) loadPage(tab, null);
-    else renderList(tab);
+    if (server && server.state === "ready" && !state.lists.has(listKey(tab))) {
+      // Claimed before the request: a server event and a click must not both load page one.
+      state.lists.set(listKey(tab), { items: [], nextCursor: null, note: "loading…" });
+      renderList(tab);
+      loadPage(tab, null);
+    } else {
+      renderList(tab);
+    }
   }
 
   async function loadPage(tab, cursor) {
@@ -298,7 +305,7 @@
     if (list.nextCursor) {
       box.appendChild(el("li", { className: "more-row" }, el("button", {
         type: "button", className: "more",
-        on: { click: () => loadPage(tab, list.nextCursor) },
+        on: { click: (event) => { event.currentTarget.disabled = true; loadPage(tab, list.nextCursor); } },
       }, "More")));
     }
   }
@@ -581,12 +588,12 @@
   function showForm(title, subtitle, description, form) {
     const area = $("#form-area");
     clear(area);
-    area.append(
+    append(area, [
       el("div", { className: "form-head" },
         el("h3", {}, title),
         subtitle ? el("span", { className: "item-sub" }, subtitle) : null),
       description ? textBlock(description, "description") : null,
-      form);
+      form]);
   }
 
   // ---- tools, resources, templates, prompts ---------------------------------------------------
@@ -858,7 +865,7 @@
       el("div", { className: "entry-line" },
         el("span", { className: "time" }, clock(entry.time)),
         el("span", { className: "arrow" }, ARROWS[direction]),
-        el("span", { className: "server" }, String(entry.server || "")),
+        el("span", { className: "origin" }, String(entry.server || "")),
         el("span", { className: "summary" }, logSummary(entry)),
         el("span", { className: "preview" }, text.slice(0, 300))));
     item.dataset.direction = direction;
@@ -929,7 +936,7 @@
     });
     form.prepend(
       el("div", { className: "elicitation-head" }, el("span", { className: "badge" }, "asks"),
-        el("strong", { className: "server" }, String(request.server || "")), " wants an answer"),
+        el("strong", { className: "origin" }, String(request.server || "")), " wants an answer"),
       textBlock(String(request.message || ""), "message"));
     $("#elicitations").appendChild(form);
   }
