@@ -1,8 +1,9 @@
 """Attack: a hostile MCP server puts HTML and script in every string the console page shows
 (instructions, a tool's title, description and field help, its result, an elicitation's
-message, a stderr line) and sends "images" of types a browser would run (SVG, a type that
-breaks out of a data: URL). The page must show all of it as text: no element is created from
-it, no script runs, no dialog opens, and only whitelisted raster images are shown.
+message, a stderr line), sends "images" of types a browser would run (SVG, a type that breaks
+out of a data: URL) and a resource link to a javascript: URI. The page must show all of it as
+text: no element is created from it, no script runs, no dialog opens, only whitelisted raster
+images are shown and the link is only ever read through the bridge.
 
 Real parts: `agent mcp console` in a subprocess, form_server.py --hostile, Debian's Chromium.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tests.fixtures.servers.form_server import HOSTILE_TEXT, HTML_IMG
+from tests.fixtures.servers.form_server import HOSTILE_TEXT, HTML_IMG, SCRIPT_LINK
 from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by name)
     Console,
     browser_fixture,
@@ -47,6 +48,10 @@ def test_a_servers_html_shows_as_text_and_never_becomes_elements(
     expect(page.locator("#result .part.note")).to_have_text(
         ["image of type image/svg+xml: not shown", 'image of type image/png" onerror="x: not shown']
     )
+    link = page.locator("#result button.resource-link")
+    expect(link).to_have_text(f"Read {SCRIPT_LINK}")
+    link.click()  # asks the bridge to read that URI; it never becomes a link the browser follows
+    expect(page.locator("#result h3")).to_have_text(f"Contents of {SCRIPT_LINK}")
     stderr.click()
     expect(stderr.locator("pre")).to_have_text(f"stderr says {HOSTILE_TEXT}")
 
@@ -56,7 +61,7 @@ def test_a_servers_html_shows_as_text_and_never_becomes_elements(
     expect(asking.locator("pre.message")).to_have_text(f"Who are you? {HOSTILE_TEXT}")
 
     assert page.evaluate(OWN_ELEMENTS) == 1  # console.js's <script>, nothing else
-    assert page.evaluate("document.querySelectorAll('[onerror], [onload]').length") == 0
+    assert page.evaluate("document.querySelectorAll('[onerror], [onload], a[href]').length") == 0
     asking.locator("button.cancel").click()
     expect(asking).to_have_count(0)
     assert console.dialogs == []

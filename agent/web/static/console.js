@@ -708,6 +708,8 @@
     const box = $("#result");
     clear(box);
     box.classList.toggle("error", Boolean(isError));
+    // After a call the answer matters more than the form above it.
+    requestAnimationFrame(() => box.scrollIntoView({ block: "start" }));
     box.appendChild(el("div", { className: "result-head" },
       el("h3", {}, title), isError ? el("span", { className: "badge error" }, "isError") : null));
     return box;
@@ -849,9 +851,12 @@
     return `${method || entry.kind}${id}`;
   }
 
+  /** HH:MM:SS.mmm in the person's time zone (the bridge sends UTC ISO times). */
   function clock(time) {
-    const match = /T(\d\d:\d\d:\d\d(\.\d+)?)/.exec(String(time || ""));
-    return match ? match[1].slice(0, 12) : String(time || "");
+    const date = new Date(String(time || ""));
+    if (Number.isNaN(date.getTime())) return String(time || "");
+    const two = (n) => String(n).padStart(2, "0");
+    return `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, "0")}`;
   }
 
   const ARROWS = { sent: "→", received: "←", stderr: "!", note: "·" };
