@@ -709,7 +709,9 @@
     clear(box);
     box.classList.toggle("error", Boolean(isError));
     // After a call the answer matters more than the form above it.
-    requestAnimationFrame(() => box.scrollIntoView({ block: "start" }));
+    // (.detail is positioned, so offsetTop is measured inside it; scrollIntoView would also
+    // scroll the overflow-hidden panels around it.)
+    requestAnimationFrame(() => { box.parentElement.scrollTop = Math.max(0, box.offsetTop - 8); });
     box.appendChild(el("div", { className: "result-head" },
       el("h3", {}, title), isError ? el("span", { className: "badge error" }, "isError") : null));
     return box;
