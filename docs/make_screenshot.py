@@ -3,8 +3,8 @@
 Run from the repository root: .venv/bin/python docs/make_screenshot.py
 
 It starts `agent mcp console --no-browser` with a throw-away AGENT_HOME holding two trusted
-fixture servers, connects them in Debian's Chromium, calls a tool through its generated form,
-opens a log entry, and saves the page.
+fixture servers (and one untrusted), connects them in Debian's Chromium, calls a tool through
+its generated form, opens a log entry, and saves the page.
 """
 
 from __future__ import annotations
@@ -60,17 +60,34 @@ def drive(url: str) -> None:
         request = page.locator("#log li.entry.sent.kind-request", has_text="tools/call")
         request.click()
         expect(request.locator("pre")).to_be_visible()
-        page.locator(".detail").evaluate("node => { node.scrollTop = 170; }")
+        # The end of the form and the result under it.
+        page.locator(".detail").evaluate(
+            "node => { node.scrollTop = document.getElementById('result').offsetTop - 300; }"
+        )
         page.screenshot(path=str(OUTPUT))
         browser.close()
+
+
+def add_untrusted_server(home: Path) -> None:
+    """A third server, configured but never trusted: the list shows what to run for it."""
+    from agent.mcp.document import parse_document_data
+    from agent.mcp.store import McpStore
+
+    store = McpStore(home / "mcp-servers.json")
+    servers = {d.name: d.to_json() for d in store.load().definitions}
+    servers["time"] = {"command": "uvx", "args": ["mcp-server-time"]}
+    store.replace_definitions(parse_document_data({"mcpServers": servers}, "docs").definitions)
 
 
 def main() -> None:
     """Start the console in a temporary home, drive it, stop it."""
     with tempfile.TemporaryDirectory(prefix="console-shot-") as tmp:
         home = Path(tmp) / "home"
-        env = {**os.environ, "AGENT_HOME": str(home)}
+        # Here too: the trust records are written with the key of this AGENT_HOME.
+        os.environ["AGENT_HOME"] = str(home)
+        env = dict(os.environ)
         save_servers(home, env, names=("form", "rs"))
+        add_untrusted_server(home)
         stderr_path = Path(tmp) / "stderr.log"
         with stderr_path.open("wb") as stderr:
             process = subprocess.Popen(

@@ -611,6 +611,11 @@
       },
     });
     showForm(tool.title || tool.name, tool.title ? tool.name : null, tool.description, form);
+    const hints = Object.entries(tool.annotations || {}).filter(([key, value]) => key.endsWith("Hint") && typeof value === "boolean");
+    if (hints.length) {
+      $(".form-head", $("#form-area")).appendChild(el("span", { className: "hints" },
+        hints.map(([key, value]) => el("span", { className: `badge hint-${value}` }, `${key.replace(/Hint$/, "")}: ${value}`))));
+    }
   }
 
   function openResource(resource) {
@@ -966,7 +971,17 @@
     const source = new EventSource("/api/events");
     const status = $("#stream-state");
     source.onopen = () => { status.textContent = "live"; status.className = "stream-state live"; };
-    source.onerror = () => { status.textContent = "reconnecting…"; status.className = "stream-state down"; };
+    source.onerror = () => {
+      status.textContent = "reconnecting…";
+      status.className = "stream-state down";
+      // A refused stream (401 after the console restarted) is not retried by the browser.
+      if (source.readyState === EventSource.CLOSED) {
+        status.textContent = "stopped";
+        api("/api/servers").then(({ status: code }) => {
+          if (code === 0) banner("The console stopped: run agent mcp console again and open its new link.");
+        });
+      }
+    };
     source.addEventListener("log", (event) => { const data = parse(event); if (data) addLog(data); });
     source.addEventListener("server", (event) => { const data = parse(event); if (data) updateServer(data); });
     source.addEventListener("elicitation", (event) => { const data = parse(event); if (data) showElicitation(data); });
@@ -976,6 +991,9 @@
   async function start() {
     for (const button of $$("button.tab")) button.addEventListener("click", () => showTab(button.dataset.tab));
     $("#raw-send").addEventListener("click", sendRaw);
+    $("#raw-message").addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) sendRaw();
+    });
     $("#log-filter").addEventListener("input", refilter);
     for (const box of $$("input.log-dir")) box.addEventListener("change", refilter);
     $("#log-clear").addEventListener("click", () => clear($("#log")));
