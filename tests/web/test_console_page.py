@@ -240,3 +240,30 @@ def test_a_reloaded_page_gets_the_servers_state_and_the_log_back(page: Page) -> 
 
     expect_(page.locator('li.server[data-name="form"] .state')).to_have_text("ready")
     expect_(page.locator("#log li.entry.sent.kind-request", has_text="initialize")).to_have_count(1)
+
+
+def test_the_log_follows_new_entries_unless_the_person_scrolled_up(page: Page) -> None:
+    connect(page, "rs")
+    page.locator('#tools li.item[data-name="flood"]').click()
+    form = page.locator("form#call-form")
+    form.locator('[name="count"]').fill("60")
+    entries = page.locator("#log li.entry")
+    at_bottom = "log => log.scrollTop + log.clientHeight >= log.scrollHeight - 2"
+    log = page.locator("#log")
+
+    form.locator("button[type=submit]").click()
+    expect_(page.locator("#result pre.text")).to_be_visible()
+    expect_(entries.nth(60)).to_be_attached()
+    assert log.evaluate(at_bottom)
+
+    log.evaluate("log => { log.scrollTop = 0; }")
+    before = entries.count()
+    form.locator("button[type=submit]").click()
+    expect_(entries.nth(before + 60)).to_be_attached()
+    assert log.evaluate("log => log.scrollTop") == 0
+
+    log.evaluate("log => { log.scrollTop = log.scrollHeight; }")
+    before = entries.count()
+    form.locator("button[type=submit]").click()
+    expect_(entries.nth(before + 60)).to_be_attached()
+    assert log.evaluate(at_bottom)
