@@ -46,7 +46,9 @@
   function append(node, children) {
     for (const child of children.flat()) {
       if (child === undefined || child === null || child === false) continue;
-      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+      // Anything that is not already a node (a server may send a number where text belongs)
+      // becomes text.
+      node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
     }
   }
 
@@ -134,9 +136,9 @@
     item.classList.toggle("disabled", !server.enabled);
     const ready = server.state === "ready" || server.state === "starting";
     const connect = el("button", {
-      type: "button", className: "connect", disabled: server.state === "starting",
+      type: "button", className: "connect", disabled: ready,
       on: { click: (event) => { event.stopPropagation(); connectServer(server.name); } },
-    }, server.state === "ready" ? "Reconnect" : "Connect");
+    }, "Connect");
     const disconnect = el("button", {
       type: "button", className: "disconnect", disabled: !ready,
       on: { click: (event) => { event.stopPropagation(); disconnectServer(server.name); } },
@@ -253,7 +255,9 @@
     const name = state.selected;
     const server = state.servers.get(name);
     const capability = CAPABILITY[tab];
-    if (server.info && server.info.capabilities && !(capability in server.info.capabilities)) {
+    if (!server) return;
+    const capabilities = server.info && server.info.capabilities;
+    if (capabilities && typeof capabilities === "object" && !(capability in capabilities)) {
       state.lists.set(listKey(tab), { items: [], nextCursor: null, note: `${name} has no ${capability}` });
       renderList(tab);
       return;
@@ -262,7 +266,8 @@
     const { ok, data } = await api(serverPath(name, "list"), { kind: KINDS[tab], cursor });
     const list = state.lists.get(key) || { items: [], nextCursor: null };
     if (ok) {
-      list.items = list.items.concat(data.items || []);
+      const items = Array.isArray(data.items) ? data.items : [];
+      list.items = list.items.concat(items.filter((item) => item && typeof item === "object"));
       list.nextCursor = data.nextCursor || null;
       list.note = null;
     } else {
@@ -325,7 +330,7 @@
   /** The JSON type a schema asks for: "string", "integer", ..., "enum" or "any". */
   function fieldType(schema) {
     if (!schema || typeof schema !== "object") return "any";
-    if (Array.isArray(schema.enum)) return "enum";
+    if (enumOptions(schema)) return "enum";
     let type = schema.type;
     if (Array.isArray(type)) type = type.find((t) => t !== "null");
     if (!type && schema.properties) type = "object";
@@ -334,6 +339,22 @@
       if (options.length === 1) return fieldType(options[0]);
     }
     return ["string", "number", "integer", "boolean", "object", "array"].includes(type) ? type : "any";
+  }
+
+  /**
+   * The choices of an enum field as [{value, label}]: `enum` (with legacy `enumNames`), or a
+   * oneOf/anyOf of `const`s with titles (MCP's titled enums); null for other fields.
+   */
+  function enumOptions(schema) {
+    if (Array.isArray(schema.enum)) {
+      const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];
+      return schema.enum.map((value, index) => ({ value, label: String(names[index] ?? value) }));
+    }
+    const choices = schema.oneOf || schema.anyOf;
+    if (Array.isArray(choices) && choices.length && choices.every((c) => c && typeof c === "object" && "const" in c)) {
+      return choices.map((c) => ({ value: c.const, label: String(c.title ?? c.const) }));
+    }
+    return null;
   }
 
   function nonNull(schema) {
@@ -359,12 +380,14 @@
       required ? el("span", { className: "required", title: "required" }, " *") : null,
       el("span", { className: "field-type" }, ` ${type === "any" ? "JSON" : type}`));
     let control;
+    let options = null;
     if (type === "enum") {
       control = el("select", { id, name });
       control.appendChild(el("option", { value: "" }, required ? "— choose —" : "(leave out)"));
-      schema.enum.forEach((value, index) => control.appendChild(el("option", { value: String(index) }, String(value))));
+      options = enumOptions(schema);
+      options.forEach((option, index) => control.appendChild(el("option", { value: String(index) }, option.label)));
       if (schema.default !== undefined) {
-        const index = schema.enum.findIndex((value) => value === schema.default);
+        const index = options.findIndex((option) => option.value === schema.default);
         if (index >= 0) control.value = String(index);
       }
     } else if (type === "boolean") {
@@ -383,30 +406,29 @@
     wrap.append(labelNode, control);
     if (schema.description) wrap.appendChild(el("div", { className: "help" }, schema.description));
     parent.appendChild(wrap);
+    const initial = type === "boolean" ? control.checked : control.value;
     return {
       setName(newName) { control.name = newName; name = newName; },
-      isEmpty() {
-        if (type === "boolean") return !control.dataset.touched;
-        return control.value === "";
-      },
+      // Unchanged from what the form started with: an optional object left alone is left out.
+      isEmpty() { return (type === "boolean" ? control.checked : control.value) === initial; },
       read(problems) {
         control.classList.remove("invalid");
         const before = problems.length;
-        const value = readControl(control, schema, type, name, required, problems);
+        const value = readControl(control, schema, type, name, required, problems, options);
         if (problems.length > before) control.classList.add("invalid");
         return value;
       },
     };
   }
 
-  function readControl(control, schema, type, name, required, problems) {
+  function readControl(control, schema, type, name, required, problems, options) {
     if (type === "boolean") return control.dataset.touched ? control.checked : undefined;
     if (type === "enum") {
       if (control.value === "") {
         if (required) problems.push(`${name}: required`);
         return undefined;
       }
-      return schema.enum[Number(control.value)];
+      return options[Number(control.value)].value;
     }
     const raw = control.value;
     if (raw.trim() === "" && !(type === "string" && raw !== "")) {
