@@ -79,6 +79,9 @@ COMMANDS: dict[str, Command] = {
     "mcp send": Command(
         "agent.commands.mcp_send", "send_command", ("store", "name", "message", "trace")
     ),
+    "mcp console": Command(
+        "agent.web.console_command", "console_command", ("store", "host", "port", "no_browser")
+    ),
     "mcp resources": Command(_MCP_CATALOG, "resources_command", ("store", "name", "trace")),
     "mcp read": Command(
         _MCP_CATALOG, "read_command", ("store", "name", "uri", "output", "force", "trace")
@@ -267,6 +270,7 @@ def _add_mcp_console_commands(
     call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     call.set_defaults(handler=COMMANDS["mcp call"])
     _add_mcp_send_command(sub)
+    _add_mcp_web_command(sub)
     _add_mcp_catalog_commands(sub)
     _add_mcp_auth_commands(sub)
 
@@ -284,6 +288,31 @@ def _add_mcp_send_command(sub: argparse._SubParsersAction[argparse.ArgumentParse
     send.add_argument("message", metavar="JSON", help="the JSON-RPC message")
     send.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
     send.set_defaults(handler=COMMANDS["mcp send"])
+
+
+def _add_mcp_web_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    console = sub.add_parser(
+        "console",
+        help="debug your servers in the browser: a page served from this computer only",
+        description="Serve the MCP console page on this computer's loopback address and open it "
+        "in the browser with a one-time link: servers from your configuration, their tools, "
+        "resources and prompts, forms from their schemas, and every JSON-RPC message. Local "
+        "servers must be trusted already (agent mcp trust NAME). Ctrl-C stops it and every "
+        "server it started.",
+    )
+    console.add_argument(
+        "--port", type=int, default=0, metavar="N", help="the port (default: one that is free)"
+    )
+    console.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="a loopback address to listen on (default: 127.0.0.1)",
+    )
+    console.add_argument(
+        "--no-browser", action="store_true", help="only print the link; open no browser"
+    )
+    console.set_defaults(handler=COMMANDS["mcp console"])
 
 
 def _add_mcp_auth_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

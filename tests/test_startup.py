@@ -14,6 +14,7 @@ import pytest
 from agent import __version__
 
 HEAVY = ("litellm", "mcp", "rich", "pydantic", "prompt_toolkit", "openai", "httpx")
+HEAVY += ("starlette", "uvicorn")  # the web console's
 
 # Runs the real entry point in a fresh interpreter, then reports which heavy modules it loaded.
 _PROBE = """
@@ -44,7 +45,9 @@ def imports_after(argv: list[str], tmp_path: Path, stdin: str = "") -> tuple[int
     return result["status"], result["loaded"]
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["mcp", "--help"]])
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["--version"], ["mcp", "--help"], ["mcp", "console", "--help"]]
+)
 def test_help_and_version_import_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
     assert imports_after(argv, tmp_path) == (0, [])
 

@@ -81,6 +81,8 @@ class ConnectionHooks:
     # Keep the server's requests to us and let hand-written messages wait for answers
     # (the console's commands); off in a chat, where every message would pay for it.
     watch_traffic: bool = False
+    # Each stderr line of a stdio server, redacted and cut as the log has it (the web console).
+    observe_stderr: Callable[[str], None] | None = None
 
 
 class Connection:
@@ -484,6 +486,8 @@ class Connection:
         if text.strip():
             self._stderr_tail.append(text)
         self._hooks.log.write(text + "\n")
+        if self._hooks.observe_stderr is not None:
+            self._hooks.observe_stderr(text)
 
     def note(self, text: str) -> None:
         """Add a time-stamped line of ours to the server's log (secrets redacted)."""

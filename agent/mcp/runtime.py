@@ -101,6 +101,7 @@ class McpRuntime:
         observe: Callable[[str, Direction, str], None] | None = None,
         on_tools_changed: Callable[[str], None] | None = None,
         watch_traffic: bool = False,
+        observe_stderr: Callable[[str, str], None] | None = None,
     ) -> None:
         self.store = store
         self.limits = limits
@@ -112,6 +113,7 @@ class McpRuntime:
         self._observe = observe
         self._on_tools_changed = on_tools_changed
         self._watch_traffic = watch_traffic  # see ConnectionHooks.watch_traffic
+        self._observe_stderr = observe_stderr  # (server, line): stdio servers' stderr, redacted
         self._slots: dict[str, _Slot] = {}
         self._catalogs = CatalogCache()
         self._scopes: RequestScopes[Connection] = RequestScopes()
@@ -160,6 +162,12 @@ class McpRuntime:
         if connection is None or not connection.alive or connection.info is None:
             return None
         return capability in connection.info.capabilities
+
+    def live(self, name: str) -> Connection | None:
+        """The server's connection when it is up now, without starting anything."""
+        slot = self._slots.get(name)
+        connection = slot.connection if slot is not None else None
+        return connection if connection is not None and connection.alive else None
 
     def running(self) -> list[str]:
         """Names of servers with a live connection."""
@@ -617,7 +625,18 @@ class McpRuntime:
             observe=observe_server if observe is not None else None,
             secrets=secrets,
             watch_traffic=self._watch_traffic,
+            observe_stderr=self._stderr_observer(slot.name),
         )
+
+    def _stderr_observer(self, name: str) -> Callable[[str], None] | None:
+        observe = self._observe_stderr
+        if observe is None:
+            return None
+
+        def observe_line(line: str) -> None:
+            observe(name, line)
+
+        return observe_line
 
     async def _refresh_tools(self, name: str) -> None:
         connection = self._slot(name).connection

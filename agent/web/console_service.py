@@ -1,0 +1,268 @@
+"""What the console's page may do with the configured servers, by name only.
+
+The page names a server from the person's configuration (exactly as configured) and never a
+program, arguments or a URL: a name that is not configured is unknown, whatever it looks like.
+A local server starts only when it is trusted already (trust is never asked or granted here);
+a remote one that needs a login says so (no browser is opened from the console). Everything
+returned is MCP JSON, redacted of the server's secrets by the runtime.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+
+from agent.errors import (
+    AgentError,
+    NeedsLoginError,
+    NotTrustedError,
+    ToolTimeoutError,
+    UnknownServerError,
+)
+from agent.mcp import console_requests
+from agent.mcp.connection import Connection
+from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
+from agent.mcp.runtime import McpRuntime
+from agent.tools.validation import argument_problems
+from agent.web.console_hub import ConsoleHub, Event
+from agent.web.raw_ids import RawIds
+
+ERROR_CHARS = 500
+STATE_POLL_SECONDS = 0.25
+
+
+class ApiError(Exception):
+    """A request the console cannot do: its HTTP status and a one-line reason."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def one_line(text: str) -> str:
+    """The first line of a text, cut: errors quote what servers said."""
+    lines = text.strip().splitlines()
+    first = lines[0] if lines else ""
+    return first if len(first) <= ERROR_CHARS else first[:ERROR_CHARS] + "..."
+
+
+def untrusted_note(name: str) -> str:
+    """The note for a local server that is not trusted here."""
+    return f"untrusted: run agent mcp trust {name}"
+
+
+def login_note(name: str) -> str:
+    """The note for a remote server that wants a login."""
+    return f"needs login: run agent mcp login {name}"
+
+
+class ConsoleService:
+    """The page's operations on the runtime's servers."""
+
+    def __init__(self, runtime: McpRuntime, hub: ConsoleHub) -> None:
+        self.runtime = runtime
+        self.hub = hub
+        self.raw_ids = RawIds()
+        self._needs_login: set[str] = set()
+        self._shown: dict[str, tuple[Any, ...]] = {}
+
+    # -- servers ------------------------------------------------------------------------
+
+    def definition(self, name: str) -> ServerDefinition:
+        """The configured server named exactly `name`; 404 for anything else."""
+        for definition in self.runtime.store.load().definitions:
+            if definition.name == name:
+                return definition
+        raise ApiError(404, f"no server named {one_line(repr(name))} in the configuration")
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every configured server, in configuration order."""
+        return [self.entry(d) for d in self.runtime.store.load().definitions]
+
+    def entry(self, definition: ServerDefinition) -> dict[str, Any]:
+        """What the page may know of a server: never its command, arguments, env or URL."""
+        name = definition.name
+        config = self.runtime.store.load()
+        trusted = self.runtime.is_trusted(definition)
+        note = None
+        if not trusted:
+            note = untrusted_note(name)
+        elif name in self._needs_login:
+            note = login_note(name)
+        status = self.runtime.status(name)
+        connection = self.runtime.live(name)
+        return {
+            "name": name,
+            "type": definition.transport,
+            "enabled": config.state(name).enabled,
+            "trusted": trusted,
+            "note": note,
+            "state": status.state,
+            "error": one_line(status.last_error) if status.last_error else None,
+            "info": _info(connection),
+        }
+
+    def replay(self) -> list[Event]:
+        """Each server's state, for a tab that opens now."""
+        return [Event("server", entry) for entry in self.entries()]
+
+    async def watch_states(self) -> None:
+        """Tell the tabs whenever a server's state changes. Polled: a server that goes away by
+        itself (it exited, the network dropped) changes its state without telling anyone."""
+        while True:
+            self.announce_changes()
+            await anyio.sleep(STATE_POLL_SECONDS)
+
+    def announce_changes(self) -> None:
+        """Publish the entry of every server whose state changed since it was last shown."""
+        for definition in self.runtime.store.load().definitions:
+            status = self.runtime.status(definition.name)
+            live = self.runtime.live(definition.name)
+            key = (status.state, status.last_error, id(live), definition.name in self._needs_login)
+            if self._shown.get(definition.name) != key:
+                self._shown[definition.name] = key
+                self.hub.publish(Event("server", self.entry(definition)))
+
+    async def connect(self, name: str) -> dict[str, Any]:
+        """Start the server (or keep its live connection) and return its entry."""
+        definition = self.definition(name)
+        if isinstance(definition, LOCAL_DEFINITIONS) and not self.runtime.is_trusted(
+            definition, fresh=True
+        ):
+            raise ApiError(409, untrusted_note(definition.name))
+        if self.runtime.live(definition.name) is None:
+            with self.errors(definition.name):
+                await self.runtime.start(definition.name, ask_trust=False)
+        self._needs_login.discard(definition.name)
+        self.announce_changes()
+        return self.entry(definition)
+
+    async def disconnect(self, name: str) -> dict[str, Any]:
+        """Stop the server (its process ends) and return its entry."""
+        definition = self.definition(name)
+        await self.runtime.stop(definition.name)
+        self.announce_changes()
+        return self.entry(definition)
+
+    # -- requests -----------------------------------------------------------------------
+
+    def connection(self, name: str) -> Connection:
+        """The server's live connection; 409 when it is not connected."""
+        definition = self.definition(name)
+        connection = self.runtime.live(definition.name)
+        if connection is None:
+            raise ApiError(409, f"{definition.name} is not connected: connect it first")
+        return connection
+
+    async def list_page(self, name: str, kind: object, cursor: object) -> dict[str, Any]:
+        """One page of tools, resources, resource templates or prompts."""
+        if kind not in console_requests.LIST_KINDS:
+            raise ApiError(400, "kind: must be tools, resources, resourceTemplates or prompts")
+        if cursor is not None and not isinstance(cursor, str):
+            raise ApiError(400, "cursor: must be a string or null")
+        connection = self.connection(name)
+        if not console_requests.offers(connection, kind):
+            raise ApiError(409, f"{connection.name} offers no {kind}")
+        with self.errors(connection.name):
+            items, next_cursor = await console_requests.list_page(
+                connection, kind, cursor, self.timeout
+            )
+        return {"items": items, "nextCursor": next_cursor}
+
+    async def call(self, name: str, tool: object, arguments: object) -> dict[str, Any]:
+        """Call a tool with arguments checked against its input schema first."""
+        if not isinstance(tool, str) or not tool:
+            raise ApiError(400, "tool: must be a tool name")
+        if not isinstance(arguments, dict):
+            raise ApiError(400, "arguments: must be an object")
+        connection = self.connection(name)
+        with self.errors(connection.name):
+            tools = {t.name: t for t in await self.runtime.list_tools(connection.name)}
+            if tool not in tools:
+                raise ApiError(404, f"{connection.name} has no tool {one_line(repr(tool))}")
+            problems = argument_problems(dict(tools[tool].input_schema), arguments)
+            if problems:
+                raise ApiError(400, "arguments: " + "; ".join(problems))
+            result = await self.runtime.call_tool(connection.name, tool, arguments)
+        return {"result": console_requests.mcp_json(connection, result)}
+
+    async def read(self, name: str, uri: object) -> dict[str, Any]:
+        """Read one resource."""
+        if not isinstance(uri, str) or not uri:
+            raise ApiError(400, "uri: must be a resource URI")
+        connection = self.connection(name)
+        with self.errors(connection.name):
+            result = await console_requests.read_resource(connection, uri, self.timeout)
+        return {"result": result}
+
+    async def prompt(self, name: str, prompt: object, arguments: object) -> dict[str, Any]:
+        """Get one prompt with its (text) arguments."""
+        if not isinstance(prompt, str) or not prompt:
+            raise ApiError(400, "name: must be a prompt name")
+        if not isinstance(arguments, dict) or not all(
+            isinstance(value, str) for value in arguments.values()
+        ):
+            raise ApiError(400, "arguments: must be an object of text values")
+        connection = self.connection(name)
+        with self.errors(connection.name):
+            result = await console_requests.get_prompt(connection, prompt, arguments, self.timeout)
+        return {"result": result}
+
+    async def send(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
+        """Send a hand-written message under an id of ours; answer with the page's id."""
+        connection = self.connection(name)
+        outgoing, page_id = self.raw_ids.outgoing(message)
+        with self.errors(connection.name):
+            answer = await connection.send_message(outgoing, self.timeout)
+        if page_id is None:
+            return {"answer": None}
+        if answer is None:
+            raise ApiError(504, f"{connection.name} did not answer within {self.timeout:g} s")
+        return {"answer": self.raw_ids.answer_for_page(answer, page_id)}
+
+    @property
+    def timeout(self) -> float:
+        """The tool timeout of the settings: every request of the page waits at most this."""
+        return self.runtime.limits.tool_timeout_seconds
+
+    @contextmanager
+    def errors(self, name: str) -> Iterator[None]:
+        """The runtime's errors as the page's statuses (one line each, already redacted)."""
+        try:
+            yield
+        except NeedsLoginError:
+            self._needs_login.add(name)
+            raise ApiError(409, login_note(name)) from None
+        except NotTrustedError:
+            raise ApiError(409, untrusted_note(name)) from None
+        except UnknownServerError as error:
+            raise ApiError(404, one_line(str(error))) from None
+        except ToolTimeoutError as error:
+            raise ApiError(504, one_line(str(error))) from None
+        except AgentError as error:
+            text = one_line(str(error))
+            if text.startswith("not a JSON-RPC message"):
+                raise ApiError(400, f"message: {text}") from None
+            status = 504 if "did not answer within" in text else 502
+            raise ApiError(status, text) from None
+
+
+def _info(connection: Connection | None) -> dict[str, Any] | None:
+    if connection is None or connection.info is None:
+        return None
+    info = connection.info
+    shown = {
+        "name": info.name,
+        "version": info.version,
+        "protocolVersion": info.protocol_version,
+        "capabilities": info.capabilities,
+        "instructions": info.instructions,
+    }
+    # The server's own words: masked of its secrets like everything else it sends.
+    redacted: dict[str, Any] = json.loads(connection.redact(json.dumps(shown, ensure_ascii=False)))
+    return redacted

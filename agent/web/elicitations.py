@@ -1,0 +1,117 @@
+"""Forms (elicitations) from servers, answered in the page: shown to every open tab, and the
+first valid answer wins.
+
+With no tab open nobody can answer: the form is declined at once. A form nobody answers
+within the wait is cancelled, and so is one whose tool call ended (the runtime cancels the
+wait). An answer is checked against the requested schema first: a wrong one is refused with
+its problems and the form stays open.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from agent.mcp.elicitation import Action, ElicitationAnswer, ElicitationRequest, refusal
+from agent.tools.validation import argument_problems
+from agent.web.console_hub import ConsoleHub, Event
+
+ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
+
+
+class UnknownFormError(LookupError):
+    """No form with that id is waiting (never was, or already answered)."""
+
+
+class BadAnswerError(ValueError):
+    """The answer does not fit the form (the text lists the problems)."""
+
+
+@dataclass
+class _Pending:
+    id: str
+    request: ElicitationRequest
+    done: anyio.Event = field(default_factory=anyio.Event)
+    answer: ElicitationAnswer | None = None
+
+    def shown(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "server": self.request.server,
+            "message": self.request.message,
+            "schema": self.request.schema,
+        }
+
+
+class PageElicitation:
+    """The ElicitationHandler of the console: forms go to the tabs through the hub."""
+
+    def __init__(self, hub: ConsoleHub, wait_seconds: float) -> None:
+        self._hub = hub
+        self._wait = wait_seconds
+        self._pending: dict[str, _Pending] = {}
+        self._ids = itertools.count(1)
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """Show the form to every tab and wait for the first valid answer (bounded)."""
+        refused = refusal(request)
+        if refused is not None:
+            self.notice(refused)
+            return ElicitationAnswer("decline")
+        if self._hub.streams == 0:
+            self.notice(
+                f"Declined a form from MCP server {request.server}: no console tab is open."
+            )
+            return ElicitationAnswer("decline")
+        pending = _Pending(f"e{next(self._ids)}", request)
+        self._pending[pending.id] = pending
+        self._hub.publish(Event("elicitation", pending.shown()))
+        answer = ElicitationAnswer("cancel")
+        try:
+            with anyio.move_on_after(self._wait):
+                await pending.done.wait()
+            if pending.answer is not None:
+                answer = pending.answer
+        finally:
+            # Answered, timed out, or cancelled (the tool call ended): the tabs close it.
+            self._pending.pop(pending.id, None)
+            done = {"id": pending.id, "action": answer.action}
+            self._hub.publish(Event("elicitation-done", done))
+        return answer
+
+    def notice(self, text: str) -> None:
+        """A form answered without asking: a note in the log."""
+        self._hub.note("", text)
+
+    def replay(self) -> list[Event]:
+        """The forms still waiting, for a tab that opens now."""
+        return [Event("elicitation", pending.shown()) for pending in self._pending.values()]
+
+    def answer(self, form_id: str, action: object, content: object) -> None:
+        """A tab's answer; UnknownFormError or BadAnswerError (the form stays open) if wrong."""
+        pending = self._pending.get(form_id)
+        if pending is None or pending.answer is not None:
+            raise UnknownFormError(f"no form {form_id!r} is waiting for an answer")
+        if action not in ACTIONS:
+            raise BadAnswerError('action: must be "accept", "decline" or "cancel"')
+        if action != "accept":
+            pending.answer = ElicitationAnswer(action)
+        else:
+            checked = _checked_content(pending.request.schema, content)
+            pending.answer = ElicitationAnswer("accept", checked)
+        pending.done.set()
+
+
+def _checked_content(schema: dict[str, Any], content: object) -> dict[str, Any]:
+    if not isinstance(content, dict):
+        raise BadAnswerError("content: must be an object of the form's fields")
+    fields = schema.get("properties") or {}
+    unknown = [name for name in content if name not in fields]
+    problems = [f"content.{name}: not a field of this form" for name in unknown]
+    problems += argument_problems(schema, content)
+    if problems:
+        raise BadAnswerError("; ".join(problems))
+    return dict(content)

@@ -1,0 +1,274 @@
+"""Who may use the console bridge: only this person, from this computer, through the page.
+
+Whoever can call the bridge can run the configured programs, so every request passes these
+checks before it is routed (the contract's checks 1-6), and a failure is answered in plain
+text with nothing else done:
+1. the client is on the loopback address;
+2. the Host header names the bridge itself (a DNS-rebinding page sends its own name);
+3. an Origin header, if any, is the bridge's own (another site's page sends its own);
+4. the session cookie, set only by opening the one-time token link, is present (not for /open);
+5. a POST body is JSON, and at most MAX_BODY bytes (read with a cap, never whole first);
+6. a token bucket bounds the request rate.
+Every response carries headers that keep the page from being framed, sniffed or scripted.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import secrets
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+COOKIE = "agent_console"
+MAX_BODY = 1024 * 1024
+RATE_PER_SECOND = 50.0
+RATE_BURST = 200.0
+NO_COOKIE = "open the link that agent mcp console printed"
+USED_LINK = "this console link was already used: run agent mcp console again for a new one"
+WRONG_LINK = "this console link is not valid: open the link that agent mcp console printed"
+SECURITY_HEADERS = (
+    (
+        "content-security-policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+    ("cache-control", "no-store"),
+    ("x-frame-options", "DENY"),
+)
+
+
+def is_loopback_client(host: str | None) -> bool:
+    """Whether a client address is this computer's loopback (127.0.0.0/8 or ::1)."""
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
+def loopback_bind_host(host: str) -> str | None:
+    """The address to bind for `--host`, or None when it is not a loopback IPv4 address."""
+    if host == "localhost":
+        return "127.0.0.1"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a name: it could resolve anywhere, now or later
+    if isinstance(address, ipaddress.IPv4Address) and address.is_loopback:
+        return str(address)
+    return None
+
+
+def allowed_hosts(port: int, extra_host: str | None) -> frozenset[str]:
+    """The Host header values that name the bridge itself."""
+    names = {"127.0.0.1", "localhost", *([extra_host] if extra_host else [])}
+    return frozenset(f"{name}:{port}" for name in names)
+
+
+def allowed_origins(hosts: frozenset[str]) -> frozenset[str]:
+    """The Origin header values of the bridge's own page."""
+    return frozenset(f"http://{host}" for host in hosts)
+
+
+@dataclass
+class TokenBucket:
+    """At most `rate` requests a second on average, `burst` at once."""
+
+    rate: float = RATE_PER_SECOND
+    burst: float = RATE_BURST
+    tokens: float = RATE_BURST
+    stamp: float = field(default_factory=time.monotonic)
+
+    def take(self) -> bool:
+        """Spend one token; False when none is left."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Session:
+    """The one-time token and the session cookie it is exchanged for."""
+
+    def __init__(self) -> None:
+        self.token = secrets.token_urlsafe(32)
+        self.cookie = secrets.token_urlsafe(32)
+        self.token_used = False
+
+    def open(self, token: str) -> str | None:
+        """Exchange the token for the cookie value once; None (with the reason kept for the
+        caller to look up by `open_refusal`) when the token is wrong or already used."""
+        if self.token_used:
+            return None
+        if not hmac.compare_digest(token.encode(), self.token.encode()):
+            return None
+        self.token_used = True
+        return self.cookie
+
+    def open_refusal(self) -> str:
+        """Why /open refused: the link was used, or is not this console's."""
+        return USED_LINK if self.token_used else WRONG_LINK
+
+    def has_cookie(self, header: str | None) -> bool:
+        """Whether a Cookie header carries the session cookie (compared in constant time)."""
+        value = cookie_value(header, COOKIE)
+        return value is not None and hmac.compare_digest(value.encode(), self.cookie.encode())
+
+
+def cookie_value(header: str | None, name: str) -> str | None:
+    """The value of cookie `name` in a Cookie header."""
+    for part in (header or "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def request_problem(
+    scope: Scope, session: Session, hosts: frozenset[str]
+) -> tuple[int, str] | None:
+    """Checks 1-4 on a request's scope: the status and text of the refusal, or None."""
+    client = scope.get("client")
+    if not is_loopback_client(client[0] if client else None):
+        return 403, "not from this computer"
+    headers = _headers(scope)
+    if headers.get("host") not in hosts:
+        return 403, "wrong Host header"
+    origin = headers.get("origin")
+    if origin is not None and origin not in allowed_origins(hosts):
+        return 403, "foreign Origin"
+    opening = scope.get("method") == "GET" and scope.get("path") == "/open"
+    if not opening and not session.has_cookie(headers.get("cookie")):
+        return 401, NO_COOKIE
+    return None
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """The request's headers by lower-case name; a repeated header counts as wrong (None
+    would let a second Host hide behind a good first one), so it is kept as an empty value."""
+    found: dict[str, str] = {}
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        found[name] = "" if name in found and name in ("host", "origin") else value
+    return found
+
+
+class GuardMiddleware:
+    """The checks, the rate bucket, the body cap and the security headers, around the app."""
+
+    def __init__(self, app: App, session: Session, hosts: frozenset[str]) -> None:
+        self.app = app
+        self.session = session
+        self.hosts = hosts
+        self.bucket = TokenBucket()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return  # no websockets, no lifespan: uvicorn runs with both off
+        send = _with_headers(send)
+        problem = request_problem(scope, self.session, self.hosts)
+        if problem is None and not self.bucket.take():
+            await _json(send, 429, {"error": "too many requests"})
+            return
+        if problem is None and scope["method"] == "POST":
+            problem = _content_type_problem(scope)
+            if problem is None:
+                body, problem = await _read_capped(scope, receive)
+                if problem is None:
+                    receive = _replay(body, receive)
+        if problem is not None:
+            await _text(send, *problem)
+            return
+        await self.app(scope, receive, send)
+
+
+def _content_type_problem(scope: Scope) -> tuple[int, str] | None:
+    content_type = _headers(scope).get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        return 415, "send JSON (Content-Type: application/json)"
+    return None
+
+
+async def _read_capped(scope: Scope, receive: Receive) -> tuple[bytes, tuple[int, str] | None]:
+    """The body, read up to MAX_BODY bytes: a bigger one is refused as soon as it is known."""
+    too_big = (413, f"the body is over {MAX_BODY} bytes")
+    length = _headers(scope).get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        return b"", too_big if length.isdigit() else (400, "bad Content-Length")
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b"", (400, "the request ended early")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            return b"", too_big
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), None
+
+
+def _replay(body: bytes, original: Receive) -> Receive:
+    """The body already read, then the client's own messages (it going away)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await original()
+
+    return receive
+
+
+def _with_headers(send: Send) -> Send:
+    async def send_with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [
+                (name, value)
+                for name, value in message.get("headers", [])
+                if name.decode("latin-1").lower() not in dict(SECURITY_HEADERS)
+            ]
+            headers.extend((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
+            message["headers"] = headers
+        await send(message)
+
+    return send_with_headers
+
+
+async def _text(send: Send, status: int, text: str) -> None:
+    body = (text + "\n").encode()
+    await _respond(send, status, b"text/plain; charset=utf-8", body)
+
+
+async def _json(send: Send, status: int, value: object) -> None:
+    await _respond(send, status, b"application/json", json.dumps(value).encode())
+
+
+async def _respond(send: Send, status: int, content_type: bytes, body: bytes) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,131 @@
+"""`agent mcp console`: bind the bridge on this computer's loopback, print the one-time link,
+open it in the browser, and serve until Ctrl-C or SIGTERM; then stop every server it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import socket
+import sys
+import threading
+import webbrowser
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import uvicorn
+
+from agent.mcp.runtime import McpRuntime
+from agent.mcp.store import McpStore
+from agent.mcp.trust import DenyTrust
+from agent.settings import McpLimits
+from agent.web.console_app import build_app
+from agent.web.console_hub import ConsoleHub
+from agent.web.console_service import ConsoleService
+from agent.web.elicitations import PageElicitation
+from agent.web.guard import Session, allowed_hosts
+
+GRACEFUL_SECONDS = 3  # open event streams are ended first; this bounds the rest
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, ending the event streams when it stops, and keeping the signal
+    that stopped it to itself (uvicorn raises it again afterwards, which would turn a
+    requested stop into an error exit)."""
+
+    def __init__(self, config: uvicorn.Config, hub: ConsoleHub) -> None:
+        super().__init__(config)
+        self.hub = hub
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        handled = (signal.SIGINT, signal.SIGTERM)
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.hub.close()  # event streams never end by themselves
+        await super().shutdown(sockets)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: one the system picks)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Inherited by each accepted connection: uvicorn writes an answer's head and body
+    # separately, and Nagle's algorithm would hold the body for the client's delayed ACK
+    # (about 40 ms on every request).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(64)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(False)
+    return sock
+
+
+def serve(
+    store: McpStore,
+    limits: McpLimits,
+    *,
+    sock: socket.socket,
+    extra_host: str | None,
+    open_browser: bool,
+    logs_dir: Path,
+    project_dir: Path,
+) -> None:
+    """Run the bridge on `sock` until Ctrl-C or SIGTERM; every server started is stopped."""
+    port = sock.getsockname()[1]
+    host = sock.getsockname()[0]
+    session = Session()
+    hub = ConsoleHub()
+    forms = PageElicitation(hub, limits.tool_timeout_seconds)
+
+    async def main() -> None:
+        async with McpRuntime(
+            store,
+            limits,
+            logs_dir=logs_dir,
+            project_dir=project_dir,
+            trust=DenyTrust(),  # trust is the terminal's: `agent mcp trust NAME`
+            elicitation=forms,
+            observe=hub.observe,
+            observe_stderr=hub.observe_stderr,
+            watch_traffic=True,  # hand-written requests wait for their answers
+        ) as runtime:
+            service = ConsoleService(runtime, hub)
+            app = build_app(service, forms, session, allowed_hosts(port, extra_host))
+            config = uvicorn.Config(
+                app,
+                http="h11",
+                ws="none",
+                lifespan="off",
+                log_config=None,
+                access_log=False,
+                proxy_headers=False,  # the client's address is the socket's, never a header
+                server_header=False,
+                timeout_graceful_shutdown=GRACEFUL_SECONDS,
+            )
+            server = _Server(config, hub)
+            url = f"http://{host}:{port}/open?token={session.token}"
+            print(f"Console: {url}", flush=True)
+            if open_browser:
+                # webbrowser may wait for the browser it starts; the bridge must not.
+                threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+            async with anyio.create_task_group() as group:
+                group.start_soon(service.watch_states)
+                await server.serve(sockets=[sock])
+                group.cancel_scope.cancel()
+
+    anyio.run(main)
+    print("Console stopped.", file=sys.stderr, flush=True)

@@ -1,0 +1,230 @@
+"""Run the real `agent mcp console --no-browser` and talk to it over real HTTP (http.client, so
+every header is exactly what the test wrote)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.test_cli_mcp_console import AGENT
+
+START_TIMEOUT = 30.0
+REQUEST_TIMEOUT = 30.0
+STOP_TIMEOUT = 20.0
+LINK = re.compile(r"Console: http://127\.0\.0\.1:(\d+)/open\?token=([A-Za-z0-9_-]+)")
+
+
+@dataclass
+class Answer:
+    """An HTTP answer: status, headers (lower-case names) and body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        """The body as JSON."""
+        return json.loads(self.body)
+
+    @property
+    def text(self) -> str:
+        """The body as text."""
+        return self.body.decode()
+
+
+@dataclass
+class Console:
+    """A running console bridge: its process, port, token and (once opened) cookie."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    token: str
+    cookie: str | None = None
+    stderr_path: Path | None = None
+    returncode: int | None = field(default=None)
+
+    @property
+    def host(self) -> str:
+        """The Host header the bridge accepts."""
+        return f"127.0.0.1:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        cookie: bool = True,
+    ) -> Answer:
+        """One request on a fresh connection; Host and (unless told) the cookie are added."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
+        try:
+            sent = {"Host": self.host, **(headers or {})}
+            if cookie and self.cookie and "Cookie" not in sent:
+                sent["Cookie"] = f"agent_console={self.cookie}"
+            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            for name, value in sent.items():
+                connection.putheader(name, value)
+            if body is not None and "Content-Length" not in sent:
+                connection.putheader("Content-Length", str(len(body)))
+            connection.endheaders(body)
+            response = connection.getresponse()
+            found = {name.lower(): value for name, value in response.getheaders()}
+            return Answer(response.status, found, response.read())
+        finally:
+            connection.close()
+
+    def post(self, path: str, value: object) -> Answer:
+        """POST a JSON body."""
+        body = json.dumps(value).encode()
+        return self.request("POST", path, body, {"Content-Type": "application/json"})
+
+    def post_with(self, headers: Mapping[str, str], path: str, value: object = None) -> Answer:
+        """POST a JSON body (default {}) with these extra headers."""
+        body = json.dumps({} if value is None else value).encode()
+        return self.request("POST", path, body, {"Content-Type": "application/json", **headers})
+
+    def repeat(self, method: str, path: str, count: int) -> list[int]:
+        """The statuses of `count` requests sent one after another on one connection."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
+        statuses = []
+        try:
+            for _ in range(count):
+                connection.putrequest(method, path, skip_host=True)
+                connection.putheader("Host", self.host)
+                connection.putheader("Cookie", f"agent_console={self.cookie}")
+                connection.endheaders()
+                response = connection.getresponse()
+                response.read()
+                statuses.append(response.status)
+        finally:
+            connection.close()
+        return statuses
+
+    def open_link(self) -> Answer:
+        """GET the one-time link; keep the cookie it sets."""
+        answer = self.request("GET", f"/open?token={self.token}", cookie=False)
+        match = re.match(r"agent_console=([^;]+)", answer.headers.get("set-cookie", ""))
+        if match:
+            self.cookie = match[1]
+        return answer
+
+    def stderr(self) -> str:
+        """What the bridge wrote to stderr so far."""
+        assert self.stderr_path is not None
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+
+@contextmanager
+def running_console(home: Path, *args: str, opened: bool = True) -> Iterator[Console]:
+    """Start `agent mcp console --no-browser ARGS` with AGENT_HOME=home, wait for its link
+    line, open the link (unless told not to), and stop it with SIGTERM at the end."""
+    env = {**os.environ, "AGENT_HOME": str(home)}
+    stderr_path = home.parent / f"console-stderr-{time.monotonic_ns()}.log"
+    with stderr_path.open("wb") as stderr:
+        process = subprocess.Popen(
+            [AGENT, "mcp", "console", "--no-browser", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=env,
+        )
+    try:
+        line = read_line(process, START_TIMEOUT)
+        match = LINK.fullmatch(line.strip())
+        assert match, f"not the console's link line: {line!r}; stderr:\n{stderr_path.read_text()}"
+        console = Console(process, int(match[1]), match[2], stderr_path=stderr_path)
+        if opened:
+            assert console.open_link().status == 303
+        yield console
+    finally:
+        stop(process)
+
+
+def read_line(process: subprocess.Popen[bytes], timeout: float) -> str:
+    """The next line of the process's stdout, waiting at most `timeout` s."""
+    assert process.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        if not selector.select(timeout=timeout):
+            raise TimeoutError(f"no line from the console within {timeout:g} s")
+        return process.stdout.readline().decode()
+
+
+def stop(process: subprocess.Popen[bytes], signum: int = signal.SIGTERM) -> int:
+    """Signal the bridge and wait (bounded) for it to exit; kill it if it does not."""
+    if process.poll() is None:
+        process.send_signal(signum)
+        try:
+            process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=STOP_TIMEOUT)
+            raise AssertionError("the console did not stop within the time allowed") from None
+    if process.stdout is not None:
+        process.stdout.close()
+    return process.returncode
+
+
+class EventStream:
+    """An open GET /api/events: read its events one by one (each read bounded)."""
+
+    def __init__(self, console: Console, timeout: float = REQUEST_TIMEOUT) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", console.port, timeout=timeout)
+        self.connection.putrequest("GET", "/api/events", skip_host=True)
+        self.connection.putheader("Host", console.host)
+        self.connection.putheader("Cookie", f"agent_console={console.cookie}")
+        self.connection.endheaders()
+        self.response = self.connection.getresponse()
+        self.seen: list[tuple[str, Any]] = []
+
+    def next_event(self) -> tuple[str, Any]:
+        """The next event (type, data); ping comments are skipped."""
+        kind, data = "message", ""
+        while True:
+            raw = self.response.fp.readline()
+            if not raw:
+                raise EOFError("the event stream ended")
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                kind = line[len("event: ") :]
+            elif line.startswith("data: "):
+                data = line[len("data: ") :]
+            elif line == "" and data:
+                event = (kind, json.loads(data))
+                self.seen.append(event)
+                return event
+
+    def wait_for(
+        self, wanted: Callable[[str, Any], bool], timeout: float = REQUEST_TIMEOUT
+    ) -> tuple[str, Any]:
+        """Read events until one is `wanted`, for at most `timeout` s (pings and unwanted
+        events do not extend it; each read is bounded by the socket's timeout)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            kind, data = self.next_event()
+            if wanted(kind, data):
+                return kind, data
+        raise AssertionError(f"no wanted event within {timeout:g} s; seen: {self.seen[-5:]}")
+
+    def find(self, wanted: Callable[[str, Any], bool], since: int = 0) -> tuple[str, Any]:
+        """The first event read so far (from the `since`-th on) that is `wanted`."""
+        found = [event for event in self.seen[since:] if wanted(*event)]
+        assert found, f"no such event among {len(self.seen)}"
+        return found[0]
+
+    def close(self) -> None:
+        """Close the stream."""
+        self.connection.close()

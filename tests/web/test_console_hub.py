@@ -1,0 +1,57 @@
+"""The console's log and event queues, through the real module: bounded everywhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.web.console_hub import LOG_KEPT, MAX_STREAMS, QUEUE_EVENTS, TEXT_CHARS, ConsoleHub
+
+
+@pytest.mark.anyio
+async def test_a_tab_that_falls_behind_loses_its_oldest_events_and_is_told_how_many() -> None:
+    hub = ConsoleHub()
+    tab = hub.subscribe(list)
+    assert tab is not None
+
+    for number in range(QUEUE_EVENTS + 5):
+        hub.note("fx", f"line {number}")
+    events = await tab.take(0)
+    note = hub.dropped_note(tab)
+
+    assert len(events) == QUEUE_EVENTS
+    assert events[0].data["text"] == "line 5"
+    assert note is not None and note.data["text"] == "this tab fell behind: 5 events were dropped"
+    assert hub.dropped_note(tab) is None
+
+
+@pytest.mark.anyio
+async def test_a_new_tab_gets_the_last_entries_of_the_log_first() -> None:
+    hub = ConsoleHub()
+    for number in range(LOG_KEPT + 10):
+        hub.observe("fx", "send", f'{{"jsonrpc": "2.0", "id": {number}, "method": "ping"}}')
+
+    tab = hub.subscribe(list)
+    assert tab is not None
+    events = await tab.take(0)
+
+    assert len(events) == LOG_KEPT
+    first = events[0].data
+    assert (first["id"], first["kind"], first["method"], first["direction"]) == (
+        10,
+        "request",
+        "ping",
+        "sent",
+    )
+
+
+def test_streams_are_capped_and_a_long_text_is_cut_with_a_note() -> None:
+    hub = ConsoleHub()
+    tabs = [hub.subscribe(list) for _ in range(MAX_STREAMS + 1)]
+    hub.observe_stderr("fx", "x" * (TEXT_CHARS + 10))
+
+    assert tabs[-1] is None and all(tab is not None for tab in tabs[:-1])
+    entry = hub.log[-1].data
+    assert entry["cut"] is True
+    assert (
+        entry["text"] == "x" * TEXT_CHARS + f" [cut: {TEXT_CHARS} of {TEXT_CHARS + 10} characters]"
+    )
