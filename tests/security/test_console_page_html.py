@@ -10,6 +10,7 @@ Real parts: `agent mcp console` in a subprocess, form_server.py --hostile, Debia
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from tests.fixtures.servers.form_server import HOSTILE_TEXT, HTML_IMG, SCRIPT_LINK
@@ -65,3 +66,20 @@ def test_a_servers_html_shows_as_text_and_never_becomes_elements(
     asking.locator("button.cancel").click()
     expect(asking).to_have_count(0)
     assert console.dialogs == []
+
+
+def test_a_field_named_proto_is_sent_as_an_argument_like_any_other(
+    page: Page, console: Console
+) -> None:
+    from playwright.sync_api import expect
+
+    connect(page, "hostile")
+    page.locator('#tools li.item[data-name="shout"]').click()
+    page.locator('form#call-form [name="__proto__"]').fill("kept")
+    page.locator("form#call-form button[type=submit]").click()
+    expect(page.locator("#result pre.text")).to_have_text(HOSTILE_TEXT)
+
+    request = page.locator("#log li.entry.sent.kind-request", has_text="tools/call")
+    request.click()
+    sent = json.loads(request.locator("pre").text_content() or "")
+    assert sent["params"]["arguments"] == {"__proto__": "kept"}

@@ -7,6 +7,7 @@
   "use strict";
 
   const CUT = 20000; // characters shown per text block before "show all"
+  const MAX_DEPTH = 12; // nested objects/arrays a form builds before taking JSON text
   const LOG_CAP = 5000; // log entries kept in the page
   const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
   const KINDS = {
@@ -369,11 +370,13 @@
    * Build the controls for one field into `parent`; returns a field object
    * {read(problems) -> value or undefined, setName(name)}.
    */
-  function buildField(parent, rawSchema, name, label, required) {
+  function buildField(parent, rawSchema, name, label, required, depth) {
     const schema = nonNull(rawSchema);
-    const type = fieldType(schema);
-    if (type === "object" && schema.properties) return buildObject(parent, schema, name, label, required);
-    if (type === "array") return buildArray(parent, schema, name, label, required);
+    // Past MAX_DEPTH levels a field is one JSON value: a server's schema cannot nest the page
+    // into a stack overflow.
+    const type = depth > MAX_DEPTH && ["object", "array"].includes(fieldType(schema)) ? "any" : fieldType(schema);
+    if (type === "object" && schema.properties) return buildObject(parent, schema, name, label, required, depth);
+    if (type === "array") return buildArray(parent, schema, name, label, required, depth);
     const wrap = el("div", { className: `field type-${type}` });
     const id = `f-${Math.random().toString(36).slice(2)}`;
     const labelNode = el("label", { htmlFor: id, className: "field-label" }, label,
@@ -478,12 +481,12 @@
     return value;
   }
 
-  function buildObject(parent, schema, name, label, required) {
+  function buildObject(parent, schema, name, label, required, depth) {
     const fieldset = el("fieldset", { className: "object" }, el("legend", {}, label,
       required ? el("span", { className: "required", title: "required" }, " *") : null));
     if (schema.description) fieldset.appendChild(el("div", { className: "help" }, schema.description));
     parent.appendChild(fieldset);
-    const fields = buildProperties(fieldset, schema, name);
+    const fields = buildProperties(fieldset, schema, name, depth + 1);
     return {
       setName(newName) {
         for (const [key, field] of fields) field.setName(`${newName}.${key}`);
@@ -498,13 +501,13 @@
   }
 
   /** Controls for every property of an object schema; returns Map(property -> field). */
-  function buildProperties(parent, schema, prefix) {
+  function buildProperties(parent, schema, prefix, depth) {
     const fields = new Map();
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     for (const [key, property] of Object.entries(schema.properties || {})) {
       const name = prefix ? `${prefix}.${key}` : key;
       const label = property && property.title ? property.title : key;
-      fields.set(key, buildField(parent, property, name, label, required.has(key)));
+      fields.set(key, buildField(parent, property, name, label, required.has(key), depth));
     }
     return fields;
   }
@@ -513,12 +516,13 @@
     const value = {};
     for (const [key, field] of fields) {
       const item = field.read(problems);
-      if (item !== undefined) value[key] = item;
+      // defineProperty: a field called "__proto__" is data like any other.
+      if (item !== undefined) Object.defineProperty(value, key, { value: item, enumerable: true, writable: true, configurable: true });
     }
     return value;
   }
 
-  function buildArray(parent, schema, name, label, required) {
+  function buildArray(parent, schema, name, label, required, depth) {
     const fieldset = el("fieldset", { className: "array", dataset: { array: name } }, el("legend", {}, label,
       required ? el("span", { className: "required", title: "required" }, " *") : null));
     if (schema.description) fieldset.appendChild(el("div", { className: "help" }, schema.description));
@@ -536,7 +540,7 @@
       row.appendChild(labelNode);
       const body = el("div", { className: "row-body" });
       row.appendChild(body);
-      const field = buildField(body, itemSchema, `${name}.${index}`, "item", false);
+      const field = buildField(body, itemSchema, `${name}.${index}`, "item", false, depth + 1);
       const entry = { field, label: labelNode };
       const remove = el("button", {
         type: "button", className: "remove", title: "remove this item",
@@ -579,7 +583,7 @@
     const form = el("form", { id: options.id || "", className: options.className || "schema-form", noValidate: true });
     if (options.dataset) Object.assign(form.dataset, options.dataset);
     const schema = options.schema && typeof options.schema === "object" ? options.schema : {};
-    const fields = buildProperties(form, schema, "");
+    const fields = buildProperties(form, schema, "", 0);
     if (!fields.size) form.appendChild(el("p", { className: "placeholder" }, "No arguments."));
     const problems = el("ul", { className: "problems" });
     const buttons = el("div", { className: "row buttons" },
