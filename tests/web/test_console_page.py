@@ -267,3 +267,23 @@ def test_the_log_follows_new_entries_unless_the_person_scrolled_up(page: Page) -
     form.locator("button[type=submit]").click()
     expect_(entries.nth(before + 60)).to_be_attached()
     assert log.evaluate(at_bottom)
+
+
+def test_a_form_answered_in_one_tab_disappears_from_the_other(page: Page) -> None:
+    other = page.context.new_page()
+    other.goto(page.url)  # the same browser: the cookie goes with it
+    expect_(other.locator('li.server[data-name="form"]')).to_be_visible()
+    connect(page, "form")
+    open_tool(page, "ask")
+    page.locator("form#call-form button[type=submit]").click()
+    expect_(other.locator("form.elicitation")).to_have_count(1)
+    expect_(page.locator("form.elicitation")).to_have_count(1)
+
+    other.locator('form.elicitation [name="name"]').fill("Bo")
+    other.locator("form.elicitation button.accept").click()
+
+    expect_(page.locator("form.elicitation")).to_have_count(0)
+    expect_(other.locator("form.elicitation")).to_have_count(0)
+    result = json.loads(page.locator("#result pre.text").text_content() or "")
+    assert result == {"action": "accept", "content": {"name": "Bo", "subscribe": False}}
+    other.close()
