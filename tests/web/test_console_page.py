@@ -41,7 +41,7 @@ def test_connecting_a_server_shows_its_handshake_info(page: Page) -> None:
     expect_(page.locator("#info .server-name")).to_have_text("form_server 1.0.0")
     expect_(page.locator("#info .protocol")).to_have_text("2025-11-25")
     expect_(page.locator("#info .capabilities")).to_contain_text("tools")
-    expect_(page.locator("#tools li.item")).to_have_count(4)
+    expect_(page.locator("#tools li.item")).to_have_count(5)
     server.locator("button.disconnect").click()
     expect_(server.locator(".state")).to_have_text("stopped")
 
@@ -141,7 +141,7 @@ def test_a_hand_written_message_is_checked_then_answered_under_its_own_id(page: 
     answer = page.locator("#raw-answer")
     expect_(answer).to_contain_text('"id": "mine-7"')
     tools = json.loads(answer.text_content() or "")["result"]["tools"]
-    assert [tool["name"] for tool in tools] == ["book", "ask", "long", "links"]
+    assert [tool["name"] for tool in tools] == ["book", "ask", "long", "links", "fail"]
     expect_(page.locator("#raw-problems li")).to_have_count(0)
 
 
@@ -189,6 +189,16 @@ def test_a_long_text_is_cut_with_a_note_until_show_all(page: Page) -> None:
     note.locator("button.show-all").click()
     expect_(note).to_have_count(0)
     assert text.text_content() == "x" * 25_000 + "END"
+
+
+def test_an_error_result_is_marked_as_one(page: Page) -> None:
+    connect(page, "form")
+    open_tool(page, "fail")
+    page.locator("form#call-form button[type=submit]").click()
+
+    expect_(page.locator("#result pre.text")).to_have_text("it failed")
+    expect_(page.locator("#result")).to_have_class("result error")
+    expect_(page.locator("#result .result-head")).to_contain_text("isError")
 
 
 def test_a_resource_link_in_a_result_reads_the_resource(page: Page) -> None:
