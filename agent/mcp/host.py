@@ -41,10 +41,34 @@ class ServerCounts:
     offline: int = 0  # failed, lost, or not trusted
 
 
-def _import_runtime() -> None:
+def _import_runtime(store_path: Path) -> None:
     import agent.mcp.resource_tools
     import agent.mcp.runtime
-    import agent.mcp.toolset  # noqa: F401
+    import agent.mcp.toolset
+
+    if _oauth_may_be_used(store_path):
+        # Here in the worker thread, not on the event loop when the first remote server
+        # connects (transports.py imports it only then): a stdio server never needs it.
+        import agent.mcp.oauth_runtime  # noqa: F401
+
+
+def _oauth_may_be_used(store_path: Path) -> bool:
+    """Whether an enabled remote server may log in (it has no Authorization header)."""
+    from agent.mcp.definitions import HttpDefinition
+    from agent.mcp.store import McpStore
+
+    if not store_path.exists():
+        return False
+    try:
+        config = McpStore(store_path).load()
+    except AgentError:
+        return False  # the runtime's start reports the damage
+    return any(
+        isinstance(d, HttpDefinition)
+        and not d.has_authorization_header()
+        and config.state(d.name).enabled
+        for d in config.definitions
+    )
 
 
 class McpHost:
@@ -102,7 +126,8 @@ class McpHost:
             self.started.set()
             return
         try:
-            await anyio.to_thread.run_sync(_import_runtime)
+            store_path = self._store_path or mcp_store_path()
+            await anyio.to_thread.run_sync(_import_runtime, store_path)
             async with self._make_runtime() as runtime:
                 self.runtime = runtime
                 self.ready.set()

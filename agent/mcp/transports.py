@@ -3,7 +3,8 @@
 stdio is our own transport (stdio.py): the child's stderr reaches `output`, never a file
 directly, so it can be redacted first. Headers go to the httpx2 client and nowhere else.
 Every redirect is refused: the SDK would follow same-origin ones, but a server that moves
-should be reconfigured by the person.
+should be reconfigured by the person. The OAuth side (the SDK's auth providers, PyJWT,
+cryptography: about 45 ms of import) loads only when a remote server that uses OAuth connects.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
 from agent.mcp.launch import CommandsLaunch, HttpLaunch, Launch, StdioLaunch
-from agent.mcp.oauth_runtime import runtime_auth
 from agent.mcp.sdk import TransportStreams
 from agent.mcp.stdio import ChildOutput, StdioCommand, stdio_transport
 
@@ -77,12 +77,17 @@ def _http_client(launch: HttpLaunch, output: ChildOutput, **overrides: Any) -> h
     timeout = overrides.pop("timeout", None) or httpx2.Timeout(
         HTTP_CONNECT_TIMEOUT, read=HTTP_READ_TIMEOUT
     )
+    auth = None
+    if launch.uses_oauth():
+        from agent.mcp.oauth_runtime import runtime_auth
+
+        auth = runtime_auth(launch, on_token=output.secret)
     return httpx2.AsyncClient(
         headers=launch.headers,
         timeout=timeout,
         follow_redirects=False,
         event_hooks={"response": [refuse_redirects]},
-        auth=runtime_auth(launch, on_token=output.secret) if launch.uses_oauth() else None,
+        auth=auth,
     )
 
 

@@ -93,3 +93,78 @@ async def test_a_request_waits_for_a_starting_server_and_is_told_its_name(
 
     assert told[-1] == ["slow"]  # the last thing waited for was the server itself
     assert state == "ready" and reports == ["MCP server slow ready (1 tools)"]
+
+
+OAUTH_PROBE = """
+import sys
+from pathlib import Path
+
+import anyio
+
+from agent.mcp.host import McpHost
+
+
+def make_runtime():
+    raise LookupError("runtime wanted")  # the imports are done by now
+
+
+async def main():
+    host = McpHost(make_runtime, report=print, store_path=Path(sys.argv[1]))
+    try:
+        await host.serve(anyio.Event())
+    except LookupError:
+        pass
+    print("agent.mcp.oauth_runtime" in sys.modules)
+
+
+anyio.run(main)
+"""
+
+
+def _oauth_loaded_before_any_connection(store: McpStore) -> bool:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", OAUTH_PROBE, str(store.path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return {"True\n": True, "False\n": False}[done.stdout]
+
+
+def _remote_store(path: Path, server: dict[str, object], enabled: bool = True) -> McpStore:
+    store = McpStore(path)
+    document = {"mcpServers": {"fx": {"command": "python3"}, "remote": server}}
+    store.replace_definitions(parse_document_data(document, "test").definitions)
+    for name in ("fx", "remote"):
+        definition = store.load().find(name)
+        store.update_state(name, fingerprint(definition), lambda s: replace(s, enabled=enabled))
+    return store
+
+
+def test_an_enabled_remote_server_that_may_log_in_has_the_oauth_side_imported_with_the_runtime(
+    tmp_path: Path,
+) -> None:
+    # In the worker thread with the rest of the runtime, not on the event loop when it connects.
+    store = _remote_store(tmp_path / "servers.json", {"url": "https://mcp.example/mcp"})
+
+    assert _oauth_loaded_before_any_connection(store) is True
+
+
+@pytest.mark.parametrize(
+    ("server", "enabled"),
+    [
+        ({"url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer ${T}"}}, True),
+        ({"url": "https://mcp.example/mcp"}, False),
+    ],
+    ids=["its-own-authorization-header", "disabled"],
+)
+def test_without_a_remote_server_that_may_log_in_the_oauth_side_is_not_imported(
+    tmp_path: Path, server: dict[str, object], enabled: bool
+) -> None:
+    store = _remote_store(tmp_path / "servers.json", server, enabled)
+
+    assert _oauth_loaded_before_any_connection(store) is False
