@@ -3,8 +3,8 @@ first valid answer wins.
 
 With no tab open nobody can answer: the form is declined at once. A form nobody answers
 within the wait is cancelled, and so is one whose tool call ended (the runtime cancels the
-wait). An answer is checked against the requested schema first: a wrong one is refused with
-its problems and the form stays open.
+wait). An answer is checked against the requested schema first (MCP's form keywords only: a
+server's `pattern` is not one), and a wrong one is refused with its problems; the form stays open.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from agent.mcp.elicitation import Action, ElicitationAnswer, ElicitationRequest, refusal
+from agent.mcp.form_schema import form_keywords
 from agent.tools.validation import argument_problems
 from agent.web.console_hub import ConsoleHub, Event
 
@@ -111,7 +112,7 @@ def _checked_content(schema: dict[str, Any], content: object) -> dict[str, Any]:
     fields = schema.get("properties") or {}
     unknown = [name for name in content if name not in fields]
     problems = [f"content.{name}: not a field of this form" for name in unknown]
-    problems += argument_problems(schema, content)
+    problems += argument_problems(form_keywords(schema), content)
     if problems:
         raise BadAnswerError("; ".join(problems))
     return dict(content)

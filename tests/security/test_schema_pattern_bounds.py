@@ -30,7 +30,7 @@ from tests.fixtures.mcp_fixtures import (
 )
 from tests.fixtures.servers.schema_attack_server import SETS_IT_OFF, SLOW
 from tests.test_oneshot import model_args, run_without_terminal
-from tests.web.console_helpers import running_console
+from tests.web.console_helpers import EventStream, running_console
 
 CANNOT_CHECK = f"the schema's pattern {SLOW!r} takes too long to check; the value cannot be checked"
 FIELD = {"type": "string", "pattern": SLOW}
@@ -214,3 +214,55 @@ def test_every_jsonschema_module_that_matches_patterns_is_bounded() -> None:
         if matching.search(path.read_text(encoding="utf-8"))
     }
     assert matchers == set(JSONSCHEMA_PATTERN_MODULES)
+
+
+# --- a form (elicitation) answered in the console ---------------------------------------------
+
+
+def test_a_forms_pattern_is_not_mcps_and_is_not_run_on_the_persons_answer(tmp_path: Path) -> None:
+    # MCP's form schema has no `pattern`: the answer is checked against the form's own
+    # keywords only, so the server's regex never runs on what the person typed.
+    calls = tmp_path / "calls.jsonl"
+    save_attack_server(tmp_path / "home", calls)
+    with running_console(tmp_path / "home") as console, ThreadPoolExecutor(1) as pool:
+        assert console.post("/api/servers/sx/connect", {}).status == 200
+        events = EventStream(console)
+        try:
+            called = pool.submit(
+                console.post, "/api/servers/sx/call", {"tool": "ask", "arguments": {}}
+            )
+            _, form = events.wait_for(lambda kind, data: kind == "elicitation")
+            answer = {"action": "accept", "content": {"name": SETS_IT_OFF}}
+            answered, took = timed(console.post, f"/api/elicitations/{form['id']}", answer)
+            result = called.result(timeout=60)
+        finally:
+            events.close()
+
+    assert form["schema"]["properties"]["name"]["pattern"] == SLOW  # shown as the server sent it
+    assert (answered.status, answered.json(), took < 1.0) == (200, {"ok": True}, True)
+    told = json.loads(result.json()["result"]["content"][0]["text"])
+    assert told == {"action": "accept", "content": {"name": SETS_IT_OFF}}
+
+
+def test_a_form_answer_is_still_checked_against_mcps_form_keywords(tmp_path: Path) -> None:
+    from agent.mcp.form_schema import form_keywords
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 3, "pattern": SLOW, "allOf": [FIELD]},
+            "size": {"type": "string", "enum": ["s", "m"]},
+            "tags": {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}},
+        },
+        "required": ["size"],
+    }
+    problems, took = timed(
+        argument_problems, form_keywords(schema), {"name": SETS_IT_OFF, "tags": ["b"]}
+    )
+
+    assert took < 1.0
+    assert problems == [
+        "(arguments): 'size' is a required property",
+        f"name: {SETS_IT_OFF!r} is too long",
+        "tags/0: 'b' is not valid under any of the given schemas",
+    ]
