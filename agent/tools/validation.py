@@ -22,6 +22,7 @@ import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 UNRESOLVABLE_REF = (
@@ -44,13 +45,30 @@ def _refuse(uri: str) -> Any:
 PATTERN_SECONDS = 0.05
 VALIDATION_SECONDS = 0.25
 SLOW_PATTERN = "the schema's pattern {pattern} takes too long to check; the value cannot be checked"
-_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "pattern_deadline", default=None
+
+
+@dataclass
+class _Budget:
+    """The time one validation may spend on patterns; the clock starts at its first check
+    (a tool call's result is checked only when it comes, maybe minutes into the call)."""
+
+    seconds: float
+    deadline: float | None = None
+
+    def remaining(self) -> float:
+        now = time.monotonic()
+        if self.deadline is None:
+            self.deadline = now + self.seconds
+        return self.deadline - now
+
+
+_budget: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
+    "pattern_budget", default=None
 )
 # jsonschema calls `re.search` in pattern, patternProperties and the helpers behind
 # additionalProperties and unevaluatedProperties (all drafts). Rather than copy those keywords,
-# those modules' `re` becomes a stand-in whose `search` is bounded while one of our validations
-# runs, and is plain `re.search` otherwise (the mcp SDK's own validation is unchanged).
+# those modules' `re` becomes a stand-in whose `search` is bounded within `bounded_patterns()`,
+# and is plain `re.search` otherwise.
 # tests/security/test_schema_pattern_bounds.py checks that no other jsonschema module calls
 # `re.search` (or another matcher), so an upgrade cannot slip past the bound.
 JSONSCHEMA_PATTERN_MODULES = (
@@ -60,7 +78,7 @@ JSONSCHEMA_PATTERN_MODULES = (
 )
 
 
-class SlowPattern(Exception):
+class SlowPattern(RuntimeError):  # the SDK's refusals of an answer are RuntimeErrors too
     """A schema's pattern could not be checked within the time limit (or `regex` cannot read it)."""
 
     def __init__(self, pattern: str) -> None:
@@ -69,12 +87,12 @@ class SlowPattern(Exception):
 
 
 def _bounded_search(pattern: Any, string: Any, flags: int = 0) -> Any:
-    deadline = _deadline.get()
-    if deadline is None:
+    budget = _budget.get()
+    if budget is None:
         return re.search(pattern, string, flags)
     import regex  # type: ignore[import-untyped]  # has a timeout (and guards re lacks)
 
-    remaining = deadline - time.monotonic()
+    remaining = budget.remaining()
     if remaining <= 0:
         raise SlowPattern(str(pattern))
     try:
@@ -104,14 +122,15 @@ def _bound_jsonschema_patterns() -> None:
 
 @contextmanager
 def bounded_patterns(seconds: float = VALIDATION_SECONDS) -> Iterator[None]:
-    """Within this block jsonschema's pattern checks share a budget of `seconds`
-    (raising SlowPattern when it runs out or a check takes longer than PATTERN_SECONDS)."""
+    """Within this block jsonschema's pattern checks (ours, and the mcp SDK's check of a
+    result against its output schema) share a budget of `seconds`, raising SlowPattern when it
+    runs out or one check takes longer than PATTERN_SECONDS."""
     _bound_jsonschema_patterns()
-    token = _deadline.set(time.monotonic() + seconds)
+    token = _budget.set(_Budget(seconds))
     try:
         yield
     finally:
-        _deadline.reset(token)
+        _budget.reset(token)
 
 
 def schema_validator(schema: dict[str, Any]) -> Any:

@@ -141,6 +141,26 @@ def test_the_console_refuses_the_call_at_once_and_keeps_answering_other_tabs(
     assert not calls.exists()  # nothing reached the server
 
 
+def test_a_result_whose_output_schema_pattern_backtracks_is_refused_at_once(
+    tmp_path: Path,
+) -> None:
+    # The MCP client checks structured content against the tool's output schema: there the
+    # server chooses the pattern and the value, and nobody has to type anything.
+    save_attack_server(tmp_path / "home", tmp_path / "calls.jsonl")
+    with running_console(tmp_path / "home") as console, ThreadPoolExecutor(1) as pool:
+        assert console.post("/api/servers/sx/connect", {}).status == 200
+        assert console.post("/api/servers/sx/list", {"kind": "tools"}).status == 200
+
+        body = {"tool": "shaped", "arguments": {}}
+        called = pool.submit(timed, console.post, "/api/servers/sx/call", body)
+        other, other_took = timed(console.request, "GET", "/api/servers")
+        answer, took = called.result(timeout=60)
+
+    assert (other.status, other_took < 1.0) == (200, True)
+    assert (answer.status, took < 1.0) == (502, True)
+    assert answer.json()["error"].endswith(CANNOT_CHECK)
+
+
 # --- a model's tool call in a one-shot chat ---------------------------------------------------
 
 
