@@ -54,6 +54,7 @@ OWNERS = {
     "uvicorn": ("agent/web/",),
     "jsonschema": ("agent/tools/validation.py",),
     "referencing": ("agent/tools/validation.py",),
+    "regex": ("agent/tools/validation.py",),
     "pydantic": ("agent/settings.py",),
     "yaml": ("agent/settings.py", "agent/skills/"),
     "platformdirs": ("agent/home.py",),

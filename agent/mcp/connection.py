@@ -47,6 +47,7 @@ from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
 from agent.redaction import Redactor, redactor
 from agent.text import progress_text, sanitize, sanitize_line
+from agent.tools.validation import bounded_patterns
 
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
@@ -168,7 +169,9 @@ class Connection:
             if on_progress is not None:
                 on_progress(progress, total, message)
 
-        with self._forms.tool_call(), scope:
+        # The SDK checks a result against the tool's output schema: the server's pattern on
+        # the server's value, so it gets the same time limit as our own checks.
+        with self._forms.tool_call(), scope, bounded_patterns():
             result: types.CallToolResult = await self._request(
                 session.call_tool(tool, arguments, progress_callback=progress),
                 f"calling {tool}",

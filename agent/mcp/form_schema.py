@@ -16,6 +16,26 @@ from typing import Any
 from agent.text import sanitize_line
 
 _TYPES = ("string", "number", "integer", "boolean", "array")
+# The keywords of MCP's restricted form schema (PrimitiveSchemaDefinition); anything else a
+# server adds (`pattern`, `allOf`, `$ref`, ...) is not part of a form and is not checked.
+_FIELD_KEYWORDS = (
+    "type",
+    "title",
+    "description",
+    "format",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "enum",
+    "oneOf",
+    "anyOf",
+    "items",
+    "default",
+)
+_CHOICE_KEYWORDS = ("const", "title")
 _NAME_CHARS = 40  # a field name in a one-line notice, however long the server made it
 
 
@@ -42,6 +62,30 @@ def form_problem(schema: object) -> str | None:
         if problem:
             return f"field {_name(name)}: {problem}"
     return None
+
+
+def form_keywords(schema: dict[str, Any]) -> dict[str, Any]:
+    """A flat form's schema (form_problem found none) with only MCP's form keywords, to check
+    an answer against: a server's `pattern` there would be a regex of its choosing run on the
+    person's answer (MCP's StringSchema has none), so it is dropped, not checked."""
+    fields = {
+        name: _known(prop, _FIELD_KEYWORDS)
+        for name, prop in (schema.get("properties") or {}).items()
+    }
+    kept = {"type": "object", "properties": fields}
+    if "required" in schema:
+        kept["required"] = schema["required"]
+    return kept
+
+
+def _known(prop: dict[str, Any], keywords: tuple[str, ...]) -> dict[str, Any]:
+    kept = {key: prop[key] for key in keywords if key in prop}
+    for key in ("oneOf", "anyOf"):
+        if isinstance(kept.get(key), list):
+            kept[key] = [_known(choice, _CHOICE_KEYWORDS) for choice in kept[key]]
+    if isinstance(kept.get("items"), dict):
+        kept["items"] = _known(kept["items"], ("type", "enum", "anyOf", "oneOf"))
+    return kept
 
 
 def _field_problem(prop: object) -> str | None:

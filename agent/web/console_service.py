@@ -70,6 +70,10 @@ class ConsoleService:
         self.raw_ids = RawIds()
         self._needs_login: set[str] = set()
         self._shown: dict[str, tuple[Any, ...]] = {}
+        # The input schemas of the tools the page listed, per server and live connection: a
+        # call checks against them instead of listing every tool again (a tools/list on the
+        # wire before each call, in the person's log, that they never asked for).
+        self._listed: dict[str, tuple[Connection, dict[str, dict[str, Any]]]] = {}
 
     # -- servers ------------------------------------------------------------------------
 
@@ -172,7 +176,27 @@ class ConsoleService:
             items, next_cursor = await console_requests.list_page(
                 connection, kind, cursor, self.timeout
             )
+        if kind == "tools":
+            listed = [t for t in items if isinstance(t, dict) and isinstance(t.get("name"), str)]
+            self._remember(connection, {t["name"]: t.get("inputSchema") for t in listed})
         return {"items": items, "nextCursor": next_cursor}
+
+    def _remember(self, connection: Connection, schemas: dict[str, Any]) -> None:
+        """Keep listed tools' input schemas for this live connection (a new one starts over)."""
+        known = self._listed.get(connection.name)
+        if known is None or known[0] is not connection:
+            known = (connection, {})
+            self._listed[connection.name] = known
+        known[1].update({name: s for name, s in schemas.items() if isinstance(s, dict)})
+
+    async def _input_schema(self, connection: Connection, tool: str) -> dict[str, Any] | None:
+        """The tool's input schema: as the page listed it, else from a fresh listing."""
+        known = self._listed.get(connection.name)
+        if known is None or known[0] is not connection or tool not in known[1]:
+            listed = await self.runtime.list_tools(connection.name)
+            self._remember(connection, {t.name: dict(t.input_schema) for t in listed})
+            known = self._listed[connection.name]
+        return known[1].get(tool)
 
     async def call(self, name: str, tool: object, arguments: object) -> dict[str, Any]:
         """Call a tool with arguments checked against its input schema first."""
@@ -182,10 +206,10 @@ class ConsoleService:
             raise ApiError(400, "arguments: must be an object")
         connection = self.connection(name)
         with self.errors(connection.name):
-            tools = {t.name: t for t in await self.runtime.list_tools(connection.name)}
-            if tool not in tools:
+            schema = await self._input_schema(connection, tool)
+            if schema is None:
                 raise ApiError(404, f"{connection.name} has no tool {one_line(repr(tool))}")
-            problems = argument_problems(dict(tools[tool].input_schema), arguments)
+            problems = argument_problems(schema, arguments)
             if problems:
                 raise ApiError(400, "arguments: " + "; ".join(problems))
             result = await self.runtime.call_tool(connection.name, tool, arguments)

@@ -1,10 +1,12 @@
 """Forms (elicitations) from servers, answered in the page: shown to every open tab, and the
 first valid answer wins.
 
-With no tab open nobody can answer: the form is declined at once. A form nobody answers
-within the wait is cancelled, and so is one whose tool call ended (the runtime cancels the
-wait). An answer is checked against the requested schema first: a wrong one is refused with
-its problems and the form stays open.
+With no tab open nobody can answer: the form is declined at once, and so is a form of a server
+that already has one open, or one beyond eight open in all (a note in the log says how many, once
+the open form closes). A form nobody answers within the wait is cancelled, and so is one whose
+tool call ended (the runtime cancels the wait). An answer is checked against the requested
+schema first (MCP's form keywords only: a server's `pattern` is not one), and a wrong one is
+refused with its problems; the form stays open.
 """
 
 from __future__ import annotations
@@ -16,10 +18,17 @@ from typing import Any
 import anyio
 
 from agent.mcp.elicitation import Action, ElicitationAnswer, ElicitationRequest, refusal
+from agent.mcp.form_schema import form_keywords
 from agent.tools.validation import argument_problems
 from agent.web.console_hub import ConsoleHub, Event
 
 ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
+# A server may send thousands of forms at once, each shown in every tab and replayed to every
+# new one. The terminal shows one form at a time; the page keeps one open per server and a few
+# in all, and declines the rest at once.
+FORMS_OPEN_PER_SERVER = 1
+FORMS_OPEN_IN_ALL = 8
+ONE_OPEN = "one is already open"
 
 
 class UnknownFormError(LookupError):
@@ -54,6 +63,8 @@ class PageElicitation:
         self._wait = wait_seconds
         self._pending: dict[str, _Pending] = {}
         self._ids = itertools.count(1)
+        # Forms declined for being too many, by (server, why), noted once the burst is over.
+        self._declined: dict[tuple[str, str], int] = {}
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         """Show the form to every tab and wait for the first valid answer (bounded)."""
@@ -65,6 +76,11 @@ class PageElicitation:
             self.notice(
                 f"Declined a form from MCP server {request.server}: no console tab is open."
             )
+            return ElicitationAnswer("decline")
+        too_many = self._too_many(request.server)
+        if too_many is not None:
+            key = (request.server, too_many)
+            self._declined[key] = self._declined.get(key, 0) + 1
             return ElicitationAnswer("decline")
         pending = _Pending(f"e{next(self._ids)}", request)
         self._pending[pending.id] = pending
@@ -80,7 +96,27 @@ class PageElicitation:
             self._pending.pop(pending.id, None)
             done = {"id": pending.id, "action": answer.action}
             self._hub.publish(Event("elicitation-done", done))
+            self._note_declined(request.server)
         return answer
+
+    def _too_many(self, server: str) -> str | None:
+        """Why a new form of `server` cannot be shown now, or None when it can."""
+        same = sum(1 for pending in self._pending.values() if pending.request.server == server)
+        if same >= FORMS_OPEN_PER_SERVER:
+            return ONE_OPEN
+        if len(self._pending) >= FORMS_OPEN_IN_ALL:
+            return f"{FORMS_OPEN_IN_ALL} forms are already open"
+        return None
+
+    def _note_declined(self, closed: str) -> None:
+        """One note per burst: the forms of `closed` declined while its form was open, and
+        any declined because too many were open in all."""
+        for server, why in list(self._declined):
+            if server != closed and why == ONE_OPEN:
+                continue  # that server's form is still open: its burst goes on
+            count = self._declined.pop((server, why))
+            forms = "form" if count == 1 else "forms"
+            self.notice(f"Declined {count} more {forms} from MCP server {server}: {why}.")
 
     def notice(self, text: str) -> None:
         """A form answered without asking: a note in the log."""
@@ -111,7 +147,7 @@ def _checked_content(schema: dict[str, Any], content: object) -> dict[str, Any]:
     fields = schema.get("properties") or {}
     unknown = [name for name in content if name not in fields]
     problems = [f"content.{name}: not a field of this form" for name in unknown]
-    problems += argument_problems(schema, content)
+    problems += argument_problems(form_keywords(schema), content)
     if problems:
         raise BadAnswerError("; ".join(problems))
     return dict(content)

@@ -60,18 +60,21 @@ def test_a_tool_form_checks_and_converts_values_and_the_log_shows_the_call(page:
     form.locator("button[type=submit]").click()
 
     expect_(form.locator(".problems li")).to_have_text(
-        [
-            "code: must match ^[A-Z]{3}$",
-            "seats: must be a whole number, not 2.5",
-            "size: required",
-        ]
+        ["seats: must be a whole number, not 2.5", "size: required"]
+    )
+    expect_(page.locator("#log li.entry .summary", has_text="tools/call")).to_have_count(0)
+
+    # The page leaves `pattern` to the bridge (which checks it with a time limit).
+    form.locator('[name="seats"]').fill("3")
+    form.locator('[name="size"]').select_option(label="large")
+    form.locator("button[type=submit]").click()
+    expect_(form.locator(".problems li")).to_have_text(
+        ["arguments: code: 'ab' does not match '^[A-Z]{3}$'"]
     )
     expect_(page.locator("#log li.entry .summary", has_text="tools/call")).to_have_count(0)
 
     form.locator('[name="code"]').fill("")
-    form.locator('[name="seats"]').fill("3")
     form.locator('[name="confirm"]').check()
-    form.locator('[name="size"]').select_option(label="large")
     for _ in range(3):
         form.locator('fieldset[data-array="tags"] button.add').click()
     form.locator('[name="tags.0"]').fill("a")
