@@ -25,6 +25,7 @@ from agent.web.console_hub import ConsoleHub
 from agent.web.console_service import ConsoleService
 from agent.web.elicitations import PageElicitation
 from agent.web.guard import Session, allowed_hosts
+from agent.web.link_file import remove_link_file, write_link_file
 
 GRACEFUL_SECONDS = 3  # open event streams are ended first; this bounds the rest
 
@@ -74,6 +75,15 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def open_in_browser(url: str, folder: Path) -> Path:
+    """Open the console in the browser through a private file holding `url` (never `url`
+    itself: a launcher's argv is readable by every local user); return the file."""
+    path = write_link_file(folder, url)
+    # webbrowser may wait for the browser it starts; the bridge must not.
+    threading.Thread(target=webbrowser.open, args=(path.as_uri(),), daemon=True).start()
+    return path
+
+
 def serve(
     store: McpStore,
     limits: McpLimits,
@@ -120,12 +130,16 @@ def serve(
             url = f"http://{host}:{port}/open?token={session.token}"
             print(f"Console: {url}", flush=True)
             if open_browser:
-                # webbrowser may wait for the browser it starts; the bridge must not.
-                threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+                link_files.append(open_in_browser(url, logs_dir))
             async with anyio.create_task_group() as group:
                 group.start_soon(service.watch_states)
                 await server.serve(sockets=[sock])
                 group.cancel_scope.cancel()
 
-    anyio.run(main)
+    link_files: list[Path] = []
+    try:
+        anyio.run(main)
+    finally:
+        for path in link_files:
+            remove_link_file(path)
     print("Console stopped.", file=sys.stderr, flush=True)

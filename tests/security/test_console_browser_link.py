@@ -1,0 +1,89 @@
+"""The console's one-time link never goes on another program's command line (issue 14, F2).
+
+Every local user can read /proc/PID/cmdline: a browser launcher started with the link in its
+argv hands the token to whoever polls /proc first, and that user then owns the console (runs
+the person's trusted servers). The launcher is given a private file that holds the link
+instead. Real `agent mcp console` with $BROWSER set to a program that records its argv
+(Python's webbrowser runs $BROWSER as one path with the URL as its only argument).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import stat
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from tests.web.console_helpers import REQUEST_TIMEOUT, running_console
+
+
+def recording_browser(directory: Path, fifo: Path) -> Path:
+    """A $BROWSER that writes its whole argv (JSON) into `fifo` and exits 0."""
+    script = directory / "recording-browser"
+    script.write_text(
+        f"#!{sys.executable}\nimport json, sys\n"
+        f"with open({str(fifo)!r}, 'w') as fifo:\n    fifo.write(json.dumps(sys.argv))\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return script
+
+
+def read_all(descriptor: int) -> str:
+    """Everything the browser wrote into the FIFO, each wait bounded."""
+    data = b""
+    while True:
+        readable, _, _ = select.select([descriptor], [], [], REQUEST_TIMEOUT)
+        assert readable, "the browser was never started"
+        chunk = os.read(descriptor, 65536)
+        if not chunk:
+            return data.decode()
+        data += chunk
+
+
+def test_the_browser_gets_a_private_file_and_never_the_token_in_its_argv(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    fifo = tmp_path / "browser.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    browser = recording_browser(tmp_path, fifo)
+    try:
+        with running_console(
+            agent_home, opened=False, browser=True, env={"BROWSER": str(browser)}
+        ) as console:
+            argv = json.loads(read_all(reader))
+            assert [arg for arg in argv if console.token in arg] == []
+            [address] = argv[1:]
+            assert address.startswith("file:///")
+            page = Path(unquote(urlsplit(address).path))
+            assert stat.S_IMODE(page.stat().st_mode) == 0o600
+            assert stat.S_IMODE(page.parent.stat().st_mode) == 0o700
+            assert page.stat().st_uid == page.parent.stat().st_uid == os.getuid()
+            assert not page.parent.is_symlink()
+            html = page.read_text(encoding="utf-8")
+            link = f"http://127.0.0.1:{console.port}/open?token={console.token}"
+            refresh = re.search(r'<meta http-equiv="refresh" content="0;url=([^"]+)">', html)
+            assert refresh is not None and refresh[1] == link
+            assert re.search(r'<a href="([^"]+)">', html)[1] == link  # type: ignore[index]
+            # Following the file (as the browser does) opens the console.
+            answer = console.open_link()
+            assert (answer.status, answer.headers["location"]) == (303, "/")
+            assert console.request("GET", "/api/servers").status == 200
+        assert not page.exists(), "the file with the link outlived the console"
+    finally:
+        os.close(reader)
+
+
+def test_without_a_browser_no_file_with_the_link_is_written(agent_home: Path) -> None:
+    with running_console(agent_home) as console:
+        written = [
+            path
+            for path in agent_home.rglob("*")
+            if path.is_file() and console.token in path.read_text(errors="replace")
+        ]
+        assert written == []
