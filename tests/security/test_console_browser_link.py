@@ -9,32 +9,19 @@ instead. Real `agent mcp console` with $BROWSER set to a program that records it
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import select
 import stat
-import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from tests.fixtures.oauth_cli import recording_browser
 from tests.web.console_helpers import REQUEST_TIMEOUT, running_console
 
 
-def recording_browser(directory: Path, fifo: Path) -> Path:
-    """A $BROWSER that writes its whole argv (JSON) into `fifo` and exits 0."""
-    script = directory / "recording-browser"
-    script.write_text(
-        f"#!{sys.executable}\nimport json, sys\n"
-        f"with open({str(fifo)!r}, 'w') as fifo:\n    fifo.write(json.dumps(sys.argv))\n",
-        encoding="utf-8",
-    )
-    script.chmod(0o755)
-    return script
-
-
 def read_all(descriptor: int) -> str:
-    """Everything the browser wrote into the FIFO, each wait bounded."""
+    """Everything the browser wrote into its record (a FIFO), each wait bounded."""
     data = b""
     while True:
         readable, _, _ = select.select([descriptor], [], [], REQUEST_TIMEOUT)
@@ -48,17 +35,16 @@ def read_all(descriptor: int) -> str:
 def test_the_browser_gets_a_private_file_and_never_the_token_in_its_argv(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    fifo = tmp_path / "browser.fifo"
-    os.mkfifo(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    browser = recording_browser(tmp_path, fifo)
+    browser, record = recording_browser(tmp_path)  # writes its arguments into `record`
+    os.mkfifo(record)  # so the test can wait for them
+    reader = os.open(record, os.O_RDONLY | os.O_NONBLOCK)
     try:
         with running_console(
             agent_home, opened=False, browser=True, env={"BROWSER": str(browser)}
         ) as console:
-            argv = json.loads(read_all(reader))
-            assert [arg for arg in argv if console.token in arg] == []
-            [address] = argv[1:]
+            arguments = read_all(reader)
+            assert console.token not in arguments
+            [address] = arguments.split()
             assert address.startswith("file:///")
             page = Path(unquote(urlsplit(address).path))
             assert stat.S_IMODE(page.stat().st_mode) == 0o600

@@ -11,7 +11,6 @@ checked by pid.
 from __future__ import annotations
 
 import os
-import select
 import signal
 import sys
 import time
@@ -20,7 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.mcp_fixtures import pid_alive, save_trusted_stdio_server, server_command
+from tests.fixtures.mcp_fixtures import (
+    pid_alive,
+    pid_ends,
+    save_trusted_stdio_server,
+    server_command,
+)
 from tests.web.console_helpers import Console, EventStream, running_console
 
 TIMEOUT = 20.0
@@ -30,16 +34,7 @@ FORCED_STOP_SECONDS = 2.0
 
 
 def _ends(pid: int) -> bool:
-    """Whether process `pid` ends (or has ended) within TIMEOUT (SIGKILL is asynchronous)."""
-    try:
-        descriptor = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        readable, _, _ = select.select([descriptor], [], [], TIMEOUT)
-        return bool(readable)
-    finally:
-        os.close(descriptor)
+    return pid_ends(pid, TIMEOUT)
 
 
 def _children(parent: int) -> list[int]:
