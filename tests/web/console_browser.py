@@ -140,6 +140,7 @@ def page_fixture(
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(console.url)
+    page.wait_for_url(console.url.split("/open?")[0] + "/")  # /open's page goes on to /
     try:
         yield page
     finally:

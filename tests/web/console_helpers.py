@@ -44,6 +44,12 @@ class Answer:
         return self.body.decode()
 
 
+def goes_on_to_the_console(answer: Answer) -> bool:
+    """Whether GET /open answered with the page that goes on to / (its cookie now set)."""
+    refresh = '<meta http-equiv="refresh" content="0;url=/">'
+    return answer.status == 200 and refresh in answer.text
+
+
 @dataclass
 class Console:
     """A running console bridge: its process, port, token and (once opened) cookie."""
@@ -177,7 +183,7 @@ def running_console(
         assert match is not None
         console = Console(process, int(match[1]), match[2], stderr_path=stderr_path)
         if opened:
-            assert console.open_link().status == 303
+            assert goes_on_to_the_console(console.open_link())
         yield console
     finally:
         stop(process)
