@@ -31,12 +31,14 @@ _PAGE = """<!DOCTYPE html>
 def private_folder(parent: Path) -> Path:
     """`parent`/console-links, created 0700; refused unless it is our own real directory."""
     folder = parent / FOLDER
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    found = os.lstat(folder)
+    problem = f"{folder} is not a directory of yours: remove it and try again"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        found = os.lstat(folder)
+    except OSError as error:
+        raise AgentError(f"{folder} could not be made: {error.strerror}") from None
     if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid():
-        raise AgentError(
-            f"agent mcp console: {folder} is not a directory of yours; remove it and try again"
-        )
+        raise AgentError(problem)
     os.chmod(folder, 0o700)  # an older or hand-made one may be open to others
     return folder
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 import uvicorn
 
+from agent.errors import AgentError
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
 from agent.mcp.trust import DenyTrust
@@ -84,10 +85,16 @@ def _config(app: GuardMiddleware) -> uvicorn.Config:
     )
 
 
-def open_in_browser(url: str, folder: Path) -> Path:
+def open_in_browser(url: str, folder: Path) -> Path | None:
     """Open the console in the browser through a private file holding `url` (never `url`
-    itself: a launcher's argv is readable by every local user); return the file."""
-    path = write_link_file(folder, url)
+    itself: a launcher's argv is readable by every local user); return the file. Without a
+    file the browser is not opened: the printed link still works."""
+    try:
+        path = write_link_file(folder, url)
+    except (AgentError, OSError) as error:
+        reason = str(error) if isinstance(error, AgentError) else error.strerror
+        print(f"Not opening the browser: {reason}. Open the link above.", file=sys.stderr)
+        return None
     # webbrowser may wait for the browser it starts; the bridge must not.
     threading.Thread(target=webbrowser.open, args=(path.as_uri(),), daemon=True).start()
     return path
@@ -130,8 +137,8 @@ def serve(
                 server.request_stop()
             url = f"http://{host}:{port}/open?token={session.token}"
             print(f"Console: {url}", flush=True)
-            if open_browser:
-                link_files.append(open_in_browser(url, logs_dir))
+            if open_browser and (opened := open_in_browser(url, logs_dir)) is not None:
+                link_files.append(opened)
             async with anyio.create_task_group() as group:
                 group.start_soon(service.watch_states)
                 await server.serve(sockets=[sock])

@@ -107,3 +107,18 @@ def test_without_a_browser_no_file_with_the_link_is_written(agent_home: Path) ->
             if path.is_file() and console.token in path.read_text(errors="replace")
         ]
         assert written == []
+
+
+def test_a_link_folder_that_is_not_a_private_directory_is_not_used(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    """Planted in the data home, a file named like the folder is never written through."""
+    agent_home.mkdir(parents=True, exist_ok=True)
+    (agent_home / "console-links").write_text("planted\n")
+    browser, record = recording_browser(tmp_path)
+    with running_console(agent_home, browser=True, env={"BROWSER": str(browser)}) as console:
+        assert console.request("GET", "/api/servers").status == 200  # the printed link works
+    assert (agent_home / "console-links").read_text() == "planted\n"
+    assert not record.exists(), "the browser was started without a private file"
+    assert "Not opening the browser: " in console.stderr()
+    assert "console-links could not be made" in console.stderr()
