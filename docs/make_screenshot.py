@@ -10,7 +10,6 @@ its generated form, opens a log entry, and saves the page.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -18,15 +17,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.web.console_browser import (  # noqa: E402  (after the path is set)
-    AGENT,
+from tests.fixtures.mcp_fixtures import stop_child  # noqa: E402  (after the path is set)
+from tests.web.console_browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    STOP_TIMEOUT,
     WAIT_MS,
-    read_address,
     save_servers,
-    stop,
 )
+from tests.web.console_helpers import launch_console  # noqa: E402
 
 OUTPUT = REPO / "docs" / "console.png"
 
@@ -41,6 +40,7 @@ def drive(url: str) -> None:
         page.set_default_timeout(WAIT_MS)
         expect.set_options(timeout=WAIT_MS)
         page.goto(url)
+        page.wait_for_url(url.split("/open?")[0] + "/")  # /open's page goes on to /
         for name in ("rs", "form"):
             server = page.locator(f'li.server[data-name="{name}"]')
             server.locator("button.connect").click()
@@ -89,19 +89,11 @@ def main() -> None:
         save_servers(home, env, names=("form", "rs"))
         add_untrusted_server(home)
         stderr_path = Path(tmp) / "stderr.log"
-        with stderr_path.open("wb") as stderr:
-            process = subprocess.Popen(
-                [AGENT, "mcp", "console", "--no-browser", "--port", "0"],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                env=env,
-                cwd=tmp,
-            )
+        process, url = launch_console(env, stderr_path, "--port", "0", cwd=Path(tmp))
         try:
-            drive(read_address(process, stderr_path))
+            drive(url)
         finally:
-            stop(process)
+            stop_child(process, timeout=STOP_TIMEOUT)
     print(f"wrote {OUTPUT.relative_to(REPO)}")
 
 

@@ -14,24 +14,22 @@ and dropped, so a program that writes without end never blocks on a full pipe.
 
 A new session also means no signal to the agent reaches the program. SIGTERM and SIGHUP are
 handled (agent.mcp.process_groups); SIGKILL runs no handler, so on Linux the program asks the
-kernel to kill it when the agent dies (PR_SET_PDEATHSIG). Only the program itself: what it
+kernel to kill it when the agent dies (agent.mcp.parent_death). Only the program itself: what it
 started in its group is ended by nobody then.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import signal
 import subprocess
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
 import anyio
 
+from agent.mcp.parent_death import die_with_parent
 from agent.mcp.process_groups import forget, kill_group, register
 
 OUTPUT_CAP_BYTES = 1024 * 1024
@@ -40,7 +38,6 @@ OUTPUT_CAP_BYTES = 1024 * 1024
 EXIT_GRACE_SECONDS = 0.5
 _CHUNK = 65536
 _POLL_SECONDS = 0.05  # without pidfd (not Linux): how often to look whether the program exited
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -90,26 +87,6 @@ class _Capture:
         return self.data.decode("utf-8", errors="replace")
 
 
-def _die_with_parent() -> Callable[[], None] | None:
-    """What the child runs between fork and exec so the kernel kills it when we die (Linux).
-
-    The signal follows the thread that forked: the event loop's, which lives as long as the
-    agent. If we died before the request took effect, the child has another parent by then:
-    it exits instead of running unwatched.
-    """
-    if sys.platform != "linux":
-        return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up now: the child must not load
-    parent = os.getpid()
-
-    def in_child() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:
-            os._exit(1)
-
-    return in_child
-
-
 async def run_command(
     argv: Sequence[str],
     *,
@@ -128,7 +105,7 @@ async def run_command(
         cwd=cwd,
         env=dict(env),
         start_new_session=True,
-        preexec_fn=_die_with_parent(),
+        preexec_fn=die_with_parent(),
     )
     register(process.pid)
     try:

@@ -15,6 +15,9 @@ the child prints would land unredacted. Here:
   it inherits from us, the SDK's short list, then the definition's env: what trust
   covered), a new session (so its own process group), and the graceful shutdown of the
   MCP spec (close stdin, wait, SIGTERM the group, SIGKILL), every wait bounded.
+- Unlike the SDK, the child dies with us (agent.mcp.parent_death): a SIGKILLed agent leaves
+  no server running, even one that ignores the end of its input. Its group is listed in
+  agent.mcp.process_groups for a stop that cannot wait for the graceful one.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 
 from agent.mcp.line_buffer import LineBuffer, Overlong
+from agent.mcp.parent_death import open_piped_process
+from agent.mcp.process_groups import forget_server, register_server
 from agent.mcp.sdk import TransportStreams, stop_server_process
 
 MIB = 1024 * 1024
@@ -74,13 +79,13 @@ async def stdio_transport(
     command: StdioCommand, output: ChildOutput, max_message_bytes: int = MAX_MESSAGE_BYTES
 ) -> AsyncIterator[TransportStreams]:
     """Spawn the child and yield the session's streams; leaving stops the child."""
-    process = await anyio.open_process(
+    process = await open_piped_process(
         [command.executable, *command.args],
         env=command.env,  # complete: StdioLaunch.child_environment(), as trusted
         cwd=command.cwd,
-        start_new_session=True,
     )
     # No awaits until the task group is entered: a cancellation in the gap would leak it.
+    register_server(process.pid)  # its own session: the group's id is its pid
     pipes = _ChildPipes(process, output, max_message_bytes)
     async with anyio.create_task_group() as group:
         group.start_soon(pipes.read_stdout)
@@ -93,6 +98,7 @@ async def stdio_transport(
             # the child.
             with anyio.CancelScope(shield=True):
                 await pipes.shutdown()
+            forget_server(process.pid)
             group.cancel_scope.cancel()
     await anyio.lowlevel.cancel_shielded_checkpoint()
 

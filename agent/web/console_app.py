@@ -13,7 +13,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from agent.web.console_hub import Event
@@ -118,6 +124,14 @@ def _file(path: Path, media_type: str) -> Response:
     return Response(content, media_type=media_type)
 
 
+# GET /open's answer once the cookie is set (no script: the CSP allows none inline).
+_OPENED = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/">
+<title>agent mcp console</title></head>
+<body><p><a href="/">Open the console</a></p></body></html>
+"""
+
+
 class _Api:
     def __init__(self, service: ConsoleService, forms: PageElicitation, session: Session):
         self.service = service
@@ -128,7 +142,11 @@ class _Api:
         cookie = self.session.open(request.query_params.get("token", ""))
         if cookie is None:
             return PlainTextResponse(self.session.open_refusal() + "\n", status_code=403)
-        response = Response(status_code=303, headers={"location": "/"})
+        # A page that goes on to / by itself, not a redirect: when the link was opened from
+        # another site (the private file the browser is handed is one), the browser would
+        # not send a SameSite=Strict cookie along a redirect, but it does on a navigation
+        # that our own page starts.
+        response = HTMLResponse(_OPENED)
         response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/")
         return response
 

@@ -5,7 +5,6 @@ open it in the browser, and serve until Ctrl-C or SIGTERM; then stop every serve
 from __future__ import annotations
 
 import contextlib
-import signal
 import socket
 import sys
 import threading
@@ -16,6 +15,7 @@ from pathlib import Path
 import anyio
 import uvicorn
 
+from agent.errors import AgentError
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
 from agent.mcp.trust import DenyTrust
@@ -24,15 +24,17 @@ from agent.web.console_app import build_app
 from agent.web.console_hub import ConsoleHub
 from agent.web.console_service import ConsoleService
 from agent.web.elicitations import PageElicitation
-from agent.web.guard import Session, allowed_hosts
+from agent.web.guard import GuardMiddleware, Session, allowed_hosts
+from agent.web.link_file import remove_link_file, write_link_file
+from agent.web.stop_signals import StopSignals
 
 GRACEFUL_SECONDS = 3  # open event streams are ended first; this bounds the rest
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's server, ending the event streams when it stops, and keeping the signal
-    that stopped it to itself (uvicorn raises it again afterwards, which would turn a
-    requested stop into an error exit)."""
+    """uvicorn's server, ending the event streams when it stops. Signals are not its own
+    (StopSignals handles them for the whole run, and uvicorn would raise the one that stopped
+    it again afterwards, turning a requested stop into an error exit)."""
 
     def __init__(self, config: uvicorn.Config, hub: ConsoleHub) -> None:
         super().__init__(config)
@@ -40,16 +42,11 @@ class _Server(uvicorn.Server):
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        handled = (signal.SIGINT, signal.SIGTERM)
-        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-        try:
-            yield
-        finally:
-            for sig, handler in original.items():
-                signal.signal(sig, handler)
+        yield
+
+    def request_stop(self) -> None:
+        """Stop serving (from a signal handler): uvicorn's loop looks at this flag."""
+        self.should_exit = True
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.hub.close()  # event streams never end by themselves
@@ -72,6 +69,35 @@ def bind(host: str, port: int) -> socket.socket:
         raise
     sock.set_inheritable(False)
     return sock
+
+
+def _config(app: GuardMiddleware) -> uvicorn.Config:
+    return uvicorn.Config(
+        app,
+        http="h11",
+        ws="none",
+        lifespan="off",
+        log_config=None,
+        access_log=False,
+        proxy_headers=False,  # the client's address is the socket's, never a header
+        server_header=False,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+    )
+
+
+def open_in_browser(url: str, folder: Path) -> Path | None:
+    """Open the console in the browser through a private file holding `url` (never `url`
+    itself: a launcher's argv is readable by every local user); return the file. Without a
+    file the browser is not opened: the printed link still works."""
+    try:
+        path = write_link_file(folder, url)
+    except (AgentError, OSError) as error:
+        reason = str(error) if isinstance(error, AgentError) else error.strerror
+        print(f"Not opening the browser: {reason}. Open the link above.", file=sys.stderr)
+        return None
+    # webbrowser may wait for the browser it starts; the bridge must not.
+    threading.Thread(target=webbrowser.open, args=(path.as_uri(),), daemon=True).start()
+    return path
 
 
 def serve(
@@ -105,27 +131,29 @@ def serve(
         ) as runtime:
             service = ConsoleService(runtime, hub)
             app = build_app(service, forms, session, allowed_hosts(port, extra_host))
-            config = uvicorn.Config(
-                app,
-                http="h11",
-                ws="none",
-                lifespan="off",
-                log_config=None,
-                access_log=False,
-                proxy_headers=False,  # the client's address is the socket's, never a header
-                server_header=False,
-                timeout_graceful_shutdown=GRACEFUL_SECONDS,
-            )
-            server = _Server(config, hub)
+            server = _Server(_config(app), hub)
+            stops.on_stop = server.request_stop
+            if stops.asked:  # the signal came while the servers were being set up
+                server.request_stop()
             url = f"http://{host}:{port}/open?token={session.token}"
             print(f"Console: {url}", flush=True)
-            if open_browser:
-                # webbrowser may wait for the browser it starts; the bridge must not.
-                threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+            if open_browser and (opened := open_in_browser(url, logs_dir)) is not None:
+                link_files.append(opened)
             async with anyio.create_task_group() as group:
                 group.start_soon(service.watch_states)
                 await server.serve(sockets=[sock])
                 group.cancel_scope.cancel()
 
-    anyio.run(main)
+    link_files: list[Path] = []
+
+    def remove_link_files() -> None:
+        for path in link_files:
+            remove_link_file(path)
+
+    stops = StopSignals(cleanup=remove_link_files)
+    try:
+        with stops.installed():
+            anyio.run(main)
+    finally:
+        remove_link_files()
     print("Console stopped.", file=sys.stderr, flush=True)

@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from agent.mcp.command_runner import run_command
-from tests.fixtures.mcp_fixtures import pid_alive
+from tests.fixtures.mcp_fixtures import pid_alive, pid_ends
 from tests.security.command_tools_helpers import (
     AGENT,
     TIMEOUT,
@@ -47,17 +47,7 @@ def _pid_from(fifo: Path) -> int:
 
 
 def _ends(pid: int) -> bool:
-    """Whether process `pid` ends (or has ended) within TIMEOUT: a SIGKILL is delivered
-    asynchronously, so a pid that was just killed may exist a moment longer."""
-    try:
-        descriptor = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return True
-    try:
-        readable, _, _ = select.select([descriptor], [], [], TIMEOUT)
-        return bool(readable)
-    finally:
-        os.close(descriptor)
+    return pid_ends(pid, TIMEOUT)
 
 
 @pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGHUP])

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-import selectors
-import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,16 +18,20 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.fixtures.mcp_fixtures import pid_alive, save_trusted_stdio_server, server_command
+from tests.fixtures.mcp_fixtures import (
+    pid_alive,
+    save_trusted_stdio_server,
+    server_command,
+    stop_child,
+)
+from tests.web.console_helpers import launch_console
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-AGENT = str(Path(sys.executable).with_name("agent"))  # the console script of this venv
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
-START_TIMEOUT = 30.0  # seconds for the console to print its address
 STOP_TIMEOUT = 15.0  # seconds for it to stop every server and exit
 WAIT_MS = 15_000  # every browser wait, in milliseconds
 # Chromium without the background-networking flags keeps calling a network that is closed here.
@@ -86,39 +86,6 @@ def save_servers(home: Path, environ: Mapping[str, str], names: Iterable[str] = 
         save_trusted_stdio_server(home, name, SERVERS[name], environ, selected=None)
 
 
-def read_address(process: subprocess.Popen[bytes], stderr_path: Path) -> str:
-    """Wait (bounded) for the one "Console: URL" line; on failure say why, with stderr."""
-    assert process.stdout is not None
-    deadline = time.monotonic() + START_TIMEOUT
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        while (remaining := deadline - time.monotonic()) > 0:
-            if not selector.select(timeout=remaining):
-                continue
-            line = process.stdout.readline().decode("utf-8", errors="replace").strip()
-            if match := re.fullmatch(r"Console: (http://127\.0\.0\.1:\d+/open\?token=\S+)", line):
-                return match[1]
-            if not line:
-                break
-    stop(process)
-    stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
-    raise RuntimeError(f"agent mcp console printed no address; its stderr:\n{stderr}")
-
-
-def stop(process: subprocess.Popen[bytes]) -> int:
-    """SIGTERM (what Ctrl-C's twin asks), wait, SIGKILL only if it hangs: always reaped."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_TIMEOUT)
-    if process.stdout is not None:
-        process.stdout.close()
-    return process.returncode
-
-
 def form_server_pids(home: Path) -> list[int]:
     """Every form_server started with this AGENT_HOME, from the servers' logs."""
     text = "".join(log.read_text(encoding="utf-8") for log in sorted(home.glob("**/*.log")))
@@ -131,18 +98,11 @@ def console_fixture(agent_home: Path, tmp_path: Path) -> Iterator[Console]:
     require_browser()
     save_servers(agent_home, os.environ)
     stderr_path = tmp_path / "console-stderr.log"
-    with stderr_path.open("wb") as stderr:
-        process = subprocess.Popen(
-            [AGENT, "mcp", "console", "--no-browser", "--port", "0"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-        )
-    url = read_address(process, stderr_path)
+    process, url = launch_console(os.environ, stderr_path, "--port", "0")
     try:
         yield Console(url=url, process=process, home=agent_home)
     finally:
-        status = stop(process)
+        status = stop_child(process, timeout=STOP_TIMEOUT)
     assert status == 0, stderr_path.read_text(encoding="utf-8", errors="replace")
     assert [pid for pid in form_server_pids(agent_home) if pid_alive(pid)] == []
 
@@ -180,6 +140,7 @@ def page_fixture(
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(console.url)
+    page.wait_for_url(console.url.split("/open?")[0] + "/")  # /open's page goes on to /
     try:
         yield page
     finally:

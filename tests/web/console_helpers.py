@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.fixtures.mcp_fixtures import stop_child
 from tests.test_cli_mcp_console import AGENT
 
 START_TIMEOUT = 30.0
@@ -41,6 +42,12 @@ class Answer:
     def text(self) -> str:
         """The body as text."""
         return self.body.decode()
+
+
+def goes_on_to_the_console(answer: Answer) -> bool:
+    """Whether GET /open answered with the page that goes on to / (its cookie now set)."""
+    refresh = '<meta http-equiv="refresh" content="0;url=/">'
+    return answer.status == 200 and refresh in answer.text
 
 
 @dataclass
@@ -127,27 +134,56 @@ class Console:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
 
-@contextmanager
-def running_console(home: Path, *args: str, opened: bool = True) -> Iterator[Console]:
-    """Start `agent mcp console --no-browser ARGS` with AGENT_HOME=home, wait for its link
-    line, open the link (unless told not to), and stop it with SIGTERM at the end."""
-    env = {**os.environ, "AGENT_HOME": str(home)}
-    stderr_path = home.parent / f"console-stderr-{time.monotonic_ns()}.log"
+def launch_console(
+    env: Mapping[str, str],
+    stderr_path: Path,
+    *args: str,
+    browser: bool = False,
+    cwd: Path | None = None,
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start the real `agent mcp console ARGS` (with --no-browser unless `browser`), wait
+    (bounded) for its one "Console: URL" line and return the process and the URL; on failure
+    stop it and say why, with its stderr."""
+    flags = [] if browser else ["--no-browser"]
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
-            [AGENT, "mcp", "console", "--no-browser", *args],
+            [AGENT, "mcp", "console", *flags, *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
-            env=env,
+            env=dict(env),
+            cwd=cwd,
         )
     try:
         line = read_line(process, START_TIMEOUT)
-        match = LINK.fullmatch(line.strip())
-        assert match, f"not the console's link line: {line!r}; stderr:\n{stderr_path.read_text()}"
+    except TimeoutError:
+        line = ""
+    if LINK.fullmatch(line.strip()) is None:
+        stop_child(process, timeout=STOP_TIMEOUT)
+        stderr_text = stderr_path.read_text(encoding="utf-8", errors="replace")
+        raise AssertionError(f"not the console's link line: {line!r}; stderr:\n{stderr_text}")
+    return process, line.strip().removeprefix("Console: ")
+
+
+@contextmanager
+def running_console(
+    home: Path,
+    *args: str,
+    opened: bool = True,
+    browser: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[Console]:
+    """Start `agent mcp console ARGS` with AGENT_HOME=home (and `env` added), wait for its
+    link line, open the link (unless told not to), and stop it with SIGTERM at the end."""
+    environ = {**os.environ, "AGENT_HOME": str(home), **(env or {})}
+    stderr_path = home.parent / f"console-stderr-{time.monotonic_ns()}.log"
+    process, url = launch_console(environ, stderr_path, *args, browser=browser)
+    try:
+        match = LINK.fullmatch(f"Console: {url}")
+        assert match is not None
         console = Console(process, int(match[1]), match[2], stderr_path=stderr_path)
         if opened:
-            assert console.open_link().status == 303
+            assert goes_on_to_the_console(console.open_link())
         yield console
     finally:
         stop(process)
@@ -164,18 +200,8 @@ def read_line(process: subprocess.Popen[bytes], timeout: float) -> str:
 
 
 def stop(process: subprocess.Popen[bytes], signum: int = signal.SIGTERM) -> int:
-    """Signal the bridge and wait (bounded) for it to exit; kill it if it does not."""
-    if process.poll() is None:
-        process.send_signal(signum)
-        try:
-            process.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_TIMEOUT)
-            raise AssertionError("the console did not stop within the time allowed") from None
-    if process.stdout is not None:
-        process.stdout.close()
-    return process.returncode
+    """Signal the bridge and wait (bounded) for it to exit; failing if it had to be killed."""
+    return stop_child(process, signum, STOP_TIMEOUT, strict=True)
 
 
 class EventStream:
