@@ -148,7 +148,7 @@ def _skills_for(
 ) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str]]:
     """Usable skills now, the trust store, a pending trust question, and notes to show.
 
-    The project's instruction files share the skills' trust: one question, one decision."""
+    One question covers the project's skills and its instruction files that are undecided."""
     discovery = skills_discovery(project)
     notes = [shadowing.note() for shadowing in discovery.shadowed]
     for skipped in discovery.skipped:
@@ -159,13 +159,15 @@ def _skills_for(
     mine = project_skills(discovery)
     files = instructions.files.project
     if interactive:  # the question carries the digests it shows: each folder hashed once
-        status, pending = trust_store.review(project, mine, files)
+        trust, pending = trust_store.assess(project, mine, files)
     else:
-        status, pending = trust_store.status(project, mine, files), None
-        if status == "ask":
-            notes.append(_untrusted_note(len(mine), [file.label for file in files]))
-    instructions.project_trusted = status == "trusted"
-    return usable_from(discovery, status == "trusted"), trust_store, pending, notes
+        trust, pending = trust_store.state(project, mine, files), None
+        if trust.status == "ask":
+            skills = len(mine) if trust.skills == "ask" else 0
+            notes.append(_untrusted_note(skills, [f.label for f in trust.undecided_files]))
+    # Each file on its own: those trusted as read are used, whichever folder trusted them.
+    instructions.trusted_labels = frozenset(trust.trusted_files)
+    return usable_from(discovery, trust.skills == "trusted"), trust_store, pending, notes
 
 
 def _untrusted_note(skills: int, files: list[str]) -> str:

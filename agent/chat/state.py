@@ -82,9 +82,13 @@ class ChatSession:
             return []
         trusted = await prompt.confirm(request)
         self.trust_store.record(request, "trusted" if trusted else "declined")
-        self.skills.skills = usable_from(self.discovery, trusted)
+        skills_trusted = trusted if request.decides_skills else request.skills_status == "trusted"
+        self.skills.skills = usable_from(self.discovery, skills_trusted)
         if self.instructions is not None:
-            self.instructions.project_trusted = trusted
+            # A no declines the files it listed; those trusted before stay in use, as they
+            # would in the next run or without a terminal.
+            labels = {*request.trusted_before, *(request.files if trusted else ())}
+            self.instructions.trusted_labels = frozenset(labels)
         names = [f.label for f in request.instructions] + [s.name for s in request.skills]
         if trusted:
             notes = [f"Project {request.what} trusted: {', '.join(names)}"]

@@ -11,7 +11,6 @@ from pathlib import Path
 from agent.commands.output import say, table
 from agent.errors import AgentError
 from agent.skills.discovery import discover_skills, skill_roots
-from agent.skills.instruction_files import find_instruction_files
 from agent.skills.model import SCOPE_PRECEDENCE, Diagnostic, Discovery, Skill, SkippedSkill
 from agent.skills.names import skill_key
 from agent.skills.parse import SKILL_FILE, parse_skill_file
@@ -25,10 +24,8 @@ def list_skills(project_dir: Path) -> int:
     """Every skill found: name, scope, status, path, and each one's diagnostics below it."""
     discovery = discover_skills(project_dir)
     project_set = [skill for skill in discovery.skills if skill.scope == "project"]
-    # One decision covers the project's skills and its instruction files (as the chat finds
-    # them from here): the status is theirs together.
-    files = find_instruction_files(project_dir, Path.cwd()).project
-    trust = SkillTrustStore().status(project_dir, project_set, files)
+    # The skills' own decision (instruction files are decided one by one, see skills/trust.py).
+    trust = SkillTrustStore().state(project_dir, project_set).skills
     rows: list[tuple[list[str], list[str]]] = []
     hidden_by: dict[int, Skill] = {id(s.hidden): s.winner for s in discovery.shadowed}
     valid = [*discovery.skills, *(s.hidden for s in discovery.shadowed)]

@@ -52,15 +52,19 @@ class ProjectInstructions:
 
     files: InstructionFiles
     budget_bytes: int = DEFAULT_BUDGET_BYTES
-    project_trusted: bool = False
+    project_trusted: bool = False  # every project file found (else those in trusted_labels)
+    trusted_labels: frozenset[str] = frozenset()  # each trusted as read (see skills/trust.py)
+
+    def _trusted(self, file: InstructionFile) -> bool:
+        return self.project_trusted or file.label in self.trusted_labels
 
     def used(self) -> list[InstructionFile]:
         """The files that may reach the model, in prompt order."""
-        return [*self.files.user, *(self.files.project if self.project_trusted else ())]
+        return [*self.files.user, *(f for f in self.files.project if self._trusted(f))]
 
     def untrusted(self) -> list[InstructionFile]:
         """The project's files kept out of the prompt until the person trusts them."""
-        return [] if self.project_trusted else list(self.files.project)
+        return [f for f in self.files.project if not self._trusted(f)]
 
     def fitted(self) -> tuple[list[FittedFile], list[InstructionFile]]:
         """The files that go in (the last maybe cut), and those left out by the budget."""

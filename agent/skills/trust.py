@@ -1,12 +1,14 @@
 """Trust of project skills: a project's skills reach the model only after the person agreed.
 
-Recorded in the config home per project path, with a fingerprint of the project's skills
-(names, SKILL.md and every other file in their folders: see fingerprint.py) and of its
-instruction files (AGENTS.md and the like, as read: see instruction_files.py). One question
-covers both. A changed set
-asks again and shows what changed; a declined set stays off and is not asked about again
-until it changes. The decision binds the folders as hashed for the question the person saw,
-not as they are when the answer comes (the time-of-check/time-of-use gap of a slow answer).
+Recorded in the config home per project path: a fingerprint of the project's skills (names,
+SKILL.md and every other file in their folders: see fingerprint.py) with the decision on them,
+and per instruction file (AGENTS.md and the like, as read: see instruction_files.py) its label
+(its place under the project root) and digest, trusted or declined. Which files are found
+depends on the folder a chat starts in, so a file is decided once, whichever folder found it.
+One question covers whatever is undecided: the skills when their set is new or changed, and
+the files found now that are new or changed. A declined set or file stays off and is not
+asked about again until it changes. The decision binds the folders as hashed for the question
+the person saw, not as they are when the answer comes (the time-of-check/time-of-use gap of a slow answer).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -70,11 +72,16 @@ class SkillTrustRequest:
     project: Path
     skills: tuple[Skill, ...]
     digests: Mapping[str, SkillDigest]
-    instructions: tuple[InstructionFile, ...] = ()
+    instructions: tuple[InstructionFile, ...] = ()  # only the files to decide about
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     asked_before: bool = False
+    # Whether the answer decides the skills: not when only files are new or changed (then the
+    # skills keep `skills_status`, and `skills` is empty).
+    decides_skills: bool = True
+    skills_status: Status = "none"
+    trusted_before: tuple[str, ...] = ()  # files found now that were trusted already
 
     @property
     def over_cap(self) -> tuple[str, ...]:
@@ -126,6 +133,8 @@ class SkillTrustRequest:
             cut = f", the first {len(file.data):,} read" if len(file.data) < file.size else ""
             lines.append(f"  {file.label}: instruction file, {file.size:,} bytes{cut}")
             lines.append(f"      {file.path}")
+        if self.trusted_before:
+            lines.append(f"  already trusted: {', '.join(self.trusted_before)}")
         for skill in self.skills:
             lines.append(f"  {skill.name}: {skill.description}")
             lines.append(f"      {skill.path}")
@@ -146,10 +155,70 @@ class SkillTrustPrompt(Protocol):
 
 @dataclass(frozen=True)
 class _Record:
-    decision: Decision
-    fingerprint: str
+    decision: Decision  # on the skills
+    fingerprint: str  # of the skills
     skills: dict[str, str]  # name -> the skill's digest, to say what changed
-    files: dict[str, str]  # instruction file label -> its digest, likewise
+    files: dict[str, str]  # trusted instruction files: label -> digest (every yes, united)
+    declined_files: dict[str, str] = field(default_factory=dict)  # label -> digest, each no
+
+
+@dataclass(frozen=True)
+class ProjectTrust:
+    """What is decided about the skills and instruction files found now, and what is not."""
+
+    skills: Status  # the skills' own: none (no project skills), trusted, declined or ask
+    trusted_files: tuple[str, ...] = ()  # labels of files found now, trusted as they are
+    declined_files: tuple[str, ...] = ()
+    undecided_files: tuple[InstructionFile, ...] = ()  # new or changed since decided
+
+    @property
+    def status(self) -> Status:
+        """ask while anything is undecided; else the skills' decision, or the files'."""
+        if self.skills == "ask" or self.undecided_files:
+            return "ask"
+        if self.skills != "none":
+            return self.skills
+        if self.trusted_files:
+            return "trusted"
+        return "declined" if self.declined_files else "none"
+
+
+def _assess(
+    record: _Record | None, skills: Mapping[str, str], files: Sequence[InstructionFile]
+) -> ProjectTrust:
+    """Each file on its own (by label and digest), the skills as one set."""
+    if not skills:
+        skill_status: Status = "none"
+    elif record is not None and record.skills == dict(skills):
+        skill_status = record.decision
+    else:
+        skill_status = "ask"
+    trusted = record.files if record else {}
+    declined = record.declined_files if record else {}
+    return ProjectTrust(
+        skill_status,
+        tuple(f.label for f in files if trusted.get(f.label) == f.sha256),
+        tuple(f.label for f in files if declined.get(f.label) == f.sha256),
+        tuple(f for f in files if f.sha256 not in (trusted.get(f.label), declined.get(f.label))),
+    )
+
+
+def _decided(before: _Record | None, request: SkillTrustRequest, decision: Decision) -> _Record:
+    """The record once the person answered `request`: the files it listed join the trusted
+    or the declined ones; the skills' decision changes only when it asked about them."""
+    trusted = dict(before.files) if before else {}
+    declined = dict(before.declined_files) if before else {}
+    for label, digest in request.files.items():
+        if decision == "trusted":
+            trusted[label] = digest
+            declined.pop(label, None)
+        else:  # the label's earlier content is not kept trusted either: a no is about it
+            declined[label] = digest
+            trusted.pop(label, None)
+    if before is not None and not request.decides_skills:
+        return _Record(before.decision, before.fingerprint, before.skills, trusted, declined)
+    skills = {name: digest.sha256 for name, digest in request.digests.items()}
+    return _Record(decision, _fingerprint(request.digests), skills, trusted, declined)
 
 
 class SkillTrustStore:
@@ -158,21 +227,26 @@ class SkillTrustStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or config_home() / TRUST_FILE_NAME
 
+    def state(
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile] = (),
+    ) -> ProjectTrust:
+        """What is decided about the project's skills and these instruction files."""
+        record = self._load().get(str(project.resolve()))
+        found = {name: digest.sha256 for name, digest in digests(skills).items()}
+        return _assess(record, found, instructions)
+
     def status(
         self,
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
     ) -> Status:
-        """none: no project skills or instruction files; trusted/declined: decided for exactly
-        this set; ask."""
-        if not skills and not instructions:
-            return "none"
-        record = self._load().get(str(project.resolve()))
-        now = _fingerprint(digests(skills), file_digests(instructions))
-        if record is None or record.fingerprint != now:
-            return "ask"
-        return record.decision
+        """none: no project skills or instruction files; ask: something is undecided; else
+        the skills' decision (or, without skills, trusted when any file found is)."""
+        return self.state(project, skills, instructions).status
 
     def review(
         self,
@@ -180,14 +254,33 @@ class SkillTrustStore:
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
     ) -> tuple[Status, SkillTrustRequest | None]:
-        """The decision for exactly this set, else "ask" and the question (one hashing)."""
-        if not skills and not instructions:
-            return "none", None
+        """The status, and the question when something is undecided (one hashing)."""
+        trust, request = self.assess(project, skills, instructions)
+        return trust.status, request
+
+    def assess(
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile] = (),
+    ) -> tuple[ProjectTrust, SkillTrustRequest | None]:
+        """What is decided, and a question about only what is not (None when nothing is)."""
         record = self._load().get(str(project.resolve()))
-        request = self._request(project, skills, instructions, record)
-        if record is not None and record.fingerprint == request.fingerprint:
-            return record.decision, None
-        return "ask", request
+        found = digests(skills)
+        trust = _assess(record, {n: d.sha256 for n, d in found.items()}, instructions)
+        if trust.status != "ask":
+            return trust, None
+        asks_skills = trust.skills == "ask"
+        request = self._request(
+            project,
+            skills if asks_skills else (),
+            found if asks_skills else {},
+            trust.undecided_files,
+            record,
+        )
+        if not asks_skills:
+            request = replace(request, decides_skills=False, skills_status=trust.skills)
+        return trust, replace(request, trusted_before=trust.trusted_files)
 
     def request(
         self,
@@ -195,23 +288,24 @@ class SkillTrustStore:
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
     ) -> SkillTrustRequest:
-        """The question to ask, with the differences from the last decision."""
+        """The question about everything found (`agent skills trust`), with the changes."""
         record = self._load().get(str(project.resolve()))
-        return self._request(project, skills, instructions, record)
+        return self._request(project, skills, digests(skills), instructions, record)
 
     def _request(
         self,
         project: Path,
         skills: Sequence[Skill],
+        found: Mapping[str, SkillDigest],
         instructions: Sequence[InstructionFile],
         record: _Record | None,
     ) -> SkillTrustRequest:
-        found = digests(skills)
         now = {name: digest.sha256 for name, digest in found.items()}
         added, changed, removed = _changes(record.skills if record else {}, now)
-        files_added, files_changed, files_removed = _changes(
-            record.files if record else {}, file_digests(instructions)
-        )
+        if not skills:
+            removed = ()  # the skills are not asked about: nothing to say about them
+        known = {**(record.declined_files if record else {}), **(record.files if record else {})}
+        files_added, files_changed, _ = _changes(known, file_digests(instructions))
         return SkillTrustRequest(
             project=project,
             skills=tuple(skills),
@@ -219,7 +313,7 @@ class SkillTrustStore:
             instructions=tuple(instructions),
             added=files_added + added,
             changed=files_changed + changed,
-            removed=files_removed + removed,
+            removed=removed,
             asked_before=record is not None,
         )
 
@@ -227,12 +321,8 @@ class SkillTrustStore:
         """Remember the person's decision for the skills exactly as the request showed them."""
         with file_lock(self.path):
             records = self._load()
-            records[str(request.project.resolve())] = _Record(
-                decision,
-                request.fingerprint,
-                {name: digest.sha256 for name, digest in request.digests.items()},
-                request.files,
-            )
+            key = str(request.project.resolve())
+            records[key] = _decided(records.get(key), request, decision)
             payload = {
                 "version": TRUST_VERSION,
                 "projects": {key: _record_json(r) for key, r in records.items()},
@@ -259,12 +349,7 @@ class SkillTrustStore:
         records = {}
         for key, value in (data.get("projects") or {}).items():
             try:
-                records[key] = _Record(
-                    value["decision"],
-                    value["fingerprint"],
-                    dict(value["skills"]),
-                    dict(value.get("files") or {}),
-                )
+                records[key] = _record_from(value)
             except (KeyError, TypeError, ValueError):
                 raise AgentError(f"{self.path}: malformed record for {key}") from None
         return records
@@ -281,14 +366,39 @@ def _changes(
     )
 
 
+def _record_from(value: dict[str, object]) -> _Record:
+    """A record as stored; one written before files were decided one by one holds the set's
+    files under its one decision: a declined set's files stay declined, each."""
+    files = dict(value.get("files") or {})  # type: ignore[call-overload]
+    declined = dict(value.get("declined_files") or {})  # type: ignore[call-overload]
+    if not value.get("per_file") and value["decision"] == "declined":
+        files, declined = {}, files
+    if value["decision"] not in ("trusted", "declined"):
+        raise ValueError(value["decision"])
+    for label, digest in (*files.items(), *declined.items()):
+        if not isinstance(label, str) or not isinstance(digest, str):
+            raise TypeError(label)
+    return _Record(
+        value["decision"],
+        str(value["fingerprint"]),
+        dict(value["skills"]),  # type: ignore[call-overload]
+        files,
+        declined,
+    )
+
+
 def _record_json(record: _Record) -> dict[str, object]:
     data: dict[str, object] = {
         "decision": record.decision,
         "fingerprint": record.fingerprint,
         "skills": record.skills,
     }
-    if record.files:  # absent when empty: the file reads as before for skill-only projects
+    # Absent without files: the record reads as before for skill-only projects. The marker
+    # says the files are per file, not the set an older record's decision covered.
+    if record.files or record.declined_files:
+        data["per_file"] = True
         data["files"] = record.files
+        data["declined_files"] = record.declined_files
     return data
 
 

@@ -281,10 +281,12 @@ def test_agent_skills_trust_shows_the_files_with_the_skills_and_one_answer_cover
         [AGENT, "skills", "list"], capture_output=True, text=True, env=env, cwd=project,
         timeout=30,
     )  # fmt: skip
-    assert deploy_row(listed.stdout)[:3] == ["deploy", "project", "untrusted"]
+    # Files are decided one by one: the unchanged skill stays trusted, the changed file is off.
+    assert deploy_row(listed.stdout)[:3] == ["deploy", "project", "ok"]
     with FakeOpenAI([{"text": "ok"}]) as fake:
         done = one_shot(places, fake)
         requests = fake.requests
     assert done.returncode == 0, done.stderr
-    assert "RULE-TWO" not in system_prompt(requests[0])
-    assert "<name>deploy</name>" not in system_prompt(requests[0])
+    assert "RULE-ONE" not in system_prompt(requests[0])
+    assert "<name>deploy</name>" in system_prompt(requests[0])
+    assert "the instruction files ./AGENTS.md are not trusted and stay off" in done.stderr
