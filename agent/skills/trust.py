@@ -8,7 +8,8 @@ depends on the folder a chat starts in, so a file is decided once, whichever fol
 One question covers whatever is undecided: the skills when their set is new or changed, and
 the files found now that are new or changed. A declined set or file stays off and is not
 asked about again until it changes. The decision binds the folders as hashed for the question
-the person saw, not as they are when the answer comes (the time-of-check/time-of-use gap of a slow answer).
+the person saw, not as they are when the answer comes (the time-of-check/time-of-use gap of
+a slow answer).
 """
 
 from __future__ import annotations
