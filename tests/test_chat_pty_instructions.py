@@ -167,6 +167,46 @@ def test_a_changed_instruction_file_asks_again_and_the_change_waits_for_the_answ
     assert "ROOT-RULE" not in system_text(requests[1]) + system_text(requests[2])
 
 
+def test_another_folder_asks_only_about_its_own_file_and_a_no_keeps_the_trusted_ones(
+    tmp_path: Path, pty_env: dict[str, str]
+) -> None:
+    project = make_project(tmp_path)
+    fake = FakeModelProcess(tmp_path, [{"text": "One."}, {"text": "Two."}, {"text": "Three."}])
+    try:
+        chat = spawn_chat(fake.base_url, pty_env, project)  # the root finds ./AGENTS.md alone
+        chat.expect("›")
+        chat.send("one\r")
+        chat.expect(r"Use these instruction files in this project\?")
+        chat.send("y")
+        chat.expect("One.")
+        chat.expect("›")
+        finish(chat)
+
+        chat = spawn_chat(fake.base_url, pty_env, project / "sub")
+        chat.expect("›")
+        chat.send("two\r")
+        chat.expect(r"Use these instruction files in this project\?")
+        dialog = flat(chat.before)
+        assert squeezed("new: ./sub/CLAUDE.md") in dialog
+        assert squeezed("already trusted: ./AGENTS.md") in dialog
+        assert squeezed("./AGENTS.md: instruction file") not in dialog  # not asked again
+        chat.send("n")
+        chat.expect("Two.")
+        chat.expect("›")
+        finish(chat)
+
+        chat = spawn_chat(fake.base_url, pty_env, project / "sub")  # both decided: no question
+        chat.expect("›")
+        one_turn(chat, "three", "Three.")
+        finish(chat)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    for request in requests:
+        assert "ROOT-RULE" in system_text(request)
+        assert "SUB-RULE" not in system_text(request)
+
+
 def context_numbers(screen: str) -> dict[str, int]:
     """`/context` rows by name: `  history      15 tokens  2 messages` -> {"history": 15}."""
     rows = re.findall(r"^\s*([a-z][a-z -]*?)\s+([\d,]+) tokens", screen, re.MULTILINE)
