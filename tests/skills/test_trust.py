@@ -81,3 +81,34 @@ def test_an_untrusted_project_skill_does_not_hide_the_user_skill_it_shadows(tmp_
 
     assert usable_skills([project, bundled], [user], project_trusted=False) == [bundled, user]
     assert usable_skills([project, bundled], [user], project_trusted=True) == [bundled, project]
+
+
+def test_a_skill_only_record_is_written_as_before_and_files_are_kept_one_by_one(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from agent.skills.instruction_files import find_instruction_files
+
+    store = SkillTrustStore(tmp_path / "trust.json")
+    project = tmp_path / "project"
+    skill = make_skill(project / ".agents/skills", "only", scope="project")
+    store.record(store.request(project, [skill]), "trusted")
+    record = json.loads((tmp_path / "trust.json").read_text())["projects"][str(project)]
+    assert sorted(record) == ["decision", "fingerprint", "skills"]  # as older versions wrote
+
+    (project / "AGENTS.md").write_text("RULE\n")
+    files = find_instruction_files(project, project, home=tmp_path / "no-home", private=()).project
+    trust, request = store.assess(project, [skill], files)
+    assert trust.skills == "trusted" and request is not None
+    assert (request.skills, request.decides_skills, request.added) == ((), False, ("./AGENTS.md",))
+    store.record(request, "declined")  # a no about the file alone: the skill stays trusted
+
+    record = json.loads((tmp_path / "trust.json").read_text())["projects"][str(project)]
+    assert record["decision"] == "trusted" and record["per_file"] is True
+    assert record["files"] == {} and list(record["declined_files"]) == ["./AGENTS.md"]
+    assert store.assess(project, [skill], files) == (
+        store.state(project, [skill], files),
+        None,
+    )
+    assert store.state(project, [skill], files).declined_files == ("./AGENTS.md",)
