@@ -207,7 +207,7 @@ def _bound_validator_class(validator_class: Any) -> None:
 def _bound_jsonschema_patterns() -> None:
     import importlib
 
-    import jsonschema.validators
+    import jsonschema
 
     stand_in: types.ModuleType | None = None
     for name in (*JSONSCHEMA_PATTERN_MODULES, JSONSCHEMA_COMPILE_MODULE):
@@ -216,7 +216,14 @@ def _bound_jsonschema_patterns() -> None:
             stand_in = stand_in or _bounded_re()
             module.re = stand_in  # type: ignore[attr-defined]
     # The SDK checks a result with jsonschema.validate, which picks one of these classes.
-    for validator_class in jsonschema.validators._VALIDATORS.values():
+    for validator_class in (
+        jsonschema.Draft3Validator,
+        jsonschema.Draft4Validator,
+        jsonschema.Draft6Validator,
+        jsonschema.Draft7Validator,
+        jsonschema.Draft201909Validator,
+        jsonschema.Draft202012Validator,
+    ):
         _bound_validator_class(validator_class)
 
 
