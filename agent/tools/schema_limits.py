@@ -20,11 +20,12 @@ MAX_PATTERN_CHARS = 512
 
 # Syntax the `regex` module reads but `re` and ECMA-262 (JSON Schema's dialect) read as literal
 # text or refuse (second review, G3): fuzzy counts `{e<=3}` `{i}` `{d}` `{s}`, named lists
-# `\L<name>`, and the flags V1, r (reverse), p (POSIX), e (enhance), b (best match).
+# `\L<name>`, and the flags V0/V1, r (reverse), p (POSIX), e (enhance), b (best match), f (full
+# case folding), w (Unicode word breaks).
 _REGEX_ONLY = re.compile(
     r"\{\s*[eids]\s*(?:[<>=]|\}|,)"  # fuzzy constraints
     r"|\\L<"  # named lists
-    r"|\(\?[a-zA-Z]*(?:V1|[rpeb])[a-zA-Z0-9]*[):]"  # flag groups with regex-only flags
+    r"|\(\?[a-zA-Z]*(?:V[01]|[rpebfw])[a-zA-Z0-9]*[):]"  # flag groups with regex-only flags
 )
 
 

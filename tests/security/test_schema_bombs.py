@@ -121,6 +121,7 @@ def test_unique_items_keeps_jsonschemas_equality(items: list[Any], unique: bool)
         "(?p)a+",
         "(?ie)a",
         "(?b:a)",
+        "(?fi)^a",
     ],
 )
 def test_syntax_only_the_regex_module_reads_is_refused(pattern: str) -> None:
