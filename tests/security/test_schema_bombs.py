@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,7 +31,7 @@ from tests.fixtures.mcp_fixtures import (
     trust_launch,
 )
 from tests.fixtures.servers.schema_bomb_server import TOOLS
-from tests.test_oneshot import model_args, run_without_terminal
+from tests.test_oneshot import AGENT, model_args, run_without_terminal
 from tests.web.console_helpers import running_console
 
 TAKES_TOO_LONG = "the schema takes too long to check; the value cannot be checked"
@@ -39,9 +40,9 @@ COMPILE_WITHHELD = "its schema has a pattern of 20004 characters (at most 512)"
 REFS_WITHHELD = "its schema has 70 $refs (at most 64)"
 
 
-def timed(check: Any, *args: Any) -> tuple[Any, float]:
+def timed(check: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
     started = time.monotonic()
-    result = check(*args)
+    result = check(*args, **kwargs)
     return result, time.monotonic() - started
 
 
@@ -271,3 +272,30 @@ def test_a_withheld_tool_never_reaches_the_model_and_a_bomb_call_is_refused(
     )
     assert not calls.exists()
     assert took < 30  # start-up and two model turns; the bomb alone took hours
+
+
+# --- agent mcp call ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "said"),
+    [
+        ("refs", f"tool refs of MCP server bx cannot be offered: {REFS_WITHHELD}"),
+        ("bomb", f"invalid arguments for bomb: {TAKES_TOO_LONG}"),
+    ],
+)
+def test_agent_mcp_call_refuses_a_bomb_and_sends_nothing(
+    tmp_path: Path, tool: str, said: str
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    save_bomb_server(tmp_path / "home", calls)
+    env = {**os.environ, "AGENT_HOME": str(tmp_path / "home")}
+    arguments = json.dumps({"q": "x"} if tool == "bomb" else {})
+    command = [AGENT, "mcp", "call", "bx", tool, "--args", arguments]
+
+    done, took = timed(subprocess.run, command, capture_output=True, text=True, env=env, timeout=60)
+
+    assert done.returncode == 1
+    assert said in done.stderr
+    assert not calls.exists()
+    assert took < 30  # start-up and one listing; the bomb alone took hours
