@@ -30,6 +30,7 @@ from agent.mcp.store import McpStore, ServerState
 from agent.project import find_project_dir
 from agent.settings import load_settings
 from agent.text import progress_text, sanitize_line
+from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems
 
 if TYPE_CHECKING:
@@ -281,6 +282,9 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
                 f"(its tools: {sanitize_line(', '.join(tools)) or 'none'})"
             )
         schema = dict(tools[tool].input_schema)
+        too_big = schema_limit_problem(schema, tools[tool].output_schema)
+        if too_big is not None:
+            raise AgentError(withheld_reason(sanitize_line(tool), definition.name, too_big))
         arguments = given if given is not None else await _ask_for_arguments(schema)
         problems = argument_problems(schema, arguments)
         if problems:

@@ -47,7 +47,7 @@ from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
 from agent.redaction import Redactor, redactor
 from agent.text import progress_text, sanitize, sanitize_line
-from agent.tools.validation import bounded_patterns
+from agent.tools.validation import SCHEMA_CHECK_SECONDS, bounded_patterns
 
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
@@ -170,8 +170,9 @@ class Connection:
                 on_progress(progress, total, message)
 
         # The SDK checks a result against the tool's output schema: the server's pattern on
-        # the server's value, so it gets the same time limit as our own checks.
-        with self._forms.tool_call(), scope, bounded_patterns():
+        # the server's value, so it gets the same time limit as our own checks; its first
+        # result also checks the schema itself (check_schema, linear in its size).
+        with self._forms.tool_call(), scope, bounded_patterns(SCHEMA_CHECK_SECONDS):
             result: types.CallToolResult = await self._request(
                 session.call_tool(tool, arguments, progress_callback=progress),
                 f"calling {tool}",

@@ -241,7 +241,7 @@ class McpHost:
         if self._toolset is None or self._toolset.runtime is not self.runtime:
             from agent.mcp.toolset import McpToolset
 
-            self._toolset = McpToolset(self.runtime, started_only=True)
+            self._toolset = McpToolset(self.runtime, started_only=True, report=self._report)
         from agent.mcp.resource_tools import resource_tools
 
         return [*self._toolset.tools(), *resource_tools(self.runtime)]

@@ -6,7 +6,7 @@ Schema before anyone is asked, and a failure of any kind is a result the model s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +20,9 @@ from agent.mcp.results import tool_result_from_mcp
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool, McpConfig
 from agent.messages import ToolResult
+from agent.text import sanitize_line
 from agent.tools.base import Tool, ToolSpec
+from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems
 
 # Where the progress notifications of a running tool go: the chat sets it around a turn.
@@ -62,8 +64,18 @@ class McpToolset:
     the server's availability are the same.
     """
 
-    def __init__(self, runtime: McpRuntime, *, started_only: bool = False) -> None:
+    def __init__(
+        self,
+        runtime: McpRuntime,
+        *,
+        started_only: bool = False,
+        report: Callable[[str], None] | None = None,
+    ) -> None:
         self.runtime = runtime
+        # A tool whose schema is over the limits of agent/tools/schema_limits.py is withheld
+        # (litellm would compile its patterns on every request); said once, through `report`.
+        self._report = report
+        self._said: set[str] = set()
         # In a chat, a local server's tools join once it has started: the model never sees
         # tools of a server that is still starting or failed to start.
         self.started_only = started_only
@@ -104,6 +116,10 @@ class McpToolset:
         names = model_tool_names(definition.name, [t.name for t in selected])
         tools: list[Tool] = []
         for cached in selected:
+            too_big = schema_limit_problem(cached.input_schema)
+            if too_big is not None:
+                self._withhold(definition.name, cached.name, too_big)
+                continue
             spec = ToolSpec(
                 name=names[cached.name],
                 description=cached.description or f"{cached.name} (MCP server {definition.name})",
@@ -116,3 +132,9 @@ class McpToolset:
             )
             tools.append(McpTool(self.runtime, definition.name, cached, spec))
         return tools
+
+    def _withhold(self, server: str, tool: str, problem: str) -> None:
+        said = withheld_reason(sanitize_line(tool), server, problem)
+        if self._report is not None and said not in self._said:
+            self._said.add(said)
+            self._report(said)

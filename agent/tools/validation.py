@@ -11,11 +11,19 @@ against may come from the server too (a `default`) or from the model: with the s
 engine (no time limit, holds the GIL) one value of 35 characters froze the whole event loop for
 minutes. So every pattern check of ours runs with the `regex` engine under a time limit and one
 budget per validation; a pattern that cannot be checked in time is a problem, not a hang.
+
+The pattern is not the only cost a server controls (second review, G1): a `$ref` chain that
+doubles at each level (1.9 kB, 2**30 visits), `uniqueItems` over 8000 objects (jsonschema's
+O(n**2) fallback) and the `format: regex` compile of `check_schema` (the standard `re`, seconds
+on a 32 kB pattern). So within the budget every keyword call checks the deadline, `uniqueItems`
+is a linear check, and `format: regex` compiles with `regex`, all before the deadline.
 """
 
 from __future__ import annotations
 
 import contextvars
+import importlib
+import json
 import re
 import sys
 import time
@@ -44,7 +52,11 @@ def _refuse(uri: str) -> Any:
 # event loop longer than that.
 PATTERN_SECONDS = 0.05
 VALIDATION_SECONDS = 0.25
-SLOW_PATTERN = "the schema's pattern {pattern} takes too long to check; the value cannot be checked"
+# check_schema walks the schema against its meta-schema: linear in the schema's size, but an
+# ordinary 300-property schema already takes 0.13 s (measured), and the listing gate allows
+# 64 KiB. So it gets its own budget, apart from checking the value.
+SCHEMA_CHECK_SECONDS = 0.5
+SLOW_SCHEMA = "the schema takes too long to check{where}; the value cannot be checked"
 
 
 @dataclass
@@ -61,6 +73,11 @@ class _Budget:
             self.deadline = now + self.seconds
         return self.deadline - now
 
+    def check(self) -> None:
+        """Raise SlowSchema once the deadline has passed."""
+        if self.remaining() <= 0:
+            raise SlowSchema()
+
 
 _budget: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
     "pattern_budget", default=None
@@ -76,14 +93,22 @@ JSONSCHEMA_PATTERN_MODULES = (
     "jsonschema._utils",
     "jsonschema._legacy_keywords",
 )
+# `format: regex` (check_schema's meta-schema) compiles with `re.compile` here.
+JSONSCHEMA_COMPILE_MODULE = "jsonschema._format"
 
 
-class SlowPattern(RuntimeError):  # the SDK's refusals of an answer are RuntimeErrors too
-    """A schema's pattern could not be checked within the time limit (or `regex` cannot read it)."""
+class SlowSchema(RuntimeError):  # the SDK's refusals of an answer are RuntimeErrors too
+    """A schema could not be checked within the time limit (or `regex` cannot read a pattern)."""
 
-    def __init__(self, pattern: str) -> None:
-        shown = pattern if len(pattern) <= 80 else pattern[:80] + "..."
-        super().__init__(SLOW_PATTERN.format(pattern=repr(shown)))
+    def __init__(self, pattern: str | None = None) -> None:
+        where = ""
+        if pattern is not None:
+            shown = pattern if len(pattern) <= 80 else pattern[:80] + "..."
+            where = f" (at its pattern {shown!r})"
+        super().__init__(SLOW_SCHEMA.format(where=where))
+
+
+SlowPattern = SlowSchema  # the name of the first fix, kept for its callers
 
 
 def _bounded_search(pattern: Any, string: Any, flags: int = 0) -> Any:
@@ -101,30 +126,120 @@ def _bounded_search(pattern: Any, string: Any, flags: int = 0) -> Any:
         raise SlowPattern(str(pattern)) from error
 
 
+def _bounded_compile(pattern: Any, flags: int = 0) -> Any:
+    budget = _budget.get()
+    if budget is None:
+        return re.compile(pattern, flags)
+    import regex
+
+    budget.check()
+    from agent.tools.schema_limits import regex_only_syntax
+
+    # Only what `re` reads is a pattern, as before: its parser is fast (13 ms for 32 kB), its
+    # compiler is the slow part. Syntax `re` reads as literal text but `regex` gives a meaning
+    # (fuzzy `{e<=3}`) is refused too. jsonschema's format check catches re.error: the schema
+    # is invalid, not slow.
+    re_parser: Any = importlib.import_module("re._parser")  # no stubs; in the standard library
+    re_parser.parse(pattern, flags)
+    if isinstance(pattern, str) and regex_only_syntax(pattern):
+        raise re.error(f"uses syntax only the regex module reads ({regex_only_syntax(pattern)})")
+    try:
+        compiled = regex.compile(pattern, flags)
+    except regex.error as error:
+        raise re.error(str(error)) from error
+    budget.check()
+    return compiled
+
+
 def _bounded_re() -> types.ModuleType:
-    """A stand-in for `re` whose `search` is bounded (everything else is `re`'s own)."""
+    """A stand-in for `re` whose `search` and `compile` are bounded (the rest is `re`'s own)."""
     stand_in = types.ModuleType("re", "re with a bounded search (agent/tools/validation.py)")
     stand_in.__dict__.update({k: v for k, v in vars(re).items() if not k.startswith("__")})
     stand_in.search = _bounded_search  # type: ignore[attr-defined]
+    stand_in.compile = _bounded_compile  # type: ignore[attr-defined]
     return stand_in
 
 
+def _canonical(value: Any) -> Any:
+    # jsonschema's equality: 1 == 1.0, but true != 1 (bool is checked before int).
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {str(key): _canonical(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    return value
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """jsonschema's uniqueItems in linear time: each item's canonical JSON goes into a set."""
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    from jsonschema.exceptions import ValidationError
+
+    budget = _budget.get()
+    seen: set[str] = set()
+    for index, item in enumerate(instance):
+        if budget is not None and index % 256 == 0:
+            budget.check()
+        key = json.dumps(_canonical(item), sort_keys=True, default=repr)
+        if key in seen:
+            yield ValidationError(f"{instance!r} has non-unique elements")
+            return
+        seen.add(key)
+
+
+def _bounded_keyword(keyword: Any) -> Any:
+    """`keyword` checking the deadline first, while a budget is set (plain otherwise)."""
+
+    def bounded(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        budget = _budget.get()
+        if budget is None:
+            return keyword(validator, value, instance, schema)
+        budget.check()
+        return keyword(validator, value, instance, schema)
+
+    bounded.agent_bounded = True  # type: ignore[attr-defined]
+    return bounded
+
+
+def _bound_validator_class(validator_class: Any) -> None:
+    """Wrap every keyword of `validator_class` (once): each call checks the budget's deadline."""
+    table = validator_class.VALIDATORS
+    for name, keyword in list(table.items()):
+        if getattr(keyword, "agent_bounded", False):
+            continue
+        table[name] = _bounded_keyword(_unique_items if name == "uniqueItems" else keyword)
+
+
 def _bound_jsonschema_patterns() -> None:
-    import importlib
+    import jsonschema
 
     stand_in: types.ModuleType | None = None
-    for name in JSONSCHEMA_PATTERN_MODULES:
+    for name in (*JSONSCHEMA_PATTERN_MODULES, JSONSCHEMA_COMPILE_MODULE):
         module = sys.modules.get(name) or importlib.import_module(name)
         if getattr(module, "re", None) is re:
             stand_in = stand_in or _bounded_re()
             module.re = stand_in  # type: ignore[attr-defined]
+    # The SDK checks a result with jsonschema.validate, which picks one of these classes.
+    for validator_class in (
+        jsonschema.Draft3Validator,
+        jsonschema.Draft4Validator,
+        jsonschema.Draft6Validator,
+        jsonschema.Draft7Validator,
+        jsonschema.Draft201909Validator,
+        jsonschema.Draft202012Validator,
+    ):
+        _bound_validator_class(validator_class)
 
 
 @contextmanager
 def bounded_patterns(seconds: float = VALIDATION_SECONDS) -> Iterator[None]:
-    """Within this block jsonschema's pattern checks (ours, and the mcp SDK's check of a
-    result against its output schema) share a budget of `seconds`, raising SlowPattern when it
-    runs out or one check takes longer than PATTERN_SECONDS."""
+    """Within this block jsonschema's checks (ours, and the mcp SDK's check of a result against
+    its output schema) share a budget of `seconds`: every keyword, pattern and `format: regex`
+    compile, raising SlowSchema when it runs out or one search takes longer than PATTERN_SECONDS."""
     _bound_jsonschema_patterns()
     token = _budget.set(_Budget(seconds))
     try:
@@ -144,6 +259,7 @@ def schema_validator(schema: dict[str, Any]) -> Any:
     validator_class = jsonschema.validators.validator_for(
         schema, default=jsonschema.Draft202012Validator
     )
+    _bound_validator_class(validator_class)
     validator_class.check_schema(schema)
     registry: Any = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     return validator_class(schema, registry=registry)
@@ -168,19 +284,19 @@ def argument_problems(schema: dict[str, Any], arguments: object) -> list[str]:
     import referencing.exceptions
 
     try:
-        validator = schema_validator(schema)
-    except jsonschema.SchemaError as schema_error:
-        return [
-            f"the tool's own input schema is invalid ({schema_error.message}); "
-            "the call cannot be checked"
-        ]
-    try:
+        with bounded_patterns(SCHEMA_CHECK_SECONDS):  # `format: regex` compiles in it too
+            validator = schema_validator(schema)
         with bounded_patterns():
             issues = sorted(
                 validator.iter_errors(arguments),
                 key=lambda e: [str(part) for part in e.absolute_path],
             )
-    except SlowPattern as slow:
+    except jsonschema.SchemaError as schema_error:
+        return [
+            f"the tool's own input schema is invalid ({schema_error.message}); "
+            "the call cannot be checked"
+        ]
+    except SlowSchema as slow:
         return [str(slow)]
     except referencing.exceptions.Unresolvable as unresolvable:
         ref = getattr(unresolvable, "ref", None) or str(unresolvable)

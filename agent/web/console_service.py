@@ -27,6 +27,7 @@ from agent.mcp import console_requests
 from agent.mcp.connection import Connection
 from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.runtime import McpRuntime
+from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems
 from agent.web.console_hub import ConsoleHub, Event
 from agent.web.raw_ids import RawIds
@@ -73,7 +74,9 @@ class ConsoleService:
         # The input schemas of the tools the page listed, per server and live connection: a
         # call checks against them instead of listing every tool again (a tools/list on the
         # wire before each call, in the person's log, that they never asked for).
-        self._listed: dict[str, tuple[Connection, dict[str, dict[str, Any]]]] = {}
+        # Per tool: its input schema, and why it cannot be offered (agent/tools/schema_limits.py).
+        self._listed: dict[str, tuple[Connection, dict[str, tuple[dict[str, Any], str | None]]]]
+        self._listed = {}
 
     # -- servers ------------------------------------------------------------------------
 
@@ -178,23 +181,31 @@ class ConsoleService:
             )
         if kind == "tools":
             listed = [t for t in items if isinstance(t, dict) and isinstance(t.get("name"), str)]
-            self._remember(connection, {t["name"]: t.get("inputSchema") for t in listed})
+            schemas = {t["name"]: (t.get("inputSchema"), t.get("outputSchema")) for t in listed}
+            self._remember(connection, schemas)
         return {"items": items, "nextCursor": next_cursor}
 
-    def _remember(self, connection: Connection, schemas: dict[str, Any]) -> None:
-        """Keep listed tools' input schemas for this live connection (a new one starts over)."""
+    def _remember(self, connection: Connection, schemas: dict[str, tuple[Any, Any]]) -> None:
+        """Keep listed tools' input schemas (and whether they are over the limits of a tool's
+        schemas) for this live connection (a new one starts over)."""
         known = self._listed.get(connection.name)
         if known is None or known[0] is not connection:
             known = (connection, {})
             self._listed[connection.name] = known
-        known[1].update({name: s for name, s in schemas.items() if isinstance(s, dict)})
+        for name, (given, output) in schemas.items():
+            if isinstance(given, dict):
+                known[1][name] = (given, schema_limit_problem(given, output))
 
-    async def _input_schema(self, connection: Connection, tool: str) -> dict[str, Any] | None:
-        """The tool's input schema: as the page listed it, else from a fresh listing."""
+    async def _input_schema(
+        self, connection: Connection, tool: str
+    ) -> tuple[dict[str, Any], str | None] | None:
+        """The tool's input schema and limit problem: as the page listed it, else listed afresh."""
         known = self._listed.get(connection.name)
         if known is None or known[0] is not connection or tool not in known[1]:
             listed = await self.runtime.list_tools(connection.name)
-            self._remember(connection, {t.name: dict(t.input_schema) for t in listed})
+            self._remember(
+                connection, {t.name: (dict(t.input_schema), t.output_schema) for t in listed}
+            )
             known = self._listed[connection.name]
         return known[1].get(tool)
 
@@ -206,9 +217,12 @@ class ConsoleService:
             raise ApiError(400, "arguments: must be an object")
         connection = self.connection(name)
         with self.errors(connection.name):
-            schema = await self._input_schema(connection, tool)
-            if schema is None:
+            listed = await self._input_schema(connection, tool)
+            if listed is None:
                 raise ApiError(404, f"{connection.name} has no tool {one_line(repr(tool))}")
+            schema, too_big = listed
+            if too_big is not None:
+                raise ApiError(400, withheld_reason(one_line(tool), connection.name, too_big))
             problems = argument_problems(schema, arguments)
             if problems:
                 raise ApiError(400, "arguments: " + "; ".join(problems))
