@@ -17,7 +17,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 
@@ -25,10 +24,9 @@ from agent.tools.schema_limits import regex_only_syntax, schema_limit_problem
 from agent.tools.validation import SlowSchema, argument_problems, bounded_patterns
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import (
-    SERVERS,
+    save_trusted_fixture_server,
     save_trusted_stdio_server,
     server_command,
-    trust_launch,
 )
 from tests.fixtures.servers.schema_bomb_server import TOOLS
 from tests.test_oneshot import AGENT, model_args, run_without_terminal
@@ -167,18 +165,7 @@ def test_a_schema_too_large_or_too_deep_is_over_the_limits() -> None:
 
 
 def save_bomb_server(home: Path, calls: Path) -> None:
-    from agent.mcp.document import parse_document_data
-    from agent.mcp.store import McpStore
-
-    home.mkdir(parents=True, exist_ok=True)
-    command = server_command("schema_bomb_server.py", "--calls", str(calls))
-    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
-    with mock.patch.dict(os.environ, {"AGENT_HOME": str(home)}):
-        store = McpStore(home / "mcp-servers.json")
-        store.replace_definitions(
-            parse_document_data({"mcpServers": {"bx": server}}, "t").definitions
-        )
-        trust_launch(store, "bx", SERVERS, {**os.environ, "AGENT_HOME": str(home)})
+    save_trusted_fixture_server(home, "bx", "schema_bomb_server.py", "--calls", str(calls))
 
 
 @pytest.mark.parametrize(

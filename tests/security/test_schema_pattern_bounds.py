@@ -16,17 +16,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 
 from agent.tools.validation import argument_problems
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import (
-    SERVERS,
+    save_trusted_fixture_server,
     save_trusted_stdio_server,
     server_command,
-    trust_launch,
 )
 from tests.fixtures.servers.schema_attack_server import SETS_IT_OFF, SLOW
 from tests.test_oneshot import model_args, run_without_terminal
@@ -106,18 +104,7 @@ def test_ordinary_patterns_are_checked_as_before() -> None:
 
 
 def save_attack_server(home: Path, calls: Path) -> None:
-    from agent.mcp.document import parse_document_data
-    from agent.mcp.store import McpStore
-
-    home.mkdir(parents=True, exist_ok=True)
-    command = server_command("schema_attack_server.py", "--calls", str(calls))
-    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
-    with mock.patch.dict(os.environ, {"AGENT_HOME": str(home)}):
-        store = McpStore(home / "mcp-servers.json")
-        store.replace_definitions(
-            parse_document_data({"mcpServers": {"sx": server}}, "t").definitions
-        )
-        trust_launch(store, "sx", SERVERS, {**os.environ, "AGENT_HOME": str(home)})
+    save_trusted_fixture_server(home, "sx", "schema_attack_server.py", "--calls", str(calls))
 
 
 @pytest.mark.parametrize(
