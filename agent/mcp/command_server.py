@@ -49,9 +49,9 @@ def build_server(launch: CommandsLaunch) -> Server[Any]:
         if problems:
             return _error(f"invalid arguments for {tool.name}: " + "; ".join(problems))
         try:
-            argv = fill_command(tool.command, arguments, tool.allow_dash)
+            argv = fill_command(tool.command, arguments, tool.allow_dash, tool.required)
         except CommandArgumentError as error:
-            return _error(f"{error}; nothing was run")
+            return _error(f"tool {tool.name}: {error}; nothing was run")
         argv[0] = launch.executable(tool.name)  # the program trust resolved, never looked up again
         try:
             outcome = await run_command(
