@@ -53,6 +53,13 @@ def build_server(launch: CommandsLaunch) -> Server[Any]:
         except CommandArgumentError as error:
             return _error(f"tool {tool.name}: {error}; nothing was run")
         argv[0] = launch.executable(tool.name)  # the program trust resolved, never looked up again
+        changed = launch.changed_program(tool.name)
+        if changed is not None:  # trust was judged at start; a chat may run for hours after
+            return _error(
+                f"the program of tool {tool.name} ({changed}) changed since MCP server "
+                f"{launch.server} was trusted; nothing was run. "
+                f"The person can review it with: agent mcp trust {launch.server}"
+            )
         try:
             outcome = await run_command(
                 argv, cwd=launch.cwd, env=launch.child_environment(), timeout=tool.timeout

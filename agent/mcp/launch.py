@@ -15,6 +15,7 @@ from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinitio
 from agent.mcp.document import url_problems
 from agent.mcp.launch_secrets import env_secrets
 from agent.mcp.oauth_config import OAuthConfig
+from agent.mcp.program_files import program_digest
 from agent.mcp.variables import Expander
 from agent.redaction import secret_values
 
@@ -124,10 +125,23 @@ class CommandsLaunch:
     cwd: str
     env: dict[str, str]  # the definition's env, expanded
     inherited_env: dict[str, str] = field(default_factory=dict)
+    # Per tool, its program file's content when the launch was expanded (program_digest):
+    # what trust judged, and what each call checks the file against before it runs.
+    contents: tuple[str | None, ...] = ()
 
     def secrets(self) -> list[str]:
         """Values that must never appear in output: the env values that are secrets."""
         return env_secrets(self.env, self.inherited_env)
+
+    def changed_program(self, tool: str) -> str | None:
+        """The path of `tool`'s program when its file is no longer the one trust judged
+        (rewritten, replaced by a rename, a link pointed elsewhere), else None.
+
+        A stat per call; the file is hashed again only when the stat differs."""
+        for known, found, content in zip(self.tools, self.resolved, self.contents, strict=True):
+            if known.name == tool and found is not None:
+                return found if program_digest(found) != content else None
+        return None
 
     def missing_program(self) -> str | None:
         """`tool: program` of the first tool whose program was found nowhere, else None."""
@@ -197,13 +211,15 @@ def _expand_commands(
     }
     inherited = inherited_environment(expander.environ)
     child_env = {**inherited, **env}
+    resolved = tuple(resolve_command(tool.program, cwd, child_env) for tool in definition.tools)
     return CommandsLaunch(
         server=definition.name,
         tools=definition.tools,
-        resolved=tuple(resolve_command(tool.program, cwd, child_env) for tool in definition.tools),
+        resolved=resolved,
         cwd=cwd,
         env=env,
         inherited_env=inherited,
+        contents=tuple(program_digest(found) for found in resolved),
     )
 
 

@@ -173,7 +173,10 @@ class LaunchTrust:
         programs = {
             tool.name: found for tool, found in zip(launch.tools, launch.resolved, strict=True)
         }
-        contents = {tool: program_digest(found) for tool, found in programs.items()}
+        # The digests the launch took: the ones each call is checked against.
+        contents = {
+            tool.name: content for tool, content in zip(launch.tools, launch.contents, strict=True)
+        }
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
             command=COMMANDS_MARK + _tool_fields(definition),
