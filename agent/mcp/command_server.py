@@ -53,10 +53,11 @@ def build_server(launch: CommandsLaunch) -> Server[Any]:
         except CommandArgumentError as error:
             return _error(f"tool {tool.name}: {error}; nothing was run")
         argv[0] = launch.executable(tool.name)  # the program trust resolved, never looked up again
-        changed = launch.changed_program(tool.name)
+        changed = launch.changed_file(tool.name)
         if changed is not None:  # trust was judged at start; a chat may run for hours after
+            kind, path = changed
             return _error(
-                f"the program of tool {tool.name} ({changed}) changed since MCP server "
+                f"the {kind} of tool {tool.name} ({path}) changed since MCP server "
                 f"{launch.server} was trusted; nothing was run. "
                 f"The person can review it with: agent mcp trust {launch.server}"
             )
