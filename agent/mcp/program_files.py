@@ -3,7 +3,9 @@
 
 For a command tool whose program is an interpreter (`python probe.py`, `node tool.js`,
 `bash run.sh`), the script it runs is covered too: the first literal element of the command
-line before any placeholder that names a regular file. A stdio server's script (`python
+line before any placeholder that names a regular file. The interpreter is known by its name as
+written and by the file a link leads to (`./py` -> python3.12), and through `env`
+(`/usr/bin/env python3 tool.py`) by the program env runs. A stdio server's script (`python
 server.py`) is not. Regular files up to MAX_HASHED_BYTES are hashed (SHA-256); a larger one
 is recorded by size and modification time, so any rewrite still shows.
 """
@@ -23,6 +25,10 @@ _CHUNK = 1024 * 1024
 _INTERPRETER = re.compile(
     r"(python|pypy|node|nodejs|bun|deno|bash|sh|dash|zsh|ksh|fish|ruby|perl|php|lua|luajit"
     r"|Rscript|pwsh|tclsh|uv)[0-9.]*"
+)
+# env's options that take the next element as their value (GNU coreutils, BSD).
+_ENV_OPTIONS_WITH_VALUE = frozenset(
+    {"-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"}
 )
 # In a tool's recorded content: "<program digest> script <path> <script digest>".
 SCRIPT_MARK = " script "
@@ -59,15 +65,35 @@ def _digest(path: str, _inode: int, _size: int, _mtime: int, _ctime: int) -> str
 def interpreter_script(program: str | None, literal: Sequence[str], cwd: str) -> str | None:
     """The script an interpreter `program` runs: the first of the `literal` elements (those
     before any placeholder) naming a regular file, as an absolute path; else None."""
-    if program is None or not _INTERPRETER.fullmatch(os.path.basename(program)):
+    if program is None:
         return None
-    for element in literal:
+    names = {os.path.basename(program), os.path.basename(os.path.realpath(program))}
+    elements = list(literal)
+    if "env" in names:  # `env [-u NAME] [NAME=value] python3 tool.py` runs its first word
+        elements = _after_env(elements)
+        if not elements:
+            return None
+        names, elements = {os.path.basename(elements[0])}, elements[1:]
+    # By the name as written and the file it leads to: `./py` linked to python3.12 is python.
+    if not any(_INTERPRETER.fullmatch(name) for name in names):
+        return None
+    for element in elements:
         if element.startswith("-"):
             continue
         candidate = os.path.abspath(os.path.join(cwd, element))  # an absolute one stays
         if os.path.isfile(candidate):
             return candidate
     return None
+
+
+def _after_env(elements: Sequence[str]) -> list[str]:
+    """What `env` runs: its elements after its options and NAME=value assignments."""
+    rest = list(elements)
+    while rest and (rest[0].startswith("-") or "=" in rest[0]):
+        option = rest.pop(0)
+        if option in _ENV_OPTIONS_WITH_VALUE and rest:
+            rest.pop(0)
+    return rest
 
 
 def tool_content(program: str | None, script: str | None) -> str | None:
