@@ -92,3 +92,48 @@ def test_started_in_the_home_directory_the_file_tools_refuse_credential_files_an
     assert "[credential files and folders are not listed]" in listed
     assert results["ssh"].startswith("no files match '.ssh/*'")
     assert SECRET not in str(requests)
+
+
+# On a case-insensitive file system (macOS, Windows by default) `.SSH/id_ed25519` opens
+# ~/.ssh/id_ed25519; git's credential store also lives at ~/.config/git/credentials.
+OTHER_SPELLINGS = (
+    ".SSH/id_ed25519",
+    ".Aws/credentials",
+    ".NETRC",
+    ".Env",
+    "app/.ENV.local",
+    ".Config/GH/hosts.yml",
+    ".config/git/credentials",
+)
+
+
+def test_credential_names_in_another_case_and_gits_xdg_store_are_refused_and_not_listed(
+    tmp_path: Path,
+) -> None:
+    person = tmp_path / "person"
+    for relative in OTHER_SPELLINGS:
+        (person / relative).parent.mkdir(parents=True, exist_ok=True)
+        (person / relative).write_text(f"secret {SECRET}\n")
+    (person / ".config" / "git" / "config").write_text("[user]\n\tname = Me\n")
+    calls = [read(f"r{index}", relative) for index, relative in enumerate(OTHER_SPELLINGS)]
+    calls += [
+        read("gitconfig", ".config/git/config"),
+        {"id": "all", "name": "list_files", "arguments": {"glob": "**/*", "limit": 2000}},
+    ]
+    turns = [{"tool_calls": calls}, {"text": "done"}]
+
+    done, requests = one_shot(turns, "look around", agent_env(person, tmp_path / "ah"), person)
+
+    assert done.returncode == 0, done.stderr
+    results = tool_results(requests[1])
+    for index, relative in enumerate(OTHER_SPELLINGS):
+        assert results[f"r{index}"].startswith(f"Error: {relative!r} is a credential file"), (
+            relative,
+            results[f"r{index}"],
+        )
+    assert results["gitconfig"] == "[user]\n\tname = Me\n"
+    listed = results["all"].splitlines()
+    assert ".config/git/config" in listed
+    for relative in OTHER_SPELLINGS:
+        assert relative not in listed
+    assert SECRET not in str(requests)
