@@ -7,7 +7,7 @@ line before any placeholder that names a regular file. The interpreter is known 
 written and by the file a link leads to (`./py` -> python3.12), and through `env`
 (`/usr/bin/env python3 tool.py`) by the program env runs. A stdio server's script (`python
 server.py`) is not. Regular files up to MAX_HASHED_BYTES are hashed (SHA-256); a larger one
-is recorded by size and modification time, so any rewrite still shows.
+is recorded by its size, modification and change times and inode, so any rewrite still shows.
 """
 
 from __future__ import annotations
@@ -45,7 +45,12 @@ def program_digest(path: str | None) -> str | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     if info.st_size > MAX_HASHED_BYTES:
-        return f"size:{info.st_size}:mtime:{info.st_mtime_ns}"
+        # `touch -r` puts the mtime back after a same-size rewrite; the change time and the
+        # inode (a rename over it) cannot be put back.
+        return (
+            f"size:{info.st_size}:mtime:{info.st_mtime_ns}:ctime:{info.st_ctime_ns}"
+            f":inode:{info.st_dev}:{info.st_ino}"
+        )
     # One hash per file version per process: `agent mcp list` judges every server.
     return _digest(path, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
