@@ -105,3 +105,20 @@ def test_an_explicit_api_base_is_used_as_given(tmp_path: Path, agent_home: Path)
     assert done.returncode == 0, done.stderr
     assert local_requests == []
     assert [r["headers"]["authorization"] for r in chosen_requests] == [f"Bearer {OPENAI_KEY}"]
+
+
+def test_a_model_without_prefix_is_judged_by_the_provider_litellm_sends_it_to(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    # The person wrote `model: gpt-4o` and `api_base:` (an OpenAI-compatible proxy). litellm
+    # sends `claude-sonnet-4-5`, without a prefix, to Anthropic: not the proxy's provider.
+    with FakeOpenAI([]) as local, FakeOpenAI([]) as provider:
+        env = _person(tmp_path, agent_home, local)
+        env["ANTHROPIC_API_BASE"] = f"http://127.0.0.1:{provider.port}"
+        save_model_choice("gpt-4o", local.base_url, agent_home / "settings.yaml")
+        done = run_agent(["--model", "claude-sonnet-4-5", "-p", "hi"], env, tmp_path)
+        local_requests, provider_requests = list(local.requests), list(provider.requests)
+
+    assert ANTHROPIC_KEY not in json.dumps([r["headers"] for r in local_requests])
+    assert local_requests == [], done.stderr
+    assert ANTHROPIC_KEY in json.dumps([r["headers"] for r in provider_requests])
