@@ -127,9 +127,17 @@ class EarlySettings:
     api_base: str | None
 
 
+# Model names litellm sends to OpenAI without a prefix. It sends other names without one by
+# its own tables (`claude-sonnet-4-5` to Anthropic), which are not loaded this early.
+_OPENAI_NAMES = ("gpt-", "chatgpt-", "o1", "o3", "o4", "ft:gpt-", "text-", "davinci", "babbage")
+
+
 def model_provider(model: str) -> str:
-    """litellm's provider of a model string: its prefix; without one, an OpenAI model."""
-    return model.split("/", 1)[0] if "/" in model else "openai"
+    """litellm's provider of a model string: its prefix; without one, "openai" for an OpenAI
+    name, else the name itself (a provider only litellm's tables know: it shares with none)."""
+    if "/" in model:
+        return model.split("/", 1)[0]
+    return "openai" if model.startswith(_OPENAI_NAMES) else model
 
 
 def inherited_api_base(saved: EarlySettings | Settings, model: str) -> str | None:
