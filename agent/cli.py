@@ -524,7 +524,7 @@ Any litellm model string works: https://docs.litellm.ai/docs/providers"""
 def _chat(args: argparse.Namespace) -> int:
     import os
 
-    from agent.settings import peek_settings
+    from agent.settings import inherited_api_base, peek_settings
 
     if args.output_format and args.prompt is None and sys.stdin.isatty():
         print(
@@ -536,7 +536,8 @@ def _chat(args: argparse.Namespace) -> int:
     # right after it is drawn (pydantic's set-up alone would cost over 100 ms here).
     early = peek_settings()
     model_name = args.model or os.environ.get("AGENT_MODEL") or early.model
-    api_base = args.api_base or early.api_base
+    # An explicit --api-base is the person's choice; a saved one serves its provider only.
+    api_base = args.api_base or (inherited_api_base(early, model_name) if model_name else None)
     if not model_name:
         interactive = args.prompt is None and sys.stdin.isatty() and sys.stdout.isatty()
         chosen = _first_run(interactive)

@@ -127,6 +127,33 @@ class EarlySettings:
     api_base: str | None
 
 
+# Model names litellm sends to OpenAI without a prefix. It sends other names without one by
+# its own tables (`claude-sonnet-4-5` to Anthropic), which are not loaded this early.
+_OPENAI_NAMES = ("gpt-", "chatgpt-", "o1", "o3", "o4", "ft:gpt-", "text-", "davinci", "babbage")
+
+
+def model_provider(model: str) -> str:
+    """litellm's provider of a model string: its prefix; without one, "openai" for an OpenAI
+    name, else the name itself (a provider only litellm's tables know: it shares with none)."""
+    if "/" in model:
+        return model.split("/", 1)[0]
+    return "openai" if model.startswith(_OPENAI_NAMES) else model
+
+
+def inherited_api_base(saved: EarlySettings | Settings, model: str) -> str | None:
+    """The saved `api_base` when it serves `model`: it belongs to the saved model's provider.
+
+    The first run saves a local server's address with its model; a model of another provider
+    named later (--model, AGENT_MODEL) goes to its own provider, or its key (OPENAI_API_KEY,
+    ANTHROPIC_API_KEY) would be sent to whatever listens there. An `api_base` saved without
+    a model serves every model: the person wrote it so (a proxy, say). /model keeps the
+    same rule for the address of the chat's current model.
+    """
+    if saved.api_base is None or saved.model is None:
+        return saved.api_base
+    return saved.api_base if model_provider(saved.model) == model_provider(model) else None
+
+
 def default_settings_path() -> Path:
     """The shipped settings.yaml that holds every default."""
     return config_dir() / SETTINGS_FILE_NAME

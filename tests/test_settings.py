@@ -200,3 +200,18 @@ def test_the_shipped_defaults_build_without_pydantic_exactly_as_pydantic_validat
             assert {k: type(v) for k, v in vars(ours).items()} == {
                 k: type(v) for k, v in vars(theirs).items()
             }, section
+
+
+def test_a_saved_api_base_serves_only_models_of_the_saved_models_provider() -> None:
+    from agent.settings import EarlySettings, inherited_api_base
+
+    saved = EarlySettings("lm_studio/local", "http://127.0.0.1:1234/v1")
+    assert inherited_api_base(saved, "lm_studio/other") == "http://127.0.0.1:1234/v1"
+    assert inherited_api_base(saved, "openai/gpt-4.1-mini") is None
+    assert inherited_api_base(saved, "gpt-4.1-mini") is None  # no prefix: an OpenAI model
+    openai = EarlySettings("gpt-4o", "http://127.0.0.1:4000")
+    assert inherited_api_base(openai, "openai/gpt-4.1-mini") == "http://127.0.0.1:4000"
+    assert inherited_api_base(openai, "o3-mini") == "http://127.0.0.1:4000"
+    assert inherited_api_base(openai, "claude-sonnet-4-5") is None  # litellm: Anthropic's
+    proxy = EarlySettings(None, "http://proxy.example/v1")  # written alone: every model's
+    assert inherited_api_base(proxy, "anthropic/claude-sonnet-4-5") == "http://proxy.example/v1"

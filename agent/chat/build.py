@@ -108,10 +108,12 @@ def build_chat(
 
 
 def _model(settings: Settings, model_name: str, api_base: str | None) -> LiteLLMModel:
+    from agent.settings import inherited_api_base
+
     return LiteLLMModel(
         ModelSettings(
             name=model_name,
-            api_base=api_base or settings.api_base,
+            api_base=api_base or inherited_api_base(settings, model_name),
             api_key_env=settings.api_key_env,
             chunk_timeout_seconds=settings.model_limits.chunk_timeout_seconds,
             request_timeout_seconds=settings.model_limits.request_timeout_seconds,

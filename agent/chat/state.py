@@ -149,12 +149,13 @@ class ChatSession:
         from dataclasses import replace
 
         from agent.model import LiteLLMModel
+        from agent.settings import model_provider
 
         current = self.conversation.model
         if not isinstance(current, LiteLLMModel):
             raise AgentError("this chat's model cannot be switched")
         if isinstance(api_base, EllipsisType):
-            same = _provider(name) == _provider(current.settings.name)
+            same = model_provider(name) == model_provider(current.settings.name)
             api_base = current.settings.api_base if same else None
         previous = self.model_name
         self.conversation.model = LiteLLMModel(
@@ -176,8 +177,3 @@ class ChatSession:
         """True when the next request would fill more than the configured share of the window."""
         limit = self.context_window() * self.compact_at_share
         return estimate_tokens(self.conversation.request_messages(estimate=True)) > limit
-
-
-def _provider(model: str) -> str:
-    # litellm reads a model string without a prefix as an OpenAI model.
-    return model.split("/", 1)[0] if "/" in model else "openai"

@@ -36,6 +36,14 @@ class CommandTool:
         """The program as written: always a literal (validation refuses placeholders in it)."""
         return self.command[0]
 
+    @property
+    def required(self) -> frozenset[str]:
+        """The arguments the schema requires (its top-level `required`, as validation reads it)."""
+        names = self.input_schema.get("required", [])
+        if not isinstance(names, list):
+            return frozenset()
+        return frozenset(name for name in names if isinstance(name, str))
+
     def to_json(self) -> dict[str, Any]:
         """The canonical tool object (defaults left out)."""
         data: dict[str, Any] = {}

@@ -6,7 +6,11 @@ start a shell, or become the program. Rules (issue 13):
 
 - numbers and booleans fill as JSON text; a string fills as itself;
 - an array fills one element per item, only where its placeholder is the whole element;
-- an element with a placeholder whose argument is absent (optional) is dropped;
+- an element with a placeholder whose argument is absent (optional) is dropped; `null` counts
+  as absent, and so does an empty list for a whole-element placeholder (it fills nothing);
+- a required argument is never dropped that way: `null` or `[]` for it is refused, or
+  `sort -o {out} {file}` with `out: null` would run `sort -o data.txt` and empty the file
+  (the schema may allow null or a list; only the value says the element would vanish);
 - a value that starts with `-` is refused where the program could read it as an option: at
   the start of an element (`{x}` filled with `--output=/etc/passwd`) or anywhere in an element
   that starts with `-` (`-{x}` filled with `-output=...` makes `--output=...`), unless the
@@ -19,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,9 +85,19 @@ def whole_placeholder(element: str) -> str | None:
 
 
 def fill_command(
-    command: Sequence[str], arguments: Mapping[str, Any], allow_dash: Sequence[str] = ()
+    command: Sequence[str],
+    arguments: Mapping[str, Any],
+    allow_dash: Sequence[str] = (),
+    required: Collection[str] = (),
 ) -> list[str]:
     """The argument vector to run: the program (always literal) then each filled element."""
+    for name in sorted(set(required)):
+        if name in arguments and arguments[name] in (None, []):
+            shown = "null" if arguments[name] is None else "an empty list"
+            raise CommandArgumentError(
+                f"argument {name!r} is required, so it cannot be {shown}: its part of the "
+                "command line would be left out and change what the rest means"
+            )
     argv = [command[0]]
     options_ended = False  # after a literal "--", nothing the program reads is an option
     for element in command[1:]:

@@ -49,10 +49,18 @@ def build_server(launch: CommandsLaunch) -> Server[Any]:
         if problems:
             return _error(f"invalid arguments for {tool.name}: " + "; ".join(problems))
         try:
-            argv = fill_command(tool.command, arguments, tool.allow_dash)
+            argv = fill_command(tool.command, arguments, tool.allow_dash, tool.required)
         except CommandArgumentError as error:
-            return _error(f"{error}; nothing was run")
+            return _error(f"tool {tool.name}: {error}; nothing was run")
         argv[0] = launch.executable(tool.name)  # the program trust resolved, never looked up again
+        changed = launch.changed_file(tool.name)
+        if changed is not None:  # trust was judged at start; a chat may run for hours after
+            kind, path = changed
+            return _error(
+                f"the {kind} of tool {tool.name} ({path}) changed since MCP server "
+                f"{launch.server} was trusted; nothing was run. "
+                f"The person can review it with: agent mcp trust {launch.server}"
+            )
         try:
             outcome = await run_command(
                 argv, cwd=launch.cwd, env=launch.child_environment(), timeout=tool.timeout

@@ -11,10 +11,17 @@ from urllib.parse import parse_qsl, urlsplit
 
 from agent.errors import ExpansionError, ServerStartError
 from agent.mcp.command_definitions import CommandsDefinition, CommandTool
+from agent.mcp.command_line import placeholders
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
 from agent.mcp.launch_secrets import env_secrets
 from agent.mcp.oauth_config import OAuthConfig
+from agent.mcp.program_files import (
+    SCRIPT_MARK,
+    interpreter_script,
+    program_digest,
+    tool_content,
+)
 from agent.mcp.variables import Expander
 from agent.redaction import secret_values
 
@@ -124,10 +131,32 @@ class CommandsLaunch:
     cwd: str
     env: dict[str, str]  # the definition's env, expanded
     inherited_env: dict[str, str] = field(default_factory=dict)
+    # Per tool, the script its interpreter runs (program_files.interpreter_script), and the
+    # content of its files when the launch was expanded (program_files.tool_content): what
+    # trust judged, and what each call checks the files against before it runs.
+    scripts: tuple[str | None, ...] = ()
+    contents: tuple[str | None, ...] = ()
 
     def secrets(self) -> list[str]:
         """Values that must never appear in output: the env values that are secrets."""
         return env_secrets(self.env, self.inherited_env)
+
+    def changed_file(self, tool: str) -> tuple[str, str] | None:
+        """("program" or "script", its path) when that file of `tool` is no longer the one
+        trust judged (rewritten, replaced by a rename, a link pointed elsewhere), else None.
+
+        A stat per file and call; a file is hashed again only when its stat differs."""
+        for index, known in enumerate(self.tools):
+            found, script = self.resolved[index], self.scripts[index]
+            if known.name != tool or found is None:
+                continue
+            if tool_content(found, script) == self.contents[index]:
+                return None
+            trusted_program = (self.contents[index] or "").split(SCRIPT_MARK)[0]
+            if script is None or program_digest(found) != (trusted_program or None):
+                return ("program", found)
+            return ("script", script)
+        return None
 
     def missing_program(self) -> str | None:
         """`tool: program` of the first tool whose program was found nowhere, else None."""
@@ -197,14 +226,33 @@ def _expand_commands(
     }
     inherited = inherited_environment(expander.environ)
     child_env = {**inherited, **env}
+    resolved = tuple(resolve_command(tool.program, cwd, child_env) for tool in definition.tools)
+    scripts = tuple(
+        interpreter_script(found, _literal_head(tool), cwd)
+        for tool, found in zip(definition.tools, resolved, strict=True)
+    )
     return CommandsLaunch(
         server=definition.name,
         tools=definition.tools,
-        resolved=tuple(resolve_command(tool.program, cwd, child_env) for tool in definition.tools),
+        resolved=resolved,
         cwd=cwd,
         env=env,
         inherited_env=inherited,
+        scripts=scripts,
+        contents=tuple(
+            tool_content(found, script) for found, script in zip(resolved, scripts, strict=True)
+        ),
     )
+
+
+def _literal_head(tool: CommandTool) -> list[str]:
+    """The elements after the program up to the first placeholder: the definition's own."""
+    head = []
+    for element in tool.command[1:]:
+        if placeholders(element):
+            break
+        head.append(element)
+    return head
 
 
 def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> HttpLaunch:

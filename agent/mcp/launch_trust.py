@@ -30,7 +30,7 @@ from agent.home import data_home, ensure_private_dir
 from agent.mcp.command_definitions import CommandsDefinition
 from agent.mcp.definitions import LocalDefinition, StdioDefinition
 from agent.mcp.launch import CommandsLaunch, StdioLaunch, expand_definition
-from agent.mcp.program_files import program_digest
+from agent.mcp.program_files import SCRIPT_MARK, program_digest
 from agent.mcp.variables import Expander, references_environment
 from agent.text import sanitize_line
 
@@ -173,7 +173,10 @@ class LaunchTrust:
         programs = {
             tool.name: found for tool, found in zip(launch.tools, launch.resolved, strict=True)
         }
-        contents = {tool: program_digest(found) for tool, found in programs.items()}
+        # The digests the launch took: the ones each call is checked against.
+        contents = {
+            tool.name: content for tool, content in zip(launch.tools, launch.contents, strict=True)
+        }
         return TrustedLaunch(
             project=str(self.project_dir) if depends_on_project(definition) else None,
             command=COMMANDS_MARK + _tool_fields(definition),
@@ -332,11 +335,24 @@ def _tool_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
         return changes or [_content_change(None, "its programs")]
     old_contents, new_contents = _programs(old.program), _programs(new.program)
     changes.extend(
-        _content_change(old_contents.get(tool), f"program of {sanitize_line(tool)}")
+        _tool_content_change(old_contents.get(tool), new_contents[tool], sanitize_line(tool))
         for tool in sorted(new_contents)
         if before.get(tool) == after.get(tool) and old_contents.get(tool) != new_contents[tool]
     )
     return changes
+
+
+def _tool_content_change(old: str | None, new: str | None, tool: str) -> str:
+    """Which of a tool's files changed: its program, or the script its interpreter runs."""
+    what = f"program of {tool}"
+    old_program, _, old_script = (old or "").partition(SCRIPT_MARK)
+    new_program, _, new_script = (new or "").partition(SCRIPT_MARK)
+    if old is None or old_program != new_program or not new_script:
+        return _content_change(old, what)
+    script = sanitize_line(new_script.rsplit(" ", 1)[0])
+    if not old_script:  # a record from before trust covered the script
+        return f"{what}: trust now covers the script it runs ({script})"
+    return f"{what}: the script it runs changed ({script})"
 
 
 def _content_change(old: str | None, what: str) -> str:

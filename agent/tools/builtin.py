@@ -5,6 +5,8 @@ every path is resolved (symlinks included) and must stay inside the project dire
 agent's own folders (settings, trust records, sessions, logs) are never read or listed, even
 when they sit inside the project (agent started in the home directory, or AGENT_HOME there):
 they hold what the model must not see, and a hostile answer would ask for them first.
+Well-known credential files and folders (`.ssh`, `.aws`, `.netrc`, `.env`, ...) are refused
+and left out the same way, wherever the project is (agent.tools.credential_files).
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from typing import Any
 from agent.home import own_folders
 from agent.messages import ToolResult
 from agent.tools.base import Tool, ToolSpec
+from agent.tools.credential_files import (
+    NOT_LISTED,
+    credential_folder,
+    credential_rule,
+    refusal,
+)
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, read_lines
 
 LIST_DEFAULT_LIMIT = 200
@@ -49,6 +57,13 @@ def _inside(project: Path, relative: str, private: Sequence[Path]) -> Path:
         raise ValueError(f"{relative!r} is outside the project directory")
     if any(_within(candidate, folder) for folder in private):
         raise ValueError(f"{relative!r} {OWN_FOLDER_REFUSAL}")
+    # As written (a link named `.ssh` elsewhere) and as resolved (a link to ~/.ssh, or the
+    # project itself inside a credential folder).
+    rule = credential_rule(Path(os.path.normpath(relative)).parts) or credential_rule(
+        candidate.parts
+    )
+    if rule is not None:
+        raise ValueError(refusal(relative, rule))
     return candidate
 
 
@@ -156,10 +171,14 @@ class ListFiles:
         limit = int(arguments.get("limit") or LIST_DEFAULT_LIMIT)
         if any(_within(self.project, folder) for folder in self.private):
             return ToolResult(f"the project directory {OWN_FOLDER_REFUSAL}", is_error=True)
+        inside = credential_folder(self.project.parts)
+        if inside is not None:
+            return ToolResult(refusal("the project directory", inside), is_error=True)
         # The walk does not follow directory links, so only folders inside the project, by
         # their real path, can be met; links to files are checked one by one below.
         hidden = {str(f) for f in self.private if self.project in f.parents}
         skipped: list[str] = []
+        credentials_left_out = False
         visited = 0
         found: list[str] = []
         more = False
@@ -172,6 +191,9 @@ class ListFiles:
                 if full in hidden:
                     skipped.append(os.path.relpath(full, self.project))
                     continue
+                if credential_folder(Path(os.path.relpath(full, self.project)).parts):
+                    credentials_left_out = True
+                    continue
                 kept.append(name)
             dirs[:] = kept
             visited += len(files)
@@ -181,14 +203,20 @@ class ListFiles:
             for name in sorted(files):
                 full = os.path.join(root, name)
                 relative = os.path.relpath(full, self.project)
-                if _matches(relative, pattern) and not self._links_inside_own_folder(full):
-                    if len(found) == limit:
-                        more = True
-                        break
-                    found.append(relative)
+                if not _matches(relative, pattern) or self._links_inside_own_folder(full):
+                    continue
+                if _is_credential(relative, full):
+                    credentials_left_out = True
+                    continue
+                if len(found) == limit:
+                    more = True
+                    break
+                found.append(relative)
             if more:
                 break
         notes = [f"[agent's own settings and data folder {name} is not listed]" for name in skipped]
+        if credentials_left_out:
+            notes.append(NOT_LISTED)
         if not found:
             return ToolResult("\n".join([f"no files match {pattern!r}", *notes]))
         if more:
@@ -200,6 +228,13 @@ class ListFiles:
             return False
         target = Path(os.path.realpath(full))
         return any(_within(target, folder) for folder in self.private)
+
+
+def _is_credential(relative: str, full: str) -> bool:
+    """A credential file by its place in the project, or a link to one."""
+    if credential_rule(Path(relative).parts) is not None:
+        return True
+    return os.path.islink(full) and credential_rule(Path(os.path.realpath(full)).parts) is not None
 
 
 def _matches(relative: str, pattern: str) -> bool:

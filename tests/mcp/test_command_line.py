@@ -81,3 +81,12 @@ def test_a_value_that_makes_an_element_start_with_a_dash_is_refused_unless_allow
 def test_double_braces_are_literal_braces_and_other_braces_are_text() -> None:
     assert parse_element("{{{name}}}") == (Part(text="{"), Part(placeholder="name"), Part(text="}"))
     assert fill_command(["jq", "{a: .b}", "{{x}}"], {}) == ["jq", "{a: .b}", "{x}"]
+
+
+def test_null_or_an_empty_list_for_a_required_argument_is_refused_not_dropped() -> None:
+    command = ["sort", "-o", "{out}", "{files}"]
+    with pytest.raises(CommandArgumentError, match="'out' is required, so it cannot be null"):
+        fill_command(command, {"out": None, "files": ["a"]}, required=["out", "files"])
+    with pytest.raises(CommandArgumentError, match="'files' is required, so it cannot be an empty"):
+        fill_command(command, {"out": "o", "files": []}, required=["out", "files"])
+    assert fill_command(["ls", "{files}"], {"files": []}) == ["ls"]  # optional: dropped

@@ -1,12 +1,13 @@
 """A hostile repository rewrites a program after the person trusted it (`./tool.sh` changed by
 a pull): trust covers the program file's content, so the next start asks again and says the
 program file changed. Real `agent` binary with a commands server; the real trust module with
-real files for a stdio server. (A script an interpreter reads from its arguments, such as
-`python server.py`, is not covered: only the program file itself.)"""
+real files for a stdio server. A command tool's interpreter script (`python tool.py`) is
+covered too; a stdio server's (`python server.py`) is not: only its program file."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from agent.mcp.document import parse_document_data
@@ -41,6 +42,26 @@ def test_a_rewritten_project_script_asks_again_saying_the_program_file_changed(
     assert "is not trusted" in refused.stderr
     assert not (project / "owned").exists()
     assert "program of run: the program file changed" in shown
+
+
+def test_a_rewritten_interpreter_script_asks_again_saying_the_script_changed(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    project = make_project(tmp_path)
+    (project / "tool.py").write_text("print('harmless')\n")
+    tool = {"command": [sys.executable, "-u", "tool.py"], "input_schema": {"type": "object"}}
+    save_commands_server(agent_home, project, {"run": tool})
+    assert structured(call(project, "run", {}).stdout)["stdout"] == "harmless\n"
+
+    (project / "tool.py").write_text("open('owned', 'w')\n")
+    refused = call(project, "run", {})
+
+    assert refused.returncode != 0
+    assert (
+        f"is not trusted here: what it runs changed (program of run: the script it runs "
+        f"changed ({project / 'tool.py'}))"
+    ) in refused.stderr
+    assert not (project / "owned").exists()
 
 
 def test_a_rewritten_stdio_server_program_is_no_longer_trusted(tmp_path: Path) -> None:
