@@ -26,12 +26,18 @@ CREDENTIAL_PATHS = frozenset(
         (".config", "gcloud"),
         (".docker", "config.json"),
         (".config", "git", "credentials"),  # git's credential store, XDG location
+        (".cargo", "credentials.toml"),  # crates.io tokens
+        (".cargo", "credentials"),
+        (".gem", "credentials"),  # rubygems.org API key
+        (".terraform.d", "credentials.tfrc.json"),  # Terraform Cloud tokens
     }
 )
-# The last component: token files of git, netrc, PostgreSQL, npm and PyPI.
+# The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, and
+# direnv's .envrc (exports, often of secrets, like a .env).
 CREDENTIAL_FILES = frozenset(
-    {".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc"}
-)
+    {".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".vault-token",
+     ".envrc"}
+)  # fmt: skip
 _PATH_STARTS = frozenset(path[0] for path in CREDENTIAL_PATHS)
 ENV_FILE = ".env"
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})

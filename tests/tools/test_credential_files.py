@@ -15,3 +15,14 @@ def test_the_rule_names_folders_pairs_and_files_and_leaves_templates_and_venvs_a
     assert credential_rule(("app", ".env", "lib", "site.py")) is None  # a virtualenv named .env
     assert credential_rule((".config", "ghostty", "config")) is None
     assert credential_rule(()) is None
+
+
+def test_the_token_files_of_cargo_rubygems_terraform_vault_and_direnv_are_refused() -> None:
+    assert credential_rule(("home", ".cargo", "credentials.toml")) == ".cargo/credentials.toml"
+    assert credential_rule((".gem", "credentials")) == ".gem/credentials"
+    assert credential_rule((".terraform.d", "credentials.tfrc.json")) == (
+        ".terraform.d/credentials.tfrc.json"
+    )
+    assert credential_rule(("home", ".vault-token")) == ".vault-token"
+    assert credential_rule(("app", ".envrc")) == ".envrc"
+    assert credential_rule((".cargo", "config.toml")) is None
