@@ -14,7 +14,7 @@ from agent.mcp.command_definitions import CommandsDefinition, CommandTool
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
 from agent.mcp.launch_secrets import env_secrets
-from agent.mcp.oauth_config import OAuthConfig
+from agent.mcp.oauth_config import OAuthConfig, missing_issuer
 from agent.mcp.variables import Expander
 from agent.redaction import secret_values
 
@@ -214,6 +214,10 @@ def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> 
         # The expanded URL may hold a secret, so the message describes without quoting it.
         raise ExpansionError(f"{where} url: after expanding variables, the URL {problems[0]}")
     oauth = definition.oauth
+    if (unbound := missing_issuer(oauth)) is not None:  # saved before issuer existed
+        raise ServerStartError(
+            f"{where} oauth.issuer: {unbound}; nothing is sent until it is set (agent mcp edit)"
+        )
     return HttpLaunch(
         server=definition.name,
         url=url,

@@ -29,11 +29,18 @@ from tests.fixtures.oauth_fixtures import (
     running_oauth_server,
 )
 
-SECRET_GRANT = {"grant": "client_credentials", "clientId": PRE_REGISTERED_ID,
-                "clientSecret": "${FX_SECRET}"}  # fmt: skip
+SECRET_GRANT = {
+    "grant": "client_credentials",
+    "clientId": PRE_REGISTERED_ID,
+    "clientSecret": "${FX_SECRET}",
+}
 CODE_GRANT = {"clientId": PRE_REGISTERED_ID, "clientSecret": "${FX_SECRET}"}
-KEY_GRANT = {"grant": "client_credentials", "clientId": JWT_CLIENT_ID,
-             "privateKeyFile": "${FX_KEY}", "signingAlgorithm": "ES256"}  # fmt: skip
+KEY_GRANT = {
+    "grant": "client_credentials",
+    "clientId": JWT_CLIENT_ID,
+    "privateKeyFile": "${FX_KEY}",
+    "signingAlgorithm": "ES256",
+}
 
 
 def credentials_in(seen: list[dict[str, str]]) -> list[str]:
@@ -95,8 +102,11 @@ def test_a_resource_naming_another_authorization_server_gets_no_credential_sent_
     ) in run.stderr, run.stderr
 
 
-@pytest.mark.parametrize("oauth", [SECRET_GRANT, KEY_GRANT, CODE_GRANT],
-                         ids=["client-secret", "private-key-jwt", "pre-registered-code"])  # fmt: skip
+@pytest.mark.parametrize(
+    "oauth",
+    [SECRET_GRANT, KEY_GRANT, CODE_GRANT],
+    ids=["client-secret", "private-key-jwt", "pre-registered-code"],
+)
 def test_a_secret_or_key_without_an_issuer_is_refused_at_import_and_in_a_saved_file(
     tmp_path: Path, oauth: dict[str, Any]
 ) -> None:
@@ -107,11 +117,11 @@ def test_a_secret_or_key_without_an_issuer_is_refused_at_import_and_in_a_saved_f
         running_oauth_server("--prm-authorization-server", attacker.base) as resource,
     ):
         oauth, env = hostile_setup(tmp_path, oauth)
-        document = tmp_path / "servers.json"
+        cli = OAuthCli(tmp_path, resource, env_extra=env)  # fx without oauth, for now
+        document = tmp_path / "without-issuer.json"
         document.write_text(
             json.dumps({"mcpServers": {"fx": {"url": resource.mcp_url, "oauth": oauth}}})
         )
-        cli = OAuthCli(tmp_path, resource, env_extra=env)  # fx without oauth, for now
         imported = cli.run("mcp", "import", str(document))
         # As an older agent saved it: the same definition, with the oauth object, no issuer.
         saved = json.loads((cli.home / "mcp-servers.json").read_text())

@@ -67,8 +67,9 @@ def test_the_browser_gets_a_private_file_that_leads_to_the_authorization_url(
     assert seen["owners"] == [os.getuid(), os.getuid()] and not seen["folder_is_link"]
     # The page leads to the URL the login printed (and the browser went there: it logged in).
     [shown] = [line.strip() for line in login.stdout.splitlines() if "/authorize?" in line]
-    assert f'<meta http-equiv="refresh" content="0;url={shown.replace("&", "&amp;")}">' in (
-        seen["page"]
+    assert (
+        f'<meta http-equiv="refresh" content="0;url={shown.replace("&", "&amp;")}">'
+        in (seen["page"])
     )
     assert parse_qs(urlsplit(shown).query)["state"] == [asked["state"]]
     # Once the login is over the file is gone: the URL is of no use to anyone after it.

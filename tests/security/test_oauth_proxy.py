@@ -45,8 +45,8 @@ def recording_proxy() -> Iterator[tuple[str, list[str]]]:
             )
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
             try:
-                upstream.request(self.command, target.path + (f"?{target.query}" if target.query
-                                 else ""), body=body, headers=headers)  # fmt: skip
+                path = target.path + (f"?{target.query}" if target.query else "")
+                upstream.request(self.command, path, body=body, headers=headers)
                 answer = upstream.getresponse()
             except OSError as error:
                 self.send_error(502, str(error))
@@ -90,8 +90,12 @@ def test_a_loopback_servers_token_request_and_bearer_headers_never_go_to_the_pro
         cli = OAuthCli(
             tmp_path,
             server,
-            oauth={"grant": "client_credentials", "clientId": PRE_REGISTERED_ID,
-                   "clientSecret": "${FX_SECRET}", "issuer": server.base},  # fmt: skip
+            oauth={
+                "grant": "client_credentials",
+                "clientId": PRE_REGISTERED_ID,
+                "clientSecret": "${FX_SECRET}",
+                "issuer": server.base,
+            },
             env_extra={"FX_SECRET": PRE_REGISTERED_SECRET, **proxied(proxy)},
         )
 
