@@ -159,3 +159,44 @@ def test_a_client_bound_to_its_real_authorization_server_still_logs_in(tmp_path:
 
     assert inspected.returncode == 0, inspected.stderr
     assert state["grants"] == {"client_credentials": 1}
+
+
+def test_a_login_stored_for_another_authorization_server_gets_no_secret_on_refresh_or_logout(
+    tmp_path: Path,
+) -> None:
+    """A login saved before the binding (or before the person set oauth.issuer) names the
+    server the resource pointed at then: refreshing it or revoking it at logout would send the
+    configured secret there, so both refuse without a request."""
+    with running_oauth_server() as attacker, running_oauth_server() as server:
+        cli = OAuthCli(
+            tmp_path,
+            server,
+            oauth={**CODE_GRANT, "issuer": server.base},
+            env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
+        )
+        cli.login()
+        saved = cli.tokens()
+        record = saved["servers"]["fx"]
+        # As the older login stored it: the attacker's endpoints, a token due for refresh.
+        record["metadata"] |= {
+            "issuer": attacker.base,
+            "token_endpoint": f"{attacker.base}/token",
+            "revocation_endpoint": f"{attacker.base}/revoke",
+        }
+        record["tokens"]["expires_at"] = record["tokens"]["issued_at"] - 1
+        cli.token_file.write_text(json.dumps(saved), encoding="utf-8")
+
+        called = cli.echo()
+        logged_out = cli.run("mcp", "logout", "fx")
+        seen = attacker.state()["seen"]
+
+    assert credentials_in(seen) == []
+    assert seen == []
+    assert called.returncode != 0
+    assert f"names the authorization server {attacker.base}, but its client" in called.stderr, (
+        called.stderr
+    )
+    assert logged_out.returncode == 0, logged_out.stderr
+    assert f"not revoked: the login was with {attacker.base}, not oauth.issuer" in (
+        logged_out.stdout + logged_out.stderr
+    )
