@@ -175,6 +175,11 @@ def test_a_literal_client_secret_is_refused_so_it_never_reaches_the_store() -> N
             "(https://..., no query or fragment), exactly as its metadata names it",
         ),
         (
+            {"clientId": "c", "clientSecret": "${S}", "issuer": "http://auth.example.com"},
+            "mcpServers.r.oauth.issuer: must be https:// (plain http only to this machine: "
+            "localhost, 127.0.0.1, ::1), or the secret could be read on the way",
+        ),
+        (
             {"signingAlgorithm": "HS256"},
             "mcpServers.r.oauth.signingAlgorithm: expected one of: ES256, RS256",
         ),
