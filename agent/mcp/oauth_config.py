@@ -18,6 +18,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agent.errors import Problem
+from agent.mcp.loopback import goes_direct
 from agent.mcp.variables import has_references, reference_problems
 
 Grant = Literal["authorization_code", "client_credentials"]
@@ -245,6 +246,17 @@ def _issuer(value: object, path: str, problems: list[Problem]) -> str | None:
                 path,
                 "must be the authorization server's issuer URL (https://..., no query or "
                 "fragment), exactly as its metadata names it",
+            )
+        )
+        return None
+    if parts.scheme == "http" and not goes_direct(text):
+        # The secret goes to this server: over plain http anyone on the way could read it
+        # (oauth_secure.py would refuse each request; better to say so here, by field).
+        problems.append(
+            Problem(
+                path,
+                "must be https:// (plain http only to this machine: localhost, 127.0.0.1, "
+                "::1), or the secret could be read on the way",
             )
         )
         return None
