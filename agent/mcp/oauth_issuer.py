@@ -6,6 +6,11 @@ an authorization server in its metadata (RFC 9728), and a hostile or taken-over 
 name an attacker's. So the server it names, the metadata found for it (RFC 8414: its `issuer`
 must be that exact string) and the metadata stored at login must all be the configured
 issuer; anything else is refused before a single request goes to that server.
+
+The endpoints that metadata names are trusted wherever they are: RFC 8414 lets an issuer put
+its token endpoint on another host (Google's is on oauth2.googleapis.com), and the metadata
+is the issuer's own word, fetched from the issuer's origin (the SDK follows no redirect out
+of an origin, and SecureOnly allows plain http only to this machine).
 """
 
 from __future__ import annotations
