@@ -220,6 +220,7 @@ def test_client_credentials_log_in_without_a_browser(tmp_path: Path, method: str
                 "grant": "client_credentials",
                 "clientId": PRE_REGISTERED_ID,
                 "clientSecret": "${FX_SECRET}",
+                "issuer": server.base,
             },
             env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
         )
@@ -245,6 +246,7 @@ def test_client_credentials_log_in_by_themselves_on_first_use(tmp_path: Path) ->
                 "grant": "client_credentials",
                 "clientId": PRE_REGISTERED_ID,
                 "clientSecret": "${FX_SECRET}",
+                "issuer": server.base,
             },
             env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
         )
@@ -266,6 +268,7 @@ def test_private_key_jwt_client_credentials(tmp_path: Path, algorithm: str) -> N
                 "clientId": JWT_CLIENT_ID,
                 "privateKeyFile": "${FX_KEY}",
                 "signingAlgorithm": algorithm,
+                "issuer": server.base,
             },
             env_extra={"FX_KEY": str(private)},
         )
@@ -319,6 +322,7 @@ def test_client_credentials_step_up_at_once_with_the_union_of_scopes(tmp_path: P
                 "grant": "client_credentials",
                 "clientId": PRE_REGISTERED_ID,
                 "clientSecret": "${FX_SECRET}",
+                "issuer": server.base,
             },
             env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
         )

@@ -21,7 +21,7 @@ from agent.mcp.command_document import parse_commands_server
 from agent.mcp.definitions import HttpDefinition, ServerDefinition, StdioDefinition
 from agent.mcp.jsonc import strip_jsonc
 from agent.mcp.names import normalize_server_name, server_name_problem
-from agent.mcp.oauth_config import OAuthConfig, parse_cursor_auth, parse_oauth
+from agent.mcp.oauth_config import OAuthConfig, missing_issuer, parse_cursor_auth, parse_oauth
 from agent.mcp.variables import has_references, reference_problems
 from agent.text import escape_json_text
 
@@ -152,6 +152,9 @@ def parse_document_data(data: object, source: str) -> ServersDocument:
     for name, raw in servers.items():
         path = _server_path(wrapper, name)
         definition = parse_server(name, raw, path, problems, notices)
+        if isinstance(definition, HttpDefinition) and (unbound := missing_issuer(definition.oauth)):
+            key = "auth" if isinstance(raw, dict) and "oauth" not in raw else "oauth"
+            problems.append(Problem(f"{path}.{key}.issuer", unbound))
         if definition is not None:
             definitions.append(definition)
             notices.extend(_command_line_notices(definition, path))

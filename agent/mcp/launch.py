@@ -15,7 +15,7 @@ from agent.mcp.command_line import placeholders
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
 from agent.mcp.launch_secrets import env_secrets
-from agent.mcp.oauth_config import OAuthConfig
+from agent.mcp.oauth_config import OAuthConfig, missing_issuer
 from agent.mcp.program_files import (
     SCRIPT_MARK,
     interpreter_script,
@@ -262,6 +262,10 @@ def _expand_http(definition: HttpDefinition, expander: Expander, where: str) -> 
         # The expanded URL may hold a secret, so the message describes without quoting it.
         raise ExpansionError(f"{where} url: after expanding variables, the URL {problems[0]}")
     oauth = definition.oauth
+    if (unbound := missing_issuer(oauth)) is not None:  # saved before issuer existed
+        raise ServerStartError(
+            f"{where} oauth.issuer: {unbound}; nothing is sent until it is set (agent mcp edit)"
+        )
     return HttpLaunch(
         server=definition.name,
         url=url,

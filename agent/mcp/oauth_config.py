@@ -2,11 +2,13 @@
 
     {"clientId", "clientSecret": "${VAR}", "scopes": [...], "callbackPort", "clientMetadataUrl",
      "grant": "authorization_code" | "client_credentials", "privateKeyFile": "${VAR}",
-     "signingAlgorithm": "ES256" | "RS256"}
+     "signingAlgorithm": "ES256" | "RS256", "issuer": "https://auth.example.com"}
 
 Cursor's `auth: {"CLIENT_ID", "CLIENT_SECRET", "scopes"}` reads into the same model. The client
 secret must be a `${VAR}` reference: mcp-servers.json never holds a secret, and the expanded
-value exists only in memory while a request is built.
+value exists only in memory while a request is built. A secret or a key needs `issuer`, the
+authorization server it belongs to: it is only ever sent there (oauth_issuer.py), never to
+whichever server the resource's metadata names.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agent.errors import Problem
+from agent.mcp.loopback import goes_direct
 from agent.mcp.variables import has_references, reference_problems
 
 Grant = Literal["authorization_code", "client_credentials"]
@@ -31,8 +34,14 @@ _FIELDS = (
     "grant",
     "privateKeyFile",
     "signingAlgorithm",
+    "issuer",
 )
-_CURSOR_FIELDS = {"CLIENT_ID": "clientId", "CLIENT_SECRET": "clientSecret", "scopes": "scopes"}
+_CURSOR_FIELDS = {
+    "CLIENT_ID": "clientId",
+    "CLIENT_SECRET": "clientSecret",
+    "scopes": "scopes",
+    "issuer": "issuer",  # not Cursor's, but a secret needs it here
+}
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,7 @@ class OAuthConfig:
     grant: Grant = "authorization_code"
     private_key_file: str | None = None
     signing_algorithm: SigningAlgorithm | None = None
+    issuer: str | None = None  # the authorization server a secret or key belongs to
 
     def to_json(self) -> dict[str, Any]:
         """The canonical `oauth` object: camelCase, unset fields left out."""
@@ -60,6 +70,7 @@ class OAuthConfig:
             ("grant", None if self.grant == "authorization_code" else self.grant),
             ("privateKeyFile", self.private_key_file),
             ("signingAlgorithm", self.signing_algorithm),
+            ("issuer", self.issuer),
         ):
             if value is not None:
                 data[key] = value
@@ -90,6 +101,7 @@ def parse_oauth(raw: object, path: str, problems: list[Problem]) -> OAuthConfig 
         signing_algorithm=_choice(
             raw.get("signingAlgorithm"), f"{path}.signingAlgorithm", _ALGORITHMS, problems
         ),
+        issuer=_issuer(raw.get("issuer"), f"{path}.issuer", problems),
     )
     _check_combination(config, path, problems)
     return config if len(problems) == before else None
@@ -98,7 +110,9 @@ def parse_oauth(raw: object, path: str, problems: list[Problem]) -> OAuthConfig 
 def parse_cursor_auth(raw: object, path: str, problems: list[Problem]) -> OAuthConfig | None:
     """Cursor's `auth: {CLIENT_ID, CLIENT_SECRET, scopes}`, read into the same model."""
     if not isinstance(raw, dict):
-        problems.append(Problem(path, "expected an object (CLIENT_ID, CLIENT_SECRET, scopes)"))
+        problems.append(
+            Problem(path, "expected an object (CLIENT_ID, CLIENT_SECRET, scopes, issuer)")
+        )
         return None
     renamed: dict[str, Any] = {}
     for key, value in raw.items():
@@ -108,6 +122,24 @@ def parse_cursor_auth(raw: object, path: str, problems: list[Problem]) -> OAuthC
             continue
         renamed[_CURSOR_FIELDS[key]] = value
     return parse_oauth(renamed, path, problems)
+
+
+def missing_issuer(config: OAuthConfig | None) -> str | None:
+    """What to say when a secret or key has no `issuer` to bind it to, else None.
+
+    Without one the resource server's metadata would decide where the secret goes. Imports
+    and edits refuse it (document.py); a definition saved before the field existed loads, so
+    the person's other servers keep working, and refuses to connect (launch.py).
+    """
+    if config is None or config.issuer is not None:
+        return None
+    if config.client_secret is None and config.private_key_file is None:
+        return None
+    credential = "clientSecret" if config.client_secret is not None else "privateKeyFile"
+    return (
+        f"required with {credential}; set it to the authorization server's issuer URL "
+        "(the credentials are only ever sent there)"
+    )
 
 
 def _check_combination(config: OAuthConfig, path: str, problems: list[Problem]) -> None:
@@ -191,6 +223,41 @@ def _metadata_url(value: object, path: str, problems: list[Problem]) -> str | No
     if parts.scheme != "https" or not parts.hostname or parts.path in ("", "/"):
         problems.append(
             Problem(path, "must be an https:// URL with a path (a client ID metadata document)")
+        )
+        return None
+    return text
+
+
+def _issuer(value: object, path: str, problems: list[Problem]) -> str | None:
+    text = _text(value, path, problems)
+    if text is None:
+        return None
+    parts = urlsplit(text)
+    # RFC 8414 section 2: an http(s) URL with a host and no query or fragment; it is compared
+    # as a string with the issuer the authorization server's metadata names.
+    if (
+        parts.scheme not in ("https", "http")
+        or not parts.hostname
+        or parts.query
+        or (parts.fragment or "#" in text)
+    ):
+        problems.append(
+            Problem(
+                path,
+                "must be the authorization server's issuer URL (https://..., no query or "
+                "fragment), exactly as its metadata names it",
+            )
+        )
+        return None
+    if parts.scheme == "http" and not goes_direct(text):
+        # The secret goes to this server: over plain http anyone on the way could read it
+        # (oauth_secure.py would refuse each request; better to say so here, by field).
+        problems.append(
+            Problem(
+                path,
+                "must be https:// (plain http only to this machine: localhost, 127.0.0.1, "
+                "::1), or the secret could be read on the way",
+            )
         )
         return None
     return text

@@ -9,10 +9,9 @@ the browser and the callback: a loopback listener (oauth_callback.py) or a paste
 from __future__ import annotations
 
 import logging
-import threading
-import webbrowser
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,7 +21,9 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.utils import union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 
-from agent.errors import LoginError
+from agent.errors import AgentError, LoginError, ServerStartError
+from agent.home import data_home
+from agent.link_file import LOGIN_FOLDER, open_link_file, remove_link_file, write_link_file
 from agent.mcp.launch import HttpLaunch
 from agent.mcp.oauth_callback import (
     Callback,
@@ -31,6 +32,7 @@ from agent.mcp.oauth_callback import (
     raise_for_error,
     wait_for_paste,
 )
+from agent.mcp.oauth_issuer import BoundIssuer
 from agent.mcp.oauth_probe import probe
 from agent.mcp.oauth_runtime import client_credentials_auth, read_private_key
 from agent.mcp.oauth_secure import require_secure
@@ -56,8 +58,9 @@ class LoginIO:
     read_paste: bool = True
 
 
-class _LoginProvider(OAuthClientProvider):
-    """The SDK provider, asking for the configured and step-up scopes on top of its choice."""
+class _LoginProvider(BoundIssuer):
+    """The SDK provider, asking for the configured and step-up scopes on top of its choice,
+    following the resource only to the configured issuer (oauth_issuer.py)."""
 
     extra_scope: str | None = None
 
@@ -100,18 +103,13 @@ async def login(
 
 
 def _client_credentials(launch: HttpLaunch, store: TokenStore) -> Any:
-    oauth = launch.oauth
-    assert oauth is not None and oauth.client_id is not None
+    key = read_private_key(launch)
     store.update(launch.server, launch.url, lambda r: replace(r, tokens=None))
     storage = FileTokenStorage(store, launch.server, launch.url, fresh_login=True)
-    return client_credentials_auth(
-        storage,
-        oauth.client_id,
-        launch.client_secret,
-        read_private_key(launch),
-        oauth.signing_algorithm or "RS256",
-        " ".join(oauth.scopes) or None,
-    )
+    try:
+        return client_credentials_auth(storage, launch, key)
+    except ServerStartError as error:
+        raise LoginError(str(error)) from None
 
 
 async def _authorization_code(launch: HttpLaunch, store: TokenStore, io: LoginIO) -> None:
@@ -159,7 +157,11 @@ async def _authorization_code(launch: HttpLaunch, store: TokenStore, io: LoginIO
             *((record.scope or "").split() if record else ()),
         ]
         provider.extra_scope = " ".join(dict.fromkeys(wanted)) or None
-        await probe(launch, provider, storage.logged_in)
+        provider.server_name, provider.bound_issuer = launch.server, oauth.issuer if oauth else None
+        try:
+            await probe(launch, provider, storage.logged_in)
+        finally:
+            flow.close()
         _remember_metadata(store, launch, provider)
     finally:
         await listener.aclose()
@@ -199,6 +201,7 @@ class _BrowserFlow:
         self.server, self.listener, self.io = server, listener, io
         self.state = ""
         self.paste = io.read_paste and can_read_paste()
+        self.pages: list[Path] = []
 
     async def redirect(self, authorization_url: str) -> None:
         """Show the URL (and where it leads), open the browser unless told not to."""
@@ -213,13 +216,35 @@ class _BrowserFlow:
         self.io.say(f"To log in to {self.server}, open this URL (authorization server {host}):")
         self.io.say(f"  {shown}")
         if self.io.open_browser:
-            # webbrowser may wait for the browser command to exit, while the browser needs
-            # our listener to answer: open it beside the flow, never in its way.
-            threading.Thread(target=webbrowser.open, args=(authorization_url,), daemon=True).start()
+            self._open_browser(authorization_url)
         if self.paste:
             self.io.say("Waiting for the browser; or paste the URL it ended on here.")
         else:
             self.io.say("Waiting for the browser...")
+
+    def _open_browser(self, authorization_url: str) -> None:
+        # Never the URL itself on the browser's command line: other local users read it in
+        # /proc and could finish this login as themselves (link_file.py). A private page that
+        # leads there instead, opened beside the flow (the browser needs our listener).
+        try:
+            page = write_link_file(
+                data_home(),
+                authorization_url,
+                folder=LOGIN_FOLDER,
+                title=f"agent: log in to {self.server}",
+                text=f"Continue to the login for {self.server}",
+            )
+        except (AgentError, OSError) as error:
+            reason = str(error) if isinstance(error, AgentError) else error.strerror
+            self.io.say(f"Not opening the browser: {reason}. Open the URL above.")
+            return
+        self.pages.append(page)
+        open_link_file(page)
+
+    def close(self) -> None:
+        """Remove the page handed to the browser: once the login ends its URL is spent."""
+        for page in self.pages:
+            remove_link_file(page)
 
     async def callback(self) -> AuthorizationCodeResult:
         """Wait for the listener or a pasted URL, whichever brings this login's code first."""

@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 
 from agent.errors import LoginError, ServerStartError
+from agent.mcp.http_client import http_client
 from agent.mcp.launch import HttpLaunch
 from agent.mcp.oauth_secure import SecureOnly, require_secure
 from agent.text import sanitize_line
@@ -38,7 +39,7 @@ async def probe(launch: HttpLaunch, auth: httpx2.Auth, logged_in: Callable[[], b
     """Talk to the server through `auth` until it asked for (and got) a login, or all went."""
     require_secure(launch.server, launch.url, "URL", LoginError)
     secure = SecureOnly(auth, launch.server, launch.url)
-    async with httpx2.AsyncClient(
+    async with http_client(
         headers=dict(launch.headers), timeout=PROBE_TIMEOUT, follow_redirects=False, auth=secure
     ) as client:
         try:

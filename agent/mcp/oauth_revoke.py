@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import httpx2
+from mcp.client.auth.utils import issuers_match
 
 from agent.mcp.definitions import HttpDefinition
+from agent.mcp.http_client import http_client
 from agent.mcp.launch import HttpLaunch
 from agent.mcp.oauth_runtime import client_identity, token_request_auth
 from agent.mcp.oauth_secure import insecure_reason
@@ -22,6 +24,13 @@ async def revoke(launch: HttpLaunch | None, record: ServerAuth) -> str:
     if insecure_reason(endpoint) is not None:  # never a token or client secret over http
         return f" (not revoked: its revocation endpoint {sanitize_line(endpoint)} is not https)"
     oauth = launch.oauth if launch is not None else None
+    issuer = (record.metadata or {}).get("issuer")
+    if (
+        oauth is not None
+        and oauth.issuer is not None
+        and not issuers_match(str(issuer), oauth.issuer)
+    ):  # the client's secret goes only to the server it belongs to (oauth_issuer.py)
+        return f" (not revoked: the login was with {sanitize_line(str(issuer))}, not oauth.issuer)"
     client = client_identity(
         record,
         oauth.client_id if oauth else None,
@@ -36,7 +45,7 @@ async def revoke(launch: HttpLaunch | None, record: ServerAuth) -> str:
         if token is not None
     ]
     refused = 0
-    async with httpx2.AsyncClient(timeout=_TIMEOUT, follow_redirects=False) as http:
+    async with http_client(timeout=_TIMEOUT, follow_redirects=False) as http:
         for token, hint in tokens:
             data, headers = token_request_auth({"token": token, "token_type_hint": hint}, client)
             try:

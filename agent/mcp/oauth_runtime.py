@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import os
 import stat
-import warnings
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -36,7 +35,9 @@ from mcp.client.auth.extensions.client_credentials import (
 from mcp.client.auth.utils import extract_field_from_www_auth, union_scopes
 
 from agent.errors import NeedsLoginError, ServerStartError
+from agent.mcp.http_client import http_client
 from agent.mcp.launch import HttpLaunch
+from agent.mcp.oauth_issuer import BoundIssuer, require_issuer
 from agent.mcp.oauth_secure import SecureOnly, require_secure
 from agent.mcp.oauth_storage import FileTokenStorage, record_tokens
 from agent.mcp.token_store import ServerAuth, TokenStore
@@ -79,6 +80,7 @@ class StoredTokenAuth(httpx2.Auth):
         self._on_token = on_token
         self._client_id = launch.oauth.client_id if launch.oauth else None
         self._client_secret = launch.client_secret
+        self._issuer = launch.oauth.issuer if launch.oauth else None
 
     async def async_auth_flow(
         self, request: httpx2.Request
@@ -176,13 +178,15 @@ class StoredTokenAuth(httpx2.Auth):
         if not isinstance(token_endpoint, str) or refresh_token is None:
             return None
         require_secure(self.name, token_endpoint, "token endpoint")
+        # The stored metadata came from the login; a secret goes only to the configured issuer.
+        require_issuer(self.name, record.metadata.get("issuer"), self._issuer)
         data, headers = self._client_auth(
             {"grant_type": "refresh_token", "refresh_token": refresh_token}, record
         )
         resource = record.metadata.get("resource")
         if isinstance(resource, str):
             data["resource"] = resource
-        async with httpx2.AsyncClient(timeout=REFRESH_TIMEOUT, follow_redirects=False) as client:
+        async with http_client(timeout=REFRESH_TIMEOUT, follow_redirects=False) as client:
             try:
                 response = await client.post(token_endpoint, data=data, headers=headers)
             except httpx2.HTTPError as error:
@@ -268,7 +272,7 @@ def _insufficient_scope(response: httpx2.Response) -> bool:
     )
 
 
-class _StoredExpiry(OAuthClientProvider):
+class _StoredExpiry(BoundIssuer):
     """Client-credentials providers: a stored token's expiry is known across restarts."""
 
     async def _initialize(self) -> None:
@@ -280,6 +284,12 @@ class _StoredExpiry(OAuthClientProvider):
         )
         expires = record.expires_at() if record is not None else None
         self.context.token_expiry_time = expires
+        tokens = self.context.current_tokens
+        if tokens is not None and tokens.refresh_token:
+            # After a restart no metadata is known yet, and the SDK would send a refresh (with
+            # our secret) to the resource server's origin unchecked. The grant itself gets a
+            # new token just as well, through discovery and the issuer check.
+            self.context.current_tokens = tokens.model_copy(update={"refresh_token": None})
 
 
 class _SecretProvider(_StoredExpiry, ClientCredentialsOAuthProvider):
@@ -301,27 +311,47 @@ class _KeyProvider(_StoredExpiry, PrivateKeyJWTOAuthProvider):
 
 def client_credentials_auth(
     storage: FileTokenStorage,
-    client_id: str,
-    client_secret: str | None,
+    launch: HttpLaunch,
     private_key: str | None,
-    algorithm: str,
-    scope: str | None,
-) -> httpx2.Auth:
-    """The SDK's client-credentials provider (secret or private_key_jwt) over our storage."""
-    with warnings.catch_warnings():
-        # The issuer is learned by discovery here, not configured; the SDK warns about that.
-        warnings.simplefilter("ignore")
-        if private_key is not None:
-            signer = SignedJWTParameters(
-                issuer=client_id,
-                subject=client_id,
-                signing_key=private_key,
-                signing_algorithm=algorithm,
-            )
-            return _KeyProvider(
-                storage.url, storage, client_id, signer.create_assertion_provider(), scope=scope
-            )
-        return _SecretProvider(storage.url, storage, client_id, client_secret or "", scope=scope)
+) -> OAuthClientProvider:
+    """The SDK's client-credentials provider (secret or private_key_jwt) over our storage,
+    bound to the configured issuer (the SDK's own check, and ours: oauth_issuer.py)."""
+    oauth = launch.oauth
+    assert oauth is not None and oauth.client_id is not None
+    # Configuration requires it with a secret or key (oauth_config.py); never run without.
+    if oauth.issuer is None:
+        raise ServerStartError(
+            f"MCP server {launch.server!r} oauth.issuer: required with client credentials; "
+            "set it to the authorization server's issuer URL"
+        )
+    scope = " ".join(oauth.scopes) or None
+    provider: _StoredExpiry
+    if private_key is not None:
+        signer = SignedJWTParameters(
+            issuer=oauth.client_id,
+            subject=oauth.client_id,
+            signing_key=private_key,
+            signing_algorithm=oauth.signing_algorithm or "RS256",
+        )
+        provider = _KeyProvider(
+            storage.url,
+            storage,
+            oauth.client_id,
+            signer.create_assertion_provider(),
+            scope=scope,
+            issuer=oauth.issuer,
+        )
+    else:
+        provider = _SecretProvider(
+            storage.url,
+            storage,
+            oauth.client_id,
+            launch.client_secret or "",
+            scope=scope,
+            issuer=oauth.issuer,
+        )
+    provider.server_name, provider.bound_issuer = launch.server, oauth.issuer
+    return provider
 
 
 def runtime_auth(
@@ -342,14 +372,7 @@ def _auth(launch: HttpLaunch, store: TokenStore, on_token: Callable[[str], None]
     oauth = launch.oauth
     if oauth is not None and oauth.grant == "client_credentials" and oauth.client_id:
         storage = FileTokenStorage(store, launch.server, launch.url, on_token=on_token)
-        return client_credentials_auth(
-            storage,
-            oauth.client_id,
-            launch.client_secret,
-            read_private_key(launch),
-            oauth.signing_algorithm or "RS256",
-            " ".join(oauth.scopes) or None,
-        )
+        return client_credentials_auth(storage, launch, read_private_key(launch))
     return StoredTokenAuth(store, launch, on_token)
 
 

@@ -2,29 +2,21 @@
 
 MCP authorization ("Communication Security") and OAuth 2.1 require TLS for every endpoint;
 a bearer token sent over http to another host is readable by anyone on the path. Loopback
-(127.0.0.0/8, ::1, localhost) never leaves the machine, so local servers and tests may use http.
+(127.0.0.0/8, ::1, localhost; loopback.py) never leaves the machine, so local servers and tests
+may use http; but only because every client (http_client.py) sends it direct: a proxy is another
+machine, so a plain-http request that a proxy would carry counts as remote.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import AsyncGenerator
 from urllib.parse import urlsplit
 
 import httpx2
 
 from agent.errors import ServerStartError
+from agent.mcp.loopback import goes_direct
 from agent.text import sanitize_line
-
-
-def is_loopback_host(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def insecure_reason(url: str) -> str | None:
@@ -33,7 +25,7 @@ def insecure_reason(url: str) -> str | None:
     scheme = parts.scheme.lower()
     if scheme == "https":
         return None
-    if scheme == "http" and is_loopback_host(parts.hostname or ""):
+    if scheme == "http" and goes_direct(url):
         return None
     return f"{url} is not https"
 

@@ -19,6 +19,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from agent.mcp.definitions import display_url
+from agent.mcp.http_client import http_client
 from agent.mcp.launch import CommandsLaunch, HttpLaunch, Launch, StdioLaunch
 from agent.mcp.sdk import TransportStreams
 from agent.mcp.stdio import ChildOutput, StdioCommand, stdio_transport
@@ -82,7 +83,7 @@ def _http_client(launch: HttpLaunch, output: ChildOutput, **overrides: Any) -> h
         from agent.mcp.oauth_runtime import runtime_auth
 
         auth = runtime_auth(launch, on_token=output.secret)
-    return httpx2.AsyncClient(
+    return http_client(
         headers=launch.headers,
         timeout=timeout,
         follow_redirects=False,

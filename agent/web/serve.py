@@ -7,8 +7,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import sys
-import threading
-import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import anyio
 import uvicorn
 
 from agent.errors import AgentError
+from agent.link_file import open_link_file, remove_link_file, write_link_file
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
 from agent.mcp.trust import DenyTrust
@@ -25,7 +24,6 @@ from agent.web.console_hub import ConsoleHub
 from agent.web.console_service import ConsoleService
 from agent.web.elicitations import PageElicitation
 from agent.web.guard import GuardMiddleware, Session, allowed_hosts
-from agent.web.link_file import remove_link_file, write_link_file
 from agent.web.stop_signals import StopSignals
 
 GRACEFUL_SECONDS = 3  # open event streams are ended first; this bounds the rest
@@ -95,8 +93,7 @@ def open_in_browser(url: str, folder: Path) -> Path | None:
         reason = str(error) if isinstance(error, AgentError) else error.strerror
         print(f"Not opening the browser: {reason}. Open the link above.", file=sys.stderr)
         return None
-    # webbrowser may wait for the browser it starts; the bridge must not.
-    threading.Thread(target=webbrowser.open, args=(path.as_uri(),), daemon=True).start()
+    open_link_file(path)  # in a thread: the bridge must not wait for the browser
     return path
 
 

@@ -8,7 +8,9 @@ Like a person would, in a throwaway AGENT_HOME:
 1. `agent mcp import` a document naming the URL as server "conformance", with an `oauth`
    object built from the context: a pre-registered id, the secret and the private key file
    (private_key_jwt) as ${VAR} references set in the environment, the client_credentials
-   grant, the client ID metadata document URL;
+   grant, the client ID metadata document URL, and (with a secret or key) the issuer they
+   belong to, which the context does not give: the driver looks it up as a person would
+   (the resource's RFC 9728 metadata names the suite's authorization server);
 2. for auth/* scenarios, `agent mcp login conformance` with $BROWSER set to
    tests/fixtures/follow_redirect.py (through an executable wrapper), which follows the
    authorization redirect to our loopback callback without a person;
@@ -24,11 +26,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -45,7 +51,40 @@ KEY_FILE_VARIABLE = "CONFORMANCE_PRIVATE_KEY_FILE"
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 2, "b": 3}}
 
 
-def oauth_object(scenario: str, context: dict[str, Any], home: Path) -> dict[str, Any] | None:
+def authorization_server(url: str) -> str | None:
+    """The authorization server the resource at `url` names (RFC 9728), as a person looks it
+    up before configuring a client secret: its 401's resource_metadata, else the well-known
+    paths. None when it names none."""
+    candidates = []
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    # The suite's own server URL (http on localhost), as every request below.
+    request = urllib.request.Request(url, data=b"{}", method="POST", headers=headers)  # noqa: S310
+    try:
+        urllib.request.urlopen(request, timeout=STEP_TIMEOUT).close()  # noqa: S310
+    except urllib.error.HTTPError as error:
+        challenge = error.headers.get("WWW-Authenticate", "")
+        if found := re.search(r'resource_metadata="([^"]+)"', challenge):
+            candidates.append(found[1])
+    except OSError:
+        pass
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    candidates.append(f"{origin}/.well-known/oauth-protected-resource{parts.path}")
+    candidates.append(f"{origin}/.well-known/oauth-protected-resource")
+    for candidate in candidates:
+        try:
+            with urllib.request.urlopen(candidate, timeout=STEP_TIMEOUT) as answer:  # noqa: S310
+                servers = json.load(answer).get("authorization_servers") or []
+        except (OSError, ValueError):
+            continue
+        if servers:
+            return str(servers[0])
+    return None
+
+
+def oauth_object(
+    scenario: str, context: dict[str, Any], home: Path, url: str = ""
+) -> dict[str, Any] | None:
     """Our `oauth` configuration for this scenario, from its context."""
     oauth: dict[str, Any] = {}
     if "client_id" in context:
@@ -64,6 +103,10 @@ def oauth_object(scenario: str, context: dict[str, Any], home: Path) -> dict[str
         oauth["grant"] = "client_credentials"
     if scenario == "auth/basic-cimd":
         oauth["clientMetadataUrl"] = CLIENT_METADATA_URL
+    if ("clientSecret" in oauth or "privateKeyFile" in oauth) and (
+        issuer := authorization_server(url)
+    ):
+        oauth["issuer"] = issuer  # a secret or key is only ever sent to its own server
     return oauth or None
 
 
@@ -102,7 +145,7 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
     if "private_key_pem" in context:
         env[KEY_FILE_VARIABLE] = str(home / "client-key.pem")
     definition: dict[str, Any] = {"type": "streamable-http", "url": url}
-    oauth = oauth_object(scenario, context, home)
+    oauth = oauth_object(scenario, context, home, url)
     if oauth is not None:
         definition["oauth"] = oauth
     document = home / "servers.json"

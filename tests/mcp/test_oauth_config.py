@@ -29,6 +29,7 @@ def test_every_oauth_field_is_read_into_the_model() -> None:
         "scopes": ["repo", "read:org"],
         "callbackPort": 33418,
         "clientMetadataUrl": "https://example.com/agent/client.json",
+        "issuer": "https://github.com/login/oauth",
     }
 
     (definition,) = parse({"gh": {"url": "https://mcp.example.com/mcp", "oauth": oauth}})
@@ -42,6 +43,7 @@ def test_every_oauth_field_is_read_into_the_model() -> None:
             scopes=("repo", "read:org"),
             callback_port=33418,
             client_metadata_url="https://example.com/agent/client.json",
+            issuer="https://github.com/login/oauth",
         ),
     )
 
@@ -52,6 +54,7 @@ def test_client_credentials_with_a_private_key_is_accepted() -> None:
         "clientId": "svc",
         "privateKeyFile": "${KEY_FILE}",
         "signingAlgorithm": "ES256",
+        "issuer": "https://auth.example.com",
     }
 
     (definition,) = parse({"svc": {"url": "https://h.example/mcp", "oauth": oauth}})
@@ -62,22 +65,26 @@ def test_client_credentials_with_a_private_key_is_accepted() -> None:
         grant="client_credentials",
         private_key_file="${KEY_FILE}",
         signing_algorithm="ES256",
+        issuer="https://auth.example.com",
     )
 
 
 def test_cursors_auth_object_reads_into_the_same_model() -> None:
-    auth = {"CLIENT_ID": "cid", "CLIENT_SECRET": "${CURSOR_SECRET}", "scopes": ["a", "b"]}
+    auth = {"CLIENT_ID": "cid", "CLIENT_SECRET": "${CURSOR_SECRET}", "scopes": ["a", "b"],
+            "issuer": "https://linear.app"}  # fmt: skip
 
     (definition,) = parse({"linear": {"url": "https://mcp.linear.app/mcp", "auth": auth}})
 
     assert isinstance(definition, HttpDefinition)
     assert definition.oauth == OAuthConfig(
-        client_id="cid", client_secret="${CURSOR_SECRET}", scopes=("a", "b")
-    )
+        client_id="cid", client_secret="${CURSOR_SECRET}", scopes=("a", "b"),
+        issuer="https://linear.app",
+    )  # fmt: skip
 
 
 def test_export_writes_oauth_back_canonically_and_reads_the_same() -> None:
-    auth = {"CLIENT_ID": "cid", "CLIENT_SECRET": "${CURSOR_SECRET}", "scopes": "a b"}
+    auth = {"CLIENT_ID": "cid", "CLIENT_SECRET": "${CURSOR_SECRET}", "scopes": "a b",
+            "issuer": "https://linear.app"}  # fmt: skip
     definitions = parse({"linear": {"url": "https://mcp.linear.app/mcp", "auth": auth}})
 
     text = serialize_document(definitions)  # type: ignore[arg-type]
@@ -91,6 +98,7 @@ def test_export_writes_oauth_back_canonically_and_reads_the_same() -> None:
                     "clientId": "cid",
                     "clientSecret": "${CURSOR_SECRET}",
                     "scopes": ["a", "b"],
+                    "issuer": "https://linear.app",
                 },
             }
         }
@@ -150,6 +158,26 @@ def test_a_literal_client_secret_is_refused_so_it_never_reaches_the_store() -> N
             {"clientMetadataUrl": "http://example.com/c.json"},
             "mcpServers.r.oauth.clientMetadataUrl: must be an https:// URL with a path "
             "(a client ID metadata document)",
+        ),
+        (
+            {"clientSecret": "${S}"},
+            "mcpServers.r.oauth.issuer: required with clientSecret; set it to the authorization "
+            "server's issuer URL (the credentials are only ever sent there)",
+        ),
+        (
+            {"grant": "client_credentials", "clientId": "c", "privateKeyFile": "${K}"},
+            "mcpServers.r.oauth.issuer: required with privateKeyFile; set it to the "
+            "authorization server's issuer URL (the credentials are only ever sent there)",
+        ),
+        (
+            {"clientId": "c", "clientSecret": "${S}", "issuer": "https://a.example/?x=1"},
+            "mcpServers.r.oauth.issuer: must be the authorization server's issuer URL "
+            "(https://..., no query or fragment), exactly as its metadata names it",
+        ),
+        (
+            {"clientId": "c", "clientSecret": "${S}", "issuer": "http://auth.example.com"},
+            "mcpServers.r.oauth.issuer: must be https:// (plain http only to this machine: "
+            "localhost, 127.0.0.1, ::1), or the secret could be read on the way",
         ),
         (
             {"signingAlgorithm": "HS256"},

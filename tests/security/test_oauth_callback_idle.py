@@ -24,10 +24,12 @@ def _parking_browser(directory: Path) -> tuple[Path, Path]:
     script = directory / "parking-browser"
     script.write_text(
         f"#!{sys.executable}\n"
-        "import os, socket, subprocess, sys, threading, time, urllib.parse\n"
+        "import os, runpy, socket, subprocess, sys, threading, time, urllib.parse\n"
         "quiet = os.open(os.devnull, os.O_WRONLY)\n"
         "os.dup2(quiet, 1), os.dup2(quiet, 2)  # agent's pipes close when agent is done\n"
-        "url = sys.argv[1]\n"
+        # agent hands over a private page that leads to the authorization URL: read it first.
+        f"page_target = runpy.run_path({str(FOLLOW_REDIRECT)!r})['page_target']\n"
+        "url = page_target(sys.argv[1])\n"
         "query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)\n"
         "port = urllib.parse.urlsplit(query['redirect_uri'][0]).port\n"
         f"idle = [socket.create_connection(('127.0.0.1', port)) for _ in range({PARKED})]\n"

@@ -26,7 +26,11 @@ def test_no_token_or_client_secret_is_written_or_printed_outside_the_token_file(
         cli = OAuthCli(
             tmp_path,
             server,
-            oauth={"clientId": PRE_REGISTERED_ID, "clientSecret": "${FX_CLIENT_SECRET}"},
+            oauth={
+                "clientId": PRE_REGISTERED_ID,
+                "clientSecret": "${FX_CLIENT_SECRET}",
+                "issuer": server.base,
+            },
             env_extra={"FX_CLIENT_SECRET": CLIENT_SECRET},
         )
         for args in (

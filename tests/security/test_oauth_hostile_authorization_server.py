@@ -131,7 +131,7 @@ def test_hostile_error_text_reaches_the_terminal_inert(
     else:  # client credentials, wrong secret: the token endpoint's error is the hostile text
         env = agent_env(tmp_path, FX_SECRET="wrong-secret")
         oauth = {"grant": "client_credentials", "clientId": PRE_REGISTERED_ID,
-                 "clientSecret": "${FX_SECRET}"}  # fmt: skip
+                 "clientSecret": "${FX_SECRET}", "issuer": server.base}  # fmt: skip
         import_server(env, tmp_path, server, oauth)
         server.knobs(hostile_text=HOSTILE)
 

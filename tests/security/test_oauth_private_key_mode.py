@@ -32,6 +32,7 @@ def test_a_private_key_open_to_others_is_refused_and_never_quoted(
                 "clientId": JWT_CLIENT_ID,
                 "privateKeyFile": "${FX_KEY}",
                 "signingAlgorithm": "ES256",
+                "issuer": server.base,
             },
             env_extra={"FX_KEY": str(private)},
         )
