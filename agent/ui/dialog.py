@@ -4,16 +4,14 @@ The window is sized from the rows the lines take AFTER splitting at line breaks 
 at the terminal's width, never from how many strings were passed: a name holding thirty line
 breaks, or a 2000-character description, must not push what is asked about off the dialog.
 What does not fit one screen is paged, and the pager says where it is; the answer keys are
-accepted only on the last page, so everything has been on screen before a yes.
+accepted only on the last page, so everything has been on screen before a yes. Only keys
+pressed after a page is drawn count (agent.ui.fresh_keys).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shutil
-import sys
-import termios
 from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
@@ -25,7 +23,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.utils import get_cwidth
 
-from agent.ui.typeahead import dialog_keys
+from agent.ui.fresh_keys import run_dialog
 
 # Our own styling (agent.ui.style): SGR sequences, which take no columns. Text from elsewhere
 # is sanitized before it gets here, so every escape left in a line is one of these.
@@ -109,26 +107,13 @@ async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] =
     app: Application[str] = Application(
         layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
     )
-    # Keys typed ahead during the turn are the chat's reader's, not this question's: it pauses
-    # (dropping the line being typed) while the question is open.
-    with dialog_keys():
-        _discard_typeahead()
-        # The chat owns SIGINT (it cancels the turn); in raw mode Ctrl-C arrives as a key.
-        return await app.run_async(handle_sigint=False)
+    return await run_dialog(app)  # only keys pressed once it is drawn answer it
 
 
 def _rows_window(rows: list[str]) -> Window:
     # Every row already fits the width, so the height is exact; wrapping stays on as a
     # safety net should the terminal shrink while the question is open.
     return Window(FormattedTextControl(ANSI("\n".join(rows))), height=len(rows), wrap_lines=True)
-
-
-def _discard_typeahead() -> None:
-    """Drop keys typed before the question was on screen (say, a `y` typed while the answer
-    streamed): only a key pressed after reading the question may decide."""
-    if sys.stdin.isatty():
-        with contextlib.suppress(OSError, termios.error):
-            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 async def ask_with_pages(lines: Sequence[str], question: str, keys: dict[str, str]) -> str:
