@@ -189,3 +189,50 @@ def test_yy_at_an_approval_does_not_answer_the_form_the_approved_call_sends(
         fake.stop()
     result = json.loads(tool_results(requests[1])["c1"])
     assert result["action"] == "decline"
+
+
+def test_a_pasted_second_line_is_queued_as_the_next_message_and_answers_no_approval(
+    tmp_path: Path,
+    trusted_fixture_server: None,  # noqa: F811
+    chat_env: dict[str, str],  # noqa: F811
+) -> None:
+    turns = [{"tool_calls": [echo_call("c1", "x")]}, {"text": "Fine, not run."}, {"text": "Got y."}]
+    fake = FakeModelProcess(tmp_path, turns)
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+        chat.expect("MCP server fx ready")
+        chat.expect("›")
+        chat.send("run it\ry\r")  # two lines pasted without bracketed paste
+        chat.expect("queued: y")  # typed ahead, and shown as such
+        chat.expect("Approve\\?")
+        chat.send("n")
+        chat.expect("Got y.")
+        finish(chat)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert tool_results(requests[1]) == {"c1": DECLINED}
+    assert requests[2]["body"]["messages"][-1] == {"role": "user", "content": "y"}
+
+
+def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
+    tmp_path: Path,
+    chat_env: dict[str, str],  # noqa: F811
+) -> None:
+    project = tmp_path / "repo"
+    skill = project / ".agents" / "skills" / "deploy"
+    skill.mkdir(parents=True)
+    (project / ".git").mkdir()
+    (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploys.\n---\nRun it.\n")
+    # `agent skills trust⏎y⏎` pasted into a shell: the y is in the terminal before the question.
+    child = pexpect.spawn(
+        AGENT, ["skills", "trust"], env=chat_env, cwd=str(project), encoding="utf-8",
+        timeout=TIMEOUT,
+    )  # fmt: skip
+    child.send("y\r")
+    child.expect_exact("[y/N] ")
+    child.send("n\r")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "stay off" in str(child.before)
+    assert child.exitstatus == 1
