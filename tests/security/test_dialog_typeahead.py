@@ -236,3 +236,29 @@ def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
     child.close()
     assert "stay off" in str(child.before)
     assert child.exitstatus == 1
+
+
+def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_it(
+    tmp_path: Path,
+    chat_env: dict[str, str],  # noqa: F811
+) -> None:
+    # The person is still typing (the y in the burst after the message's Enter) when the
+    # question appears: the next key they type, a moment later, was not typed at it either.
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    (project / "AGENTS.md").write_text(HOSTILE_RULE + "\n")
+    fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
+    try:
+        chat = spawn_chat(fake.base_url, chat_env, project)
+        chat.expect("›")
+        chat.send("hi\ry")
+        chat.expect("AGENTS.md")  # the dialog is drawn
+        chat.send("y")  # still typing: within a typist's gap of the keys before
+        chat.expect(r"Use these instruction files in this project\? \[y\] yes  \[n\] no")
+        chat.send("n")
+        chat.expect("Answered.")
+        finish(chat)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    assert "HOSTILE-RULE" not in requests[0]["body"]["messages"][0]["content"]
