@@ -28,6 +28,7 @@ import contextlib
 import os
 import sys
 import termios
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,6 +136,7 @@ class TypeAhead:
         self._mode: list[Any] | None = None  # the terminal's mode before cbreak
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         self._escape_timer: asyncio.TimerHandle | None = None
+        self.last_key_at = -float("inf")  # time.monotonic() of the last key taken
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -235,6 +237,7 @@ class TypeAhead:
     def _take(self, text: str) -> None:
         if not text:
             return
+        self.last_key_at = time.monotonic()
         before = self.keys.draft
         for line in self.keys.feed(text):
             self._on_queued(line)
@@ -264,6 +267,11 @@ class TypeAhead:
 
 
 _ACTIVE: TypeAhead | None = None
+
+
+def typed_within(seconds: float) -> bool:
+    """Whether the chat's reader took a key in the last `seconds` (someone is typing)."""
+    return _ACTIVE is not None and time.monotonic() - _ACTIVE.last_key_at < seconds
 
 
 @contextlib.contextmanager

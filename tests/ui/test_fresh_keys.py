@@ -5,15 +5,18 @@ filled are the ones a person presses once the dialog is drawn."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import anyio
 import pytest
 from prompt_toolkit.application import create_app_session
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.typeahead import get_typeahead
 from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
 
 from agent.ui.chat import prompt_session
 from agent.ui.dialog import single_key
@@ -47,10 +50,22 @@ async def test_what_the_prompt_read_after_its_enter_is_queued_or_typed_ahead(
         with anyio.fail_after(5):
             assert await session.prompt_async("› ") == "first"
         typeahead.take_prompt_leftovers(session.app.input)
-        with typeahead.serving():
-            keyboard.send_text("n")
+        screen = io.StringIO()  # the dialog is drawn here: keys go in once the question is
+        terminal = Vt100_Output(screen, lambda: Size(24, 80), enable_cpr=False)
+        answers: list[str] = []
+        with typeahead.serving(), create_app_session(input=keyboard, output=terminal):
             with anyio.fail_after(5):
-                assert await single_key("Approve? ", YES_NO) == "n"
+                async with anyio.create_task_group() as group:
+                    group.start_soon(lambda: _answer(answers))
+                    # Typed a moment ago (the leftovers): the question waits for a pause.
+                    while "Approve?" not in screen.getvalue():
+                        await anyio.sleep(0.01)
+                    keyboard.send_text("n")
+    assert answers == ["n"]
     assert lines == ["second"]  # a whole line waits as the next message
     assert typeahead.take() == "second"
     assert typeahead.take_draft() == ""  # the line being typed was dropped by the dialog
+
+
+async def _answer(answers: list[str]) -> None:
+    answers.append(await single_key("Approve? ", YES_NO))
