@@ -19,7 +19,7 @@ second y never reaches the next dialog, which needs a key of its own).
 
 A one-key question that appears while keys are still arriving (some were just dropped, or our
 reader read one a moment ago) is not armed at once: the person is typing and has not seen it.
-Its answer keys count only once no key has come for ARMING_QUIET_SECONDS, and the question
+Its answer keys count only once no key has come for quiet_seconds(), and the question
 itself is drawn only then, so what it asks is on screen exactly when a key can answer it.
 Until then every key is absorbed and restarts the wait (a held or bouncing key included);
 Esc, Ctrl-C and Ctrl-D still say no. Peers do the same (charmbracelet/crush ignores keys for
@@ -52,6 +52,22 @@ T = TypeVar("T")
 # Reading a question and deciding takes longer than this, so no key within it of the question
 # appearing answers it; a typist's keys come closer together than this (a held key too).
 ARMING_QUIET_SECONDS = 0.3
+# A slow link spreads a burst of keys wider apart: the person may set a longer pause (tests
+# set one too, so a loaded machine cannot stretch their typist's gap past it).
+QUIET_SECONDS_VARIABLE = "AGENT_QUESTION_QUIET_SECONDS"
+_QUIET_BOUNDS = (0.1, 10.0)
+
+
+def quiet_seconds() -> float:
+    """How long the keyboard must be quiet before a question that appeared mid-typing counts
+    keys: AGENT_QUESTION_QUIET_SECONDS when it is a number (kept within 0.1-10 s), else 0.3."""
+    try:
+        value = float(os.environ.get(QUIET_SECONDS_VARIABLE, ARMING_QUIET_SECONDS))
+    except ValueError:
+        return ARMING_QUIET_SECONDS
+    if value != value:  # NaN
+        return ARMING_QUIET_SECONDS
+    return min(max(value, _QUIET_BOUNDS[0]), _QUIET_BOUNDS[1])
 
 
 def discard_keys(source: Input) -> None:
@@ -75,7 +91,7 @@ def _drop_keys(source: Input) -> bool:
 
 class Arming:
     """Whether a one-key question may be answered yet: at once when the keyboard was quiet as
-    it appeared, else once no key has come for ARMING_QUIET_SECONDS."""
+    it appeared, else once no key has come for quiet_seconds()."""
 
     def __init__(self) -> None:
         self.armed = False
@@ -101,7 +117,7 @@ class Arming:
 
     def _wait(self) -> None:
         self.stop()
-        self._timer = asyncio.get_running_loop().call_later(ARMING_QUIET_SECONDS, self._arm)
+        self._timer = asyncio.get_running_loop().call_later(quiet_seconds(), self._arm)
 
     def _arm(self) -> None:
         self._timer, self.armed = None, True
@@ -126,7 +142,7 @@ async def run_dialog(app: Application[T], arming: Arming | None = None) -> T:
     def start() -> None:
         typing = _drop_keys(app.input)
         if arming is not None:
-            arming.start(app, typing or typed_within(ARMING_QUIET_SECONDS))
+            arming.start(app, typing or typed_within(quiet_seconds()))
 
     with _fresh(app.input):
         try:

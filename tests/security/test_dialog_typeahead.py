@@ -83,7 +83,9 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agen
     (project / "AGENTS.md").write_text(HOSTILE_RULE + "\n")
     fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
     try:
-        chat = spawn_chat(fake.base_url, chat_env, project)
+        # A pause longer than a loaded machine's gap between seeing the dialog and the next key.
+        quiet = chat_env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
+        chat = spawn_chat(fake.base_url, quiet, project)
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect(r"Use these instruction files in this project\? \[y\] yes  \[n\] no")
@@ -249,7 +251,9 @@ def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_i
     (project / "AGENTS.md").write_text(HOSTILE_RULE + "\n")
     fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
     try:
-        chat = spawn_chat(fake.base_url, chat_env, project)
+        # A pause longer than a loaded machine's gap between seeing the dialog and the next key.
+        quiet = chat_env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
+        chat = spawn_chat(fake.base_url, quiet, project)
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect("AGENTS.md")  # the dialog is drawn

@@ -20,6 +20,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from agent.ui.chat import prompt_session
 from agent.ui.dialog import single_key
+from agent.ui.fresh_keys import quiet_seconds
 from agent.ui.typeahead import TypeAhead
 from tests.ui.ui_helpers import chat_state
 
@@ -69,3 +70,13 @@ async def test_what_the_prompt_read_after_its_enter_is_queued_or_typed_ahead(
 
 async def _answer(answers: list[str]) -> None:
     answers.append(await single_key("Approve? ", YES_NO))
+
+
+def test_the_quiet_pause_is_the_persons_number_within_bounds_else_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for value, expected in [("2", 2.0), ("0", 0.1), ("1e9", 10.0), ("nan", 0.3), ("x", 0.3)]:
+        monkeypatch.setenv("AGENT_QUESTION_QUIET_SECONDS", value)
+        assert quiet_seconds() == expected
+    monkeypatch.delenv("AGENT_QUESTION_QUIET_SECONDS")
+    assert quiet_seconds() == 0.3
