@@ -6,10 +6,12 @@ it holds what the model, tools and skills wrote.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import shutil
 import sys
+import termios
 from pathlib import Path
 
 from agent.commands.output import say, table, warn
@@ -145,6 +147,9 @@ def _describe(path: Path) -> None:
 
 
 def _ask_yes(question: str) -> bool:
+    # Only a line typed after the question answers it (agent.commands.terminal does the same).
+    with contextlib.suppress(OSError, termios.error, ValueError):
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
     try:
         answer = input(question)
     except EOFError:

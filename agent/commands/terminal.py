@@ -2,6 +2,8 @@
 
 Each asks only when stdin is a terminal; with no person present the answer is always no.
 Input is read in a worker thread so the event loop keeps serving the servers meanwhile.
+Lines typed before a question is shown never answer it: the terminal's input buffer is
+emptied first (`agent skills trust⏎y⏎` pasted into a shell must not say yes by itself).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class NoAnswerError(Exception):
 
 
 def _ask_line(question: str) -> str:
+    with contextlib.suppress(OSError, termios.error):  # only a line typed from now on answers
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
     sys.stderr.write(sanitize(question))
     sys.stderr.flush()
     line = sys.stdin.readline()

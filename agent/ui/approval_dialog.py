@@ -8,9 +8,9 @@ from prompt_toolkit.shortcuts import PromptSession
 from agent.chat.approval import ApprovalRequest, Decision
 from agent.text import sanitize, sanitize_line
 from agent.ui.dialog import ask_with_pages
+from agent.ui.fresh_keys import ask_line
 from agent.ui.render import pretty_arguments
 from agent.ui.style import styled
-from agent.ui.typeahead import dialog_keys
 
 RESOURCE_TOOLS = "MCP resources"  # the source of agent/mcp/resource_tools.py (not imported: mcp)
 _HINTS = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
@@ -71,10 +71,7 @@ class ChatApprover:
             return Decision(True)
         if choice == "r":
             try:
-                with dialog_keys():
-                    reason = await PromptSession[str]().prompt_async(
-                        "Reason for the model: ", handle_sigint=False
-                    )
+                reason = await ask_line(PromptSession[str](), "Reason for the model: ")
             except (KeyboardInterrupt, EOFError):
                 reason = ""
             return Decision(False, reason.strip() or None)

@@ -248,9 +248,20 @@ async def _repl(
         await ready.wait()
         if chats:
             await _resume_at_start(chats[0], resume)
+    typeahead = TypeAhead(renderer.queued, renderer.typed_ahead, renderer.queue_cleared)
+    with typeahead.serving():
+        await _serve(session, renderer, ready, chats, typeahead)
+
+
+async def _serve(
+    session: PromptSession[str],
+    renderer: EventRenderer,
+    ready: anyio.Event,
+    chats: list[ChatSession],
+    typeahead: TypeAhead,
+) -> None:
     interrupted_once = False
     saving_failure_shown = False
-    typeahead = TypeAhead(renderer.queued, renderer.typed_ahead, renderer.queue_cleared)
     while True:
         try:
             text = await _next_message(session, typeahead)
@@ -289,13 +300,16 @@ async def _repl(
 
 async def _next_message(session: PromptSession[str], typeahead: TypeAhead) -> str:
     """A message queued while the last turn ran, else what the person types at the prompt
-    (which starts with anything typed ahead without Enter)."""
+    (which starts with anything typed ahead without Enter). What the prompt read after its
+    Enter is typed ahead too, never a dialog's answer (TypeAhead.take_prompt_leftovers)."""
     queued = typeahead.take()
     if queued is not None:
         print(f"› {sanitize_line(queued)}")  # as if typed now: the transcript shows what was sent
         session.history.append_string(queued)  # and Up brings it back like a typed one
         return queued
-    return await session.prompt_async("› ", handle_sigint=False, default=typeahead.take_draft())
+    text = await session.prompt_async("› ", handle_sigint=False, default=typeahead.take_draft())
+    typeahead.take_prompt_leftovers(session.app.input)
+    return text
 
 
 async def _before_turn(chat: ChatSession) -> None:

@@ -4,33 +4,37 @@ The window is sized from the rows the lines take AFTER splitting at line breaks 
 at the terminal's width, never from how many strings were passed: a name holding thirty line
 breaks, or a 2000-character description, must not push what is asked about off the dialog.
 What does not fit one screen is paged, and the pager says where it is; the answer keys are
-accepted only on the last page, so everything has been on screen before a yes.
+accepted only on the last page, so everything has been on screen before a yes. Only keys
+pressed after a page is drawn count, and only once typing stopped if it appeared mid-typing
+(agent.ui.fresh_keys).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shutil
-import sys
-import termios
 from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout
 from prompt_toolkit.layout.containers import HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.utils import get_cwidth
 
-from agent.ui.typeahead import dialog_keys
+from agent.ui.fresh_keys import Arming, run_dialog
 
 # Our own styling (agent.ui.style): SGR sequences, which take no columns. Text from elsewhere
 # is sanitized before it gets here, so every escape left in a line is one of these.
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 _INDENT = "    "  # continuation rows are indented
+# Where the question will be while keys typed as it appeared are still arriving. Styled unlike
+# the question so that drawing the question over it rewrites every cell.
+_NOT_YET = FormattedText([("italic", "(a question: stop typing to see it)")])
 
 
 def screen_rows(lines: Sequence[str], width: int) -> list[str]:
@@ -80,6 +84,8 @@ async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] =
     within one screen (ask_with_pages does).
     """
     bindings = KeyBindings()
+    arming = Arming()  # a question that appears while keys are arriving waits for a pause
+    armed = Condition(lambda: arming.armed)
 
     def answer(result: str) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
@@ -88,20 +94,22 @@ async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] =
         return handler
 
     for key, result in keys.items():
-        bindings.add(key)(answer(result))
+        bindings.add(key, filter=armed)(answer(result))
+    bindings.add(Keys.Any, filter=~armed)(lambda event: arming.absorb())
     bindings.add("escape", eager=True)(answer("n"))
     bindings.add("c-c")(answer("n"))
     bindings.add("c-d")(answer("n"))
-    bindings.add("enter")(lambda event: None)  # Enter alone decides nothing
+    bindings.add("enter")(lambda event: arming.absorb())  # Enter alone decides nothing
     width = shutil.get_terminal_size((80, 24)).columns
     windows = []
     rows = screen_rows(lines, width)
     if rows:
         windows.append(_rows_window(rows))
     question_rows = len(screen_rows([question], width))
+    asked = FormattedText([("bold", question)])
     windows.append(
         Window(
-            FormattedTextControl(FormattedText([("bold", question)])),
+            FormattedTextControl(lambda: asked if arming.armed else _NOT_YET),
             height=question_rows,
             wrap_lines=True,
         )
@@ -109,26 +117,13 @@ async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] =
     app: Application[str] = Application(
         layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
     )
-    # Keys typed ahead during the turn are the chat's reader's, not this question's: it pauses
-    # (dropping the line being typed) while the question is open.
-    with dialog_keys():
-        _discard_typeahead()
-        # The chat owns SIGINT (it cancels the turn); in raw mode Ctrl-C arrives as a key.
-        return await app.run_async(handle_sigint=False)
+    return await run_dialog(app, arming)  # only keys pressed once it is drawn answer it
 
 
 def _rows_window(rows: list[str]) -> Window:
     # Every row already fits the width, so the height is exact; wrapping stays on as a
     # safety net should the terminal shrink while the question is open.
     return Window(FormattedTextControl(ANSI("\n".join(rows))), height=len(rows), wrap_lines=True)
-
-
-def _discard_typeahead() -> None:
-    """Drop keys typed before the question was on screen (say, a `y` typed while the answer
-    streamed): only a key pressed after reading the question may decide."""
-    if sys.stdin.isatty():
-        with contextlib.suppress(OSError, termios.error):
-            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 async def ask_with_pages(lines: Sequence[str], question: str, keys: dict[str, str]) -> str:

@@ -5,7 +5,8 @@ server will receive; types are converted and checked against the requested schem
 defaults are offered; Esc or Ctrl-C at the first question declines, Ctrl-C in a field
 cancels. A secret field is typed without echo into a prompt with no history, so it stays
 out of the scrollback and every file. Drawn with prompt_toolkit inside the turn, so Ctrl-C
-never leaves a reader behind.
+never leaves a reader behind. The question and each field hear only keys pressed after they
+are drawn (agent.ui.fresh_keys): a value typed before its field was asked is dropped.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from agent.mcp.elicitation import (
 )
 from agent.text import sanitize, sanitize_line
 from agent.ui.dialog import ask_with_pages
+from agent.ui.fresh_keys import ask_line
 from agent.ui.style import styled
 from agent.ui.typeahead import dialog_keys
 
@@ -44,11 +46,10 @@ async def ask_field(session: PromptSession[str], field: FormField) -> FieldValue
     question = field_question(field, show_default=False)
     while True:
         if field.secret:
-            text = await PromptSession[str](history=_NoHistory()).prompt_async(
-                question, is_password=True, handle_sigint=False
-            )
+            secret_session = PromptSession[str](history=_NoHistory())
+            text = await ask_line(secret_session, question, is_password=True)
         else:
-            text = await session.prompt_async(question, default=default, handle_sigint=False)
+            text = await ask_line(session, question, default=default)
         if not text.strip():
             if not field.required:
                 return None

@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import sys
-import termios
 from dataclasses import dataclass
 from functools import partial
 from types import TracebackType
@@ -104,9 +103,9 @@ class ControllingTerminalApprover:
 
         from agent.ui.approval_dialog import ChatApprover
 
-        # Keys typed before the question was on screen must not answer it.
-        with contextlib.suppress(OSError, termios.error):
-            termios.tcflush(self._files[0].fileno(), termios.TCIFLUSH)
+        # The dialog drops the keys typed before it was on screen, in every buffer of this
+        # input (agent.ui.fresh_keys): the kernel's, and prompt_toolkit's own store, which
+        # holds the keys after the one that answered the last call's question.
         with create_app_session(input=terminal[0], output=terminal[1]):
             return await ChatApprover().decide(request)
 

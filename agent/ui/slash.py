@@ -15,6 +15,7 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
 from agent.text import sanitize, sanitize_line
+from agent.ui.fresh_keys import ask_line
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
@@ -99,8 +100,8 @@ async def _resume(chat: ChatSession, argument: str) -> None:
             return None
         await _sessions(chat, "")
         try:
-            answer = await PromptSession[str]().prompt_async(
-                "Resume which one (number or id, Enter to cancel)? ", handle_sigint=False
+            answer = await ask_line(
+                PromptSession[str](), "Resume which one (number or id, Enter to cancel)? "
             )
         except (KeyboardInterrupt, EOFError):
             return None

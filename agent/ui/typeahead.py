@@ -9,7 +9,15 @@ keys, or escapes inside pasted text) are dropped whole, never kept as text.
 
 A dialog (approval, a server's question) pauses the reader: the line being typed when the
 dialog is drawn is discarded, as the dialog discards every key typed before it was on
-screen, and a queued message stays queued: typed-ahead keys never answer a dialog.
+screen (agent.ui.fresh_keys), and a queued message stays queued: typed-ahead keys never
+answer a dialog.
+
+The keys the chat's prompt read after its Enter, in the same read (a paste without bracketed
+paste, a fast typist, a laggy link), are typed ahead too: prompt_toolkit would hand them to
+the next application on the terminal, which may be a dialog. They come here instead, as if
+typed during the turn: each whole line is queued as a next message (shown, Esc clears it),
+the rest is the line being typed, which a dialog drops and the next prompt otherwise starts
+with.
 """
 
 from __future__ import annotations
@@ -20,9 +28,13 @@ import contextlib
 import os
 import sys
 import termios
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import get_typeahead
 
 _ESC = "\x1b"
 # How long a lone ESC waits for the rest of a sequence before it counts as the Esc key
@@ -124,6 +136,7 @@ class TypeAhead:
         self._mode: list[Any] | None = None  # the terminal's mode before cbreak
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         self._escape_timer: asyncio.TimerHandle | None = None
+        self.last_key_at = -float("inf")  # time.monotonic() of the last key taken
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -147,6 +160,22 @@ class TypeAhead:
         prompt as one draft, for the person to send, edit or clear."""
         lines = [*self.keys.queued, self.keys.draft] if self.keys.draft else self.keys.queued
         self.keys.queued, self.keys.draft = [], "\n".join(lines)
+
+    def take_prompt_leftovers(self, source: Input) -> None:
+        """Take the keys the prompt read on `source` after the Enter that sent its message,
+        before any dialog can: lines are queued, the rest becomes the line being typed."""
+        self._take("".join(key.data for key in get_typeahead(source)))
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """The chat's reader while the body runs: a dialog drawn between turns drops the line
+        being typed too (one typed ahead of a message's Enter)."""
+        global _ACTIVE
+        previous, _ACTIVE = _ACTIVE, self
+        try:
+            yield
+        finally:
+            _ACTIVE = previous
 
     def take_draft(self) -> str:
         """The line typed without Enter (it goes back into the prompt)."""
@@ -203,8 +232,14 @@ class TypeAhead:
             self._stop()
             return
         self._cancel_escape_timer()  # the rest of a split sequence arrived, or another key
+        self._take(self._decoder.decode(data))
+
+    def _take(self, text: str) -> None:
+        if not text:
+            return
+        self.last_key_at = time.monotonic()
         before = self.keys.draft
-        for line in self.keys.feed(self._decoder.decode(data)):
+        for line in self.keys.feed(text):
             self._on_queued(line)
         if self.keys.escape_pending:
             self._escape_timer = asyncio.get_running_loop().call_later(
@@ -232,6 +267,11 @@ class TypeAhead:
 
 
 _ACTIVE: TypeAhead | None = None
+
+
+def typed_within(seconds: float) -> bool:
+    """Whether the chat's reader took a key in the last `seconds` (someone is typing)."""
+    return _ACTIVE is not None and time.monotonic() - _ACTIVE.last_key_at < seconds
 
 
 @contextlib.contextmanager
