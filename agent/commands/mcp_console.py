@@ -84,11 +84,19 @@ def _state_with_tools(store: McpStore, name: str, refresh: bool) -> tuple[str, S
 
         async def discover(runtime: McpRuntime) -> int:
             discovered.append(await runtime.tools_state(definition.name, refresh=refresh))
+            _say_withheld(runtime, definition.name)
             return 0
 
         run_with_runtime(store, discover)
         state = discovered[0]
     return definition.name, state
+
+
+def _say_withheld(runtime: McpRuntime, name: str) -> None:
+    """The listed tools that are not offered (a secret in a name), one warning each."""
+    live = runtime.live(name)
+    for tool, problem in (live.withheld_tools if live is not None else {}).items():
+        warn(withheld_reason(sanitize_line(tool), name, problem))
 
 
 def tools_command(
@@ -240,6 +248,7 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
         for tool in tools:
             summary = (tool.description or "").strip().split("\n")[0]
             say(f"  {sanitize_line(tool.name)}: {sanitize_line(summary)}")
+        _say_withheld(runtime, definition.name)
         # Every page of them (capped), as `agent mcp resources` and `prompts` list them.
         if "resources" in info.capabilities:
             resources = await runtime.resources(definition.name, allow_disabled=True)

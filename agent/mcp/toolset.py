@@ -115,6 +115,10 @@ class McpToolset:
         selected = [t for t in state.cached_tools or () if t.name in chosen]
         names = model_tool_names(definition.name, [t.name for t in selected])
         tools: list[Tool] = []
+        live = self.runtime.live(definition.name)
+        # Listed, but a secret is in its name: never cached, so it is said from the listing.
+        for withheld, problem in (live.withheld_tools if live is not None else {}).items():
+            self._withhold(definition.name, withheld, problem)
         for cached in selected:
             too_big = schema_limit_problem(cached.input_schema)
             if too_big is not None:
