@@ -11,6 +11,9 @@ names (a masked one would call nothing), a form's field names (the answer would 
 field), or a schema's structure (a `pattern` or `$ref` that masking would change). Such a tool
 is withheld and such a form declined, with a sentence saying why. Only a schema's words for
 people and its example data (title, description, default, examples, enum, const) are masked.
+
+The raw traffic a person debugging sees (`--trace`, the console's log, `agent mcp send`) is
+masked by the same rule, on each message's JSON text, so it shows nothing this does not.
 """
 
 from __future__ import annotations
