@@ -34,16 +34,11 @@ from agent.errors import (
     ToolCallError,
     ToolTimeoutError,
 )
-from agent.mcp.answer_redaction import (
-    FORM_PROBLEM,
-    UnmaskableError,
-    redact_answer,
-    redact_form,
-    redact_tools,
-)
+from agent.mcp.answer_redaction import redact_answer, redact_form, redact_tools
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
+from agent.mcp.json_redaction import FORM_PROBLEM, UnmaskableError
 from agent.mcp.launch import CommandsLaunch, HttpLaunch, Launch, StdioLaunch
 from agent.mcp.launch_secrets import without_ordinary
 from agent.mcp.sdk import FormElicitationSession

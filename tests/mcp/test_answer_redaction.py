@@ -7,16 +7,13 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from agent.mcp.answer_redaction import (
+from agent.mcp.answer_redaction import WithheldTool, redact_answer, redact_form, redact_tools
+from agent.mcp.json_redaction import (
     FORM_PROBLEM,
     INPUT_PROBLEM,
     NAME_PROBLEM,
     OUTPUT_PROBLEM,
     UnmaskableError,
-    WithheldTool,
-    redact_answer,
-    redact_form,
-    redact_tools,
 )
 from agent.redaction import Redactor
 

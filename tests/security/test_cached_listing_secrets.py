@@ -72,8 +72,12 @@ def test_agent_mcp_tools_shows_an_unmasked_cache_masked(
 ) -> None:
     cache_unmasked(agent_home, leaky.secret)
 
-    listed = run_agent(["mcp", "tools", SERVER, "--schema"], leaky.env, tmp_path)
+    listed = run_agent(["mcp", "tools", SERVER], leaky.env, tmp_path)
+    schemas = run_agent(["mcp", "tools", SERVER, "--schema"], leaky.env, tmp_path)
 
-    assert listed.returncode == 0, listed.stderr
-    assert leaky.secret not in listed.stdout + listed.stderr
+    for shown in (listed, schemas):
+        assert shown.returncode == 0, shown.stderr
+        assert leaky.secret not in shown.stdout + shown.stderr
+        assert "tool login_*** of MCP server lx cannot be offered" in shown.stderr
     assert "Run SQL on postgres://app:***@db.internal/app." in listed.stdout
+    assert '"description": "password ***"' in schemas.stdout
