@@ -111,7 +111,9 @@ class Connection:
         self._write: Any = None  # the tapped stream our messages go out on, once open
         self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
-        self._forms = ServerForms(self.name, hooks.elicitation, self._write_log)
+        self._forms = ServerForms(
+            self.name, hooks.elicitation, self._write_log, secret=self._add_secret
+        )
         # Tools of the latest listing that carry a secret where masking cannot reach (their
         # name, a property name): masked name -> why. Front ends say it; the log says it once.
         self.withheld_tools: dict[str, str] = {}
@@ -453,8 +455,7 @@ class Connection:
                 # Once per message: for_trace consumes what it knows of a form's answer.
                 if not shown_text:
                     shown = self._forms.for_trace(direction == "send", payload)
-                    text = self._redactor.redact(json.dumps(shown, ensure_ascii=False))
-                    shown_text.append(self._forms.redact_echoes(text))
+                    shown_text.append(self._redactor.redact(json.dumps(shown, ensure_ascii=False)))
                 return shown_text[0]
 
             self.traffic.see(direction, payload, shown)
