@@ -24,9 +24,11 @@ from agent.commands.terminal import (
 )
 from agent.errors import AgentError
 from agent.home import data_home
+from agent.mcp.cache_redaction import masked_state
 from agent.mcp.definitions import LOCAL_DEFINITIONS, fingerprint
 from agent.mcp.names import model_tool_names
 from agent.mcp.store import McpStore, ServerState
+from agent.mcp.token_key import default_expander
 from agent.project import find_project_dir
 from agent.settings import load_settings
 from agent.text import progress_text, sanitize_line
@@ -79,16 +81,23 @@ def _state_with_tools(store: McpStore, name: str, refresh: bool) -> tuple[str, S
     config = store.load()
     definition = config.find(name)
     state = config.state(definition.name)
+    withheld: dict[str, str] = {}
     if refresh or state.cached_tools is None:
         discovered: list[ServerState] = []
 
         async def discover(runtime: McpRuntime) -> int:
             discovered.append(await runtime.tools_state(definition.name, refresh=refresh))
+            live = runtime.live(definition.name)
+            withheld.update(live.withheld_tools if live is not None else {})
             return 0
 
         run_with_runtime(store, discover)
         state = discovered[0]
-    return definition.name, state
+    # The cache is masked again on its way out: it may predate masking.
+    masked = masked_state(definition, state, default_expander())
+    for tool, problem in {**withheld, **masked.withheld}.items():
+        warn(withheld_reason(sanitize_line(tool), definition.name, problem))
+    return definition.name, masked.state
 
 
 def tools_command(
@@ -123,10 +132,10 @@ def _select(
     selected -= set(known) if "all" in disable else set(disable)
     ordered = tuple(tool for tool in known if tool in selected)
     definition = store.load().find(name)
-    config = store.update_state(
+    store.update_state(
         name, fingerprint(definition), lambda current: replace(current, enabled_tools=ordered)
     )
-    return config.state(name)
+    return replace(state, enabled_tools=ordered)  # still the masked tools
 
 
 def _print_tools(name: str, state: ServerState, schema: bool) -> None:
@@ -240,6 +249,9 @@ def inspect_command(store: McpStore, name: str, trace: bool) -> int:
         for tool in tools:
             summary = (tool.description or "").strip().split("\n")[0]
             say(f"  {sanitize_line(tool.name)}: {sanitize_line(summary)}")
+        live = runtime.live(definition.name)
+        for withheld, problem in (live.withheld_tools if live is not None else {}).items():
+            warn(withheld_reason(sanitize_line(withheld), definition.name, problem))
         # Every page of them (capped), as `agent mcp resources` and `prompts` list them.
         if "resources" in info.capabilities:
             resources = await runtime.resources(definition.name, allow_disabled=True)

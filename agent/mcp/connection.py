@@ -5,8 +5,9 @@ enters the transport and the ClientSession, then waits; other tasks call through
 Failures become McpServerError with the server's name; they never escape into other servers.
 An answer the SDK refuses (invalid MCP, a result against the tool's schema) is an error for
 that request, or for the start, never an exception that escapes. Forms are forms.py's.
-Everything the server says that we pass on (stderr, errors, tool results, log lines, progress)
-is redacted of the definition's secrets before it is written or shown.
+Everything the server says that we pass on (stderr, errors, log lines, progress, and every
+answer, the handshake and each form, through answer_redaction.py) is redacted of the
+definition's secrets here, before any other part of agent sees it.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ from agent.errors import (
     ToolCallError,
     ToolTimeoutError,
 )
+from agent.mcp.answer_redaction import redact_answer, redact_form, redact_tools
 from agent.mcp.catalog import CatalogKind
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.forms import ServerForms
+from agent.mcp.json_redaction import FORM_PROBLEM, UnmaskableError
 from agent.mcp.launch import CommandsLaunch, HttpLaunch, Launch, StdioLaunch
 from agent.mcp.launch_secrets import without_ordinary
-from agent.mcp.result_redaction import redact_result
 from agent.mcp.sdk import FormElicitationSession
 from agent.mcp.server_log import ServerLog
 from agent.mcp.server_requests import ConnectionTraffic
@@ -47,6 +49,7 @@ from agent.mcp.streams import Direction, MessageObserver, tap_streams
 from agent.mcp.transports import RedirectRefusedError, open_transport
 from agent.redaction import Redactor, redactor
 from agent.text import progress_text, sanitize, sanitize_line
+from agent.tools.schema_limits import withheld_reason
 from agent.tools.validation import SCHEMA_CHECK_SECONDS, bounded_patterns
 
 _TAIL_LINES = 15
@@ -108,7 +111,13 @@ class Connection:
         self._write: Any = None  # the tapped stream our messages go out on, once open
         self._transport_gone = False  # the stream from the server ended (it exited or hung up)
         self._handshake_scope: anyio.CancelScope | None = None
-        self._forms = ServerForms(self.name, hooks.elicitation, self._write_log)
+        self._forms = ServerForms(
+            self.name, hooks.elicitation, self._write_log, secret=self._add_secret
+        )
+        # Tools of the latest listing that carry a secret where masking cannot reach (their
+        # name, a property name): masked name -> why. Front ends say it; the log says it once.
+        self.withheld_tools: dict[str, str] = {}
+        self._withheld_logged: set[str] = set()
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._finished = anyio.Event()
@@ -141,6 +150,7 @@ class Connection:
         session = self._require_session()
         tools: list[types.Tool] = []
         cursor: str | None = None
+        self.withheld_tools = {}
         for _page in range(10_000):  # a server that never stops paging must not hang us
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             result = await self._bounded(session.list_tools(params=params), "listing tools")
@@ -177,7 +187,7 @@ class Connection:
                 session.call_tool(tool, arguments, progress_callback=progress),
                 f"calling {tool}",
             )
-            return redact_result(result, self._redactor)
+            return result
         raise ToolTimeoutError(
             f"MCP server {self.name!r}: {tool} did not answer within {timeout:g} s "
             "(the call was cancelled)"
@@ -290,7 +300,7 @@ class Connection:
 
     async def _request(self, awaitable: Any, what: str) -> Any:
         try:
-            return await awaitable
+            answer = await awaitable
         except MCPError as error:
             login = self._login_needed(error)
             if login is not None:
@@ -329,6 +339,26 @@ class Connection:
             raise ToolCallError(
                 f"MCP server {self.name!r} sent an answer the MCP client refused while {what}: "
                 f"{self._first_line(error)}"
+            ) from None
+        return self._masked(answer, what)
+
+    def _masked(self, answer: Any, what: str) -> Any:
+        """The answer with this server's secrets masked: the one form every part of agent
+        sees (the model, the store, the CLI, the terminal, the console)."""
+        try:
+            if isinstance(answer, types.ListToolsResult):
+                answer, withheld = redact_tools(answer, self._redactor)
+                for tool in withheld:
+                    self.withheld_tools[tool.name] = tool.problem
+                    if tool.name not in self._withheld_logged:
+                        self._withheld_logged.add(tool.name)
+                        self._write_log(withheld_reason(tool.name, self.name, tool.problem))
+                return answer
+            return redact_answer(answer, self._redactor)
+        except ValueError as error:  # masked, it was no longer valid MCP: nobody gets it
+            raise ToolCallError(
+                f"MCP server {self.name!r} sent an answer that could not be masked of its "
+                f"secrets while {what}: {self._invalid_answer(error)}"
             ) from None
 
     async def _own(self) -> None:
@@ -396,6 +426,11 @@ class Connection:
             return False
         finally:
             self._handshake_scope = None
+        try:
+            result = redact_answer(result, self._redactor)  # its instructions, its name
+        except ValueError as error:
+            self._fail(f"sent a handshake that could not be masked: {self._invalid_answer(error)}")
+            return False
         capabilities = result.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
         self.info = ServerInfo(
             name=result.server_info.name,
@@ -420,8 +455,7 @@ class Connection:
                 # Once per message: for_trace consumes what it knows of a form's answer.
                 if not shown_text:
                     shown = self._forms.for_trace(direction == "send", payload)
-                    text = self._redactor.redact(json.dumps(shown, ensure_ascii=False))
-                    shown_text.append(self._forms.redact_echoes(text))
+                    shown_text.append(self._redactor.redact(json.dumps(shown, ensure_ascii=False)))
                 return shown_text[0]
 
             self.traffic.see(direction, payload, shown)
@@ -505,6 +539,14 @@ class Connection:
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
+        if isinstance(params, types.ElicitRequestFormParams):
+            try:
+                params = redact_form(params, self._redactor)
+            except UnmaskableError:
+                said = f"Declined a form from MCP server {self.name}: {FORM_PROBLEM}."
+                self._write_log(said)
+                self._hooks.elicitation.notice(said)
+                return types.ElicitResult(action="decline")
         return await self._forms.elicit(context.request_id, params)
 
     async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:

@@ -4,7 +4,9 @@ A form is answered only while one of that server's tool calls runs: nobody waits
 server otherwise, and a form then would draw over the chat's prompt. A form still open
 when the last call ends is closed. What is typed into a secret field goes to the server and
 nowhere else: the trace shows our answer with those fields blanked, by field name, since a
-short secret (a PIN) cannot be found by searching text.
+short secret (a PIN) cannot be found by searching text; and the value becomes one of the
+server's secrets (`secret`), masked in everything it says afterwards, as a server that
+echoes it back ("signed in with ...") would otherwise hand it to the model and the session.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import anyio
 import mcp_types as types
 
 from agent.mcp.elicitation import ElicitationHandler, ElicitationRequest, form_fields
-from agent.redaction import MASK, redact
+from agent.redaction import MASK
 
 _PENDING_ANSWERS = 16
 
@@ -25,13 +27,19 @@ _PENDING_ANSWERS = 16
 class ServerForms:
     """Form elicitation for one server: when forms are answered, and what is secret."""
 
-    def __init__(self, server: str, handler: ElicitationHandler, note: Callable[[str], None]):
+    def __init__(
+        self,
+        server: str,
+        handler: ElicitationHandler,
+        note: Callable[[str], None],
+        secret: Callable[[str], None],
+    ):
         self._server = server
         self._handler = handler
         self._note = note  # a line in the server's log
+        self._secret = secret  # typed into a secret field: masked from then on
         self._calls_running = 0
         self._open: set[anyio.CancelScope] = set()  # closed when the last call ends
-        self._secret_answers: list[str] = []  # typed into secret fields: never traced
         self._secret_fields: dict[types.RequestId, list[str]] = {}  # until the answer is sent
 
     @contextmanager
@@ -79,11 +87,9 @@ class ServerForms:
             self._secret_fields[request_id] = secret
             while len(self._secret_fields) > _PENDING_ANSWERS:  # untraced answers are never popped
                 del self._secret_fields[next(iter(self._secret_fields))]
-        self._secret_answers.extend(
-            str(answer.content[name])
-            for name in secret
-            if answer.content.get(name) not in (None, "")
-        )
+        for name in secret:
+            if answer.content.get(name) not in (None, ""):
+                self._secret(str(answer.content[name]))
         return types.ElicitResult(action="accept", content=dict(answer.content))
 
     def for_trace(self, sent: bool, payload: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +113,3 @@ class ServerForms:
             for key, value in content.items()
         }
         return {**payload, "result": {**result, "content": blanked}}
-
-    def redact_echoes(self, text: str) -> str:
-        """`text` with every secret typed into a form masked (a server may echo one back)."""
-        return redact(text, self._secret_answers)

@@ -29,6 +29,7 @@ from agent.errors import (
     ToolCallError,
 )
 from agent.mcp import catalog_requests as requests
+from agent.mcp.cache_redaction import MaskedState, masked_state
 from agent.mcp.catalog import (
     CatalogKind,
     CompletionRef,
@@ -325,13 +326,18 @@ class McpRuntime:
         return await self._discover(definition, connection)
 
     async def tools_state(self, name: str, *, refresh: bool = False) -> ServerState:
-        """The server's state with its tools: discovered first when asked or never listed
-        (starting it, and asking for trust if it needs it)."""
+        """The server's state with its tools masked: discovered first when asked or never
+        listed (starting it, and asking for trust if it needs it)."""
         definition = self.store.load().find(name)
         state = self.store.load().state(definition.name)
         if refresh or state.cached_tools is None:
             state = await self.discover(definition.name, ask_trust=True)
-        return state
+        return self.cached_state(definition, state).state
+
+    def cached_state(self, definition: ServerDefinition, state: ServerState) -> MaskedState:
+        """`state` with its cached tools masked of the definition's secrets, as anything that
+        offers or shows them must have them (a cache may predate masking)."""
+        return masked_state(definition, state, self._expander)
 
     async def call_tool(
         self,

@@ -110,11 +110,18 @@ class McpToolset:
         )
 
     def _server_tools(self, config: McpConfig, definition: ServerDefinition) -> list[Tool]:
-        state = config.state(definition.name)
+        # Masked again here: the cache may predate masking, and it reaches the model as is.
+        masked = self.runtime.cached_state(definition, config.state(definition.name))
+        state = masked.state
         chosen = set(state.enabled_tools)
         selected = [t for t in state.cached_tools or () if t.name in chosen]
         names = model_tool_names(definition.name, [t.name for t in selected])
         tools: list[Tool] = []
+        live = self.runtime.live(definition.name)
+        # Listed, but a secret is in its name: never cached, so it is said from the listing.
+        listed = live.withheld_tools if live is not None else {}
+        for withheld, problem in {**listed, **masked.withheld}.items():
+            self._withhold(definition.name, withheld, problem)
         for cached in selected:
             too_big = schema_limit_problem(cached.input_schema)
             if too_big is not None:

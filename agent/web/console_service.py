@@ -9,7 +9,6 @@ returned is MCP JSON, redacted of the server's secrets by the runtime.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -293,14 +292,11 @@ class ConsoleService:
 def _info(connection: Connection | None) -> dict[str, Any] | None:
     if connection is None or connection.info is None:
         return None
-    info = connection.info
-    shown = {
+    info = connection.info  # masked of the server's secrets by the connection
+    return {
         "name": info.name,
         "version": info.version,
         "protocolVersion": info.protocol_version,
         "capabilities": info.capabilities,
         "instructions": info.instructions,
     }
-    # The server's own words: masked of its secrets like everything else it sends.
-    redacted: dict[str, Any] = json.loads(connection.redact(json.dumps(shown, ensure_ascii=False)))
-    return redacted

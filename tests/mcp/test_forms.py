@@ -34,6 +34,7 @@ async def test_the_traced_answer_blanks_secret_fields_by_name_however_short() ->
         "fx",
         ScriptedElicitation(ElicitationAnswer("accept", {"user": "ada", "code": "12"})),
         notes.append,
+        secret=lambda value: None,
     )
     params = types.ElicitRequestFormParams(message="Sign in", requested_schema=SCHEMA)
     with forms.tool_call():
@@ -50,7 +51,7 @@ async def test_the_traced_answer_blanks_secret_fields_by_name_however_short() ->
 async def test_a_form_outside_any_tool_call_is_declined_with_a_note() -> None:
     notes: list[str] = []
     handler = ScriptedElicitation(ElicitationAnswer("accept", {"user": "ada"}))
-    forms = ServerForms("fx", handler, notes.append)
+    forms = ServerForms("fx", handler, notes.append, secret=lambda value: None)
     params = types.ElicitRequestFormParams(message="Sign in", requested_schema=SCHEMA)
 
     assert await forms.elicit(1, params) == types.ElicitResult(action="decline")

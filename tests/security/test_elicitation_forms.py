@@ -243,3 +243,34 @@ def test_enter_alone_never_sends_a_form_in_a_plain_terminal(
     assert output.strip().splitlines()[-1] == '{"action": "decline", "user": null, ' + (
         f'"password_sha256": "{hashlib.sha256(b"").hexdigest()}"}}'
     )
+
+
+def test_a_password_typed_into_a_form_and_echoed_back_by_the_server_is_masked_for_the_model(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    # ask_form answers with the content it received: the password, in the tool's result.
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
+    ask = {"id": "c1", "name": model_name("ask_form"), "arguments": {"case": "tabs"}}
+    fake = FakeModelProcess(tmp_path, [{"tool_calls": [ask]}, {"text": "Confirmed."}])
+    try:
+        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+        chat.expect("MCP server hx ready")
+        chat.expect("›")
+        chat.send("confirm\r")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        chat.expect("Answer MCP server hx\\?")
+        chat.send("y")
+        chat.expect("\\(string, secret\\)")
+        chat.send(SECRET + "\r")
+        chat.expect("Confirmed.")
+        shown = chat.before
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    finally:
+        fake.stop()
+    result = json.loads(requests[1]["body"]["messages"][-1]["content"])
+    assert result == {"action": "accept", "content": {"password": "***"}}
+    assert SECRET not in shown + json.dumps(requests)
+    assert files_holding(agent_home, SECRET) == []  # not in the session, history or logs
