@@ -44,20 +44,30 @@ class Answer:
         return self.body.decode()
 
 
+KEY_SLOT = re.compile(r'<meta name="console-key" content="([A-Za-z0-9_-]*)">')
+
+
+def page_key(answer: Answer) -> str | None:
+    """The key in the console page's key slot (empty: a page without one), or None."""
+    found = KEY_SLOT.search(answer.text) if answer.status == 200 else None
+    return found[1] if found else None
+
+
 def goes_on_to_the_console(answer: Answer) -> bool:
-    """Whether GET /open answered with the page that goes on to / (its cookie now set)."""
-    refresh = '<meta http-equiv="refresh" content="0;url=/">'
-    return answer.status == 200 and refresh in answer.text
+    """Whether GET /open answered with the console page holding its key (its cookie now set)."""
+    return bool(page_key(answer)) and "set-cookie" in answer.headers
 
 
 @dataclass
 class Console:
-    """A running console bridge: its process, port, token and (once opened) cookie."""
+    """A running console bridge: its process, port, token and (once opened) cookie and the
+    page's key (sent as the page sends it, in the X-Console-Key header)."""
 
     process: subprocess.Popen[bytes]
     port: int
     token: str
     cookie: str | None = None
+    key: str | None = None
     stderr_path: Path | None = None
     returncode: int | None = field(default=None)
 
@@ -74,13 +84,17 @@ class Console:
         headers: Mapping[str, str] | None = None,
         *,
         cookie: bool = True,
+        key: bool = True,
     ) -> Answer:
-        """One request on a fresh connection; Host and (unless told) the cookie are added."""
+        """One request on a fresh connection; Host and (unless told) the cookie and the key
+        are added."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
         try:
             sent = {"Host": self.host, **(headers or {})}
             if cookie and self.cookie and "Cookie" not in sent:
                 sent["Cookie"] = f"agent_console={self.cookie}"
+            if key and self.key and "X-Console-Key" not in sent:
+                sent["X-Console-Key"] = self.key
             connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
             for name, value in sent.items():
                 connection.putheader(name, value)
@@ -112,6 +126,7 @@ class Console:
                 connection.putrequest(method, path, skip_host=True)
                 connection.putheader("Host", self.host)
                 connection.putheader("Cookie", f"agent_console={self.cookie}")
+                connection.putheader("X-Console-Key", self.key or "")
                 connection.endheaders()
                 response = connection.getresponse()
                 response.read()
@@ -121,11 +136,12 @@ class Console:
         return statuses
 
     def open_link(self) -> Answer:
-        """GET the one-time link; keep the cookie it sets."""
-        answer = self.request("GET", f"/open?token={self.token}", cookie=False)
+        """GET the one-time link; keep the cookie it sets and the key in the page it serves."""
+        answer = self.request("GET", f"/open?token={self.token}", cookie=False, key=False)
         match = re.match(r"agent_console=([^;]+)", answer.headers.get("set-cookie", ""))
         if match:
             self.cookie = match[1]
+        self.key = page_key(answer) or self.key
         return answer
 
     def stderr(self) -> str:
@@ -212,6 +228,8 @@ class EventStream:
         self.connection.putrequest("GET", "/api/events", skip_host=True)
         self.connection.putheader("Host", console.host)
         self.connection.putheader("Cookie", f"agent_console={console.cookie}")
+        if console.key:
+            self.connection.putheader("X-Console-Key", console.key)
         self.connection.endheaders()
         self.response = self.connection.getresponse()
         self.seen: list[tuple[str, Any]] = []
