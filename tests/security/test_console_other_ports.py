@@ -30,6 +30,7 @@ from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by
     connect,
     console_fixture,
     form_server_pids,
+    open_console,
     page_fixture,
 )
 
@@ -242,3 +243,29 @@ def test_the_console_page_still_connects_lists_calls_and_streams_events(
     expect(request).to_have_count(1)
     answer = f'#log li.entry.received.kind-response[data-id="{request.get_attribute("data-id")}"]'
     expect(page.locator(answer)).to_have_count(1)
+
+
+def test_a_reloaded_page_has_no_key_and_an_old_link_opens_nothing_after_a_new_one(
+    page: Page, console: Console
+) -> None:
+    """A reload loses the key (it was in the page only); a new link comes from the terminal
+    alone, and printing one ends any earlier link that was never used."""
+    from playwright.sync_api import expect
+
+    answers: list[int] = []
+    page.on("response", lambda r: answers.append(r.status) if "/api/" in r.url else None)
+    page.reload()
+    expect(page.locator("#stream-state")).to_have_text("no key")
+    assert answers == []  # the keyless page asks the API nothing
+
+    unused = console.new_link()
+    newest = console.new_link()
+    visit = page.context.new_page()
+    visit.goto(unused)
+    expect(visit.locator("body")).to_have_text(
+        "this console link is not valid: open the link that agent mcp console printed"
+    )
+    visit.close()
+    open_console(page, newest)
+    expect(page.locator("#stream-state")).to_have_text("live")
+    connect(page, "form")

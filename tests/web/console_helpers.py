@@ -156,15 +156,17 @@ def launch_console(
     *args: str,
     browser: bool = False,
     cwd: Path | None = None,
+    terminal: bool = False,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start the real `agent mcp console ARGS` (with --no-browser unless `browser`), wait
     (bounded) for its one "Console: URL" line and return the process and the URL; on failure
-    stop it and say why, with its stderr."""
+    stop it and say why, with its stderr. With `terminal`, its stdin is a pipe the test types
+    into (`new_link`); otherwise it is empty."""
     flags = [] if browser else ["--no-browser"]
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
             [AGENT, "mcp", "console", *flags, *args],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if terminal else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
             env=dict(env),
@@ -176,6 +178,7 @@ def launch_console(
         line = ""
     if LINK.fullmatch(line.strip()) is None:
         stop_child(process, timeout=STOP_TIMEOUT)
+        close_terminal(process)
         stderr_text = stderr_path.read_text(encoding="utf-8", errors="replace")
         raise AssertionError(f"not the console's link line: {line!r}; stderr:\n{stderr_text}")
     return process, line.strip().removeprefix("Console: ")
@@ -203,6 +206,22 @@ def running_console(
         yield console
     finally:
         stop(process)
+
+
+def new_link(process: subprocess.Popen[bytes]) -> str:
+    """Press Enter in the console's terminal (a `terminal` launch) and return the new link."""
+    assert process.stdin is not None
+    process.stdin.write(b"\n")
+    process.stdin.flush()
+    line = read_line(process, START_TIMEOUT).strip()
+    assert LINK.fullmatch(line), f"not a new link: {line!r}"
+    return line.removeprefix("Console: ")
+
+
+def close_terminal(process: subprocess.Popen[bytes]) -> None:
+    """Close the pipe a `terminal` launch types into (once the console has stopped)."""
+    if process.stdin is not None:
+        process.stdin.close()
 
 
 def read_line(process: subprocess.Popen[bytes], timeout: float) -> str:
