@@ -1,6 +1,6 @@
 """The console bridge's routes (Starlette): the one-time link (which serves the page with its
-key), the static page, the JSON API and the event stream. Every request has passed the guard (agent/web/guard.py) before it
-gets here; the routes only see this person's page.
+key), the static page, the JSON API and the event stream. Every request has passed the guard
+(agent/web/guard.py) before it gets here; the routes only see this person's page.
 """
 
 from __future__ import annotations

@@ -19,8 +19,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+import pytest
 
 from tests.web import console_helpers
 from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by name)
@@ -33,11 +36,14 @@ from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by
     open_console,
     page_fixture,
 )
+from tests.web.console_helpers import goes_on_to_the_console, page_key, running_console
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 NO_KEY = "this page has no key for the console: open the link that agent mcp console printed\n"
+OTHER_SITE = "refused: the browser says this request came from another site or port\n"
+NAVIGATION = {"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
 
 
 @dataclass
@@ -174,8 +180,7 @@ document.getElementById("post").submit();
 </body></html>"""
     # What the neighbour's page makes the browser ask the console for, each once.
     wanted = sorted(
-        ["/api/servers", "/api/events", "/", "/api/servers/form/connect"] * 1
-        + ["/api/servers/form/connect", "/api/servers"]
+        ["/api/servers", "/api/events", "/", *["/api/servers/form/connect"] * 2, "/api/servers"]
     )
     # The browser's own record (DevTools protocol) of each request and the status that came
     # back: it has it even for an answer the browser then kept from the page (ORB blocks a
@@ -197,7 +202,9 @@ document.getElementById("post").submit();
         _wait_until(visit, done, lambda: f"asked: {urls}, answered: {statuses}")
         answers = {(urlsplit(url).path, statuses[key]) for key, url in urls.items()}
         visit.close()
-    sent_cookie = any("agent_console=" in r["headers"].get("cookie", "") for r in neighbour.requests)
+    sent_cookie = any(
+        "agent_console=" in r["headers"].get("cookie", "") for r in neighbour.requests
+    )
 
     assert sent_cookie  # the premise: the browser handed the neighbour the console's cookie
     # 403, not the 401 of a missing key: the GETs (img, script, frame) carry the cookie and no
@@ -269,3 +276,74 @@ def test_a_reloaded_page_has_no_key_and_an_old_link_opens_nothing_after_a_new_on
     open_console(page, newest)
     expect(page.locator("#stream-state")).to_have_text("live")
     connect(page, "form")
+
+
+# --- the same rules over plain HTTP, header by header --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[console_helpers.Console]:
+    """A console with no servers, its link opened (so it holds the cookie and the key)."""
+    home = tmp_path_factory.mktemp("other-ports") / "home"
+    home.mkdir()
+    with running_console(home) as opened:
+        yield opened
+
+
+@pytest.mark.parametrize("site", ["same-site", "cross-site"])
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "/api/servers"), ("GET", "/api/events"), ("GET", "/")]
+)
+def test_a_request_marked_as_from_another_port_or_site_is_refused_with_cookie_and_key(
+    bridge: console_helpers.Console, site: str, method: str, path: str
+) -> None:
+    answer = bridge.request(method, path, headers={"Sec-Fetch-Site": site, **NAVIGATION})
+    posted = bridge.post_with({"Sec-Fetch-Site": site}, "/api/servers/fx/connect")
+
+    assert (answer.status, answer.text) == (403, OTHER_SITE)
+    assert (posted.status, posted.text) == (403, OTHER_SITE)
+
+
+@pytest.mark.parametrize("site", ["same-origin", "none"])
+def test_the_pages_own_requests_and_the_persons_own_navigations_pass(
+    bridge: console_helpers.Console, site: str
+) -> None:
+    answer = bridge.request("GET", "/api/servers", headers={"Sec-Fetch-Site": site})
+
+    assert (answer.status, answer.json()) == (200, {"servers": []})
+
+
+def test_a_wrong_key_is_refused_and_the_page_at_slash_carries_no_key(
+    bridge: console_helpers.Console,
+) -> None:
+    wrong = bridge.request("GET", "/api/servers", headers={"X-Console-Key": "guess"})
+    twice = bridge.request(
+        "GET", "/api/servers", headers={"X-Console-Key": f"{bridge.key}, {bridge.key}"}
+    )
+    page = bridge.request("GET", "/")
+
+    assert (wrong.status, wrong.text) == (401, NO_KEY)
+    assert (twice.status, twice.text) == (401, NO_KEY)
+    assert page_key(page) == ""  # the slot is there, empty: a reload gets no key
+
+
+def test_the_link_opens_as_a_page_from_another_site_only(agent_home: Path) -> None:
+    """The private file:// page is another site to the browser (Chromium: cross-site,
+    navigate, document): the link must open from it, yet never as an image or script of
+    another site, nor from another port; a refused try does not spend the token."""
+    agent_home.mkdir(parents=True, exist_ok=True)
+    with running_console(agent_home, opened=False) as console:
+        link = f"/open?token={console.token}"
+        as_image = console.request(
+            "GET", link, headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "image"}
+        )
+        from_a_port = console.request(
+            "GET", link, headers={"Sec-Fetch-Site": "same-site", **NAVIGATION}
+        )
+        as_page = console.request(
+            "GET", link, headers={"Sec-Fetch-Site": "cross-site", **NAVIGATION}
+        )
+
+    assert (as_image.status, as_image.text) == (403, OTHER_SITE)
+    assert (from_a_port.status, from_a_port.text) == (403, OTHER_SITE)
+    assert goes_on_to_the_console(as_page)

@@ -291,9 +291,7 @@ def test_the_log_follows_new_entries_unless_the_person_scrolled_up(page: Page) -
     assert log.evaluate(at_bottom)
 
 
-def test_a_form_answered_in_one_tab_disappears_from_the_other(
-    page: Page, console: Console
-) -> None:
+def test_a_form_answered_in_one_tab_disappears_from_the_other(page: Page, console: Console) -> None:
     other = page.context.new_page()
     open_console(other, console.new_link())  # a second tab: a link of its own
     expect_(other.locator('li.server[data-name="form"]')).to_be_visible()
