@@ -139,9 +139,14 @@ def serve(
             if stops.asked:  # the signal came while the servers were being set up
                 server.request_stop()
             hand_out_link(session.token)
-            if sys.stdin is not None and sys.stdin.isatty():
-                print(NEW_LINK_HINT, file=sys.stderr, flush=True)
-            watch_for_link_requests(lambda: hand_out_link(session.new_token()))
+            # No stdin at all (started with it closed): its descriptor may be any file or
+            # socket opened since, so there is nothing to read for requests.
+            if sys.stdin is not None:
+                if sys.stdin.isatty():
+                    print(NEW_LINK_HINT, file=sys.stderr, flush=True)
+                watch_for_link_requests(
+                    lambda: hand_out_link(session.new_token()), sys.stdin.fileno()
+                )
             async with anyio.create_task_group() as group:
                 group.start_soon(service.watch_states)
                 await server.serve(sockets=[sock])

@@ -259,6 +259,7 @@ def test_a_reloaded_page_has_no_key_and_an_old_link_opens_nothing_after_a_new_on
     alone, and printing one ends any earlier link that was never used."""
     from playwright.sync_api import expect
 
+    expect(page.locator("#stream-state")).to_have_text("live")  # the first page's own asks
     answers: list[int] = []
     page.on("response", lambda r: answers.append(r.status) if "/api/" in r.url else None)
     page.reload()
