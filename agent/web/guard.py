@@ -48,6 +48,12 @@ RATE_BURST = 200.0
 NO_COOKIE = "open the link that agent mcp console printed"
 NO_KEY = "this page has no key for the console: open the link that agent mcp console printed"
 OTHER_SITE = "refused: the browser says this request came from another site or port"
+# A link clicked in a page on another port (a terminal in the browser, say) is refused too:
+# pasted into the address bar, the same link is the person's own navigation.
+OTHER_SITE_LINK = (
+    "refused: this link was opened from a page of another site or another port of this"
+    " computer: paste it into the browser's address bar instead"
+)
 USED_LINK = "this console link was already used: run agent mcp console again for a new one"
 WRONG_LINK = "this console link is not valid: open the link that agent mcp console printed"
 SECURITY_HEADERS = (
@@ -187,7 +193,7 @@ def request_problem(
     path = scope.get("path", "")
     opening = scope.get("method") == "GET" and path == "/open"
     if not _fetch_site_allowed(headers, opening):
-        return 403, OTHER_SITE
+        return 403, OTHER_SITE_LINK if opening else OTHER_SITE
     if not opening and not session.has_cookie(headers.get("cookie")):
         return 401, NO_COOKIE
     if path.startswith(API_PREFIX) and not session.has_key(headers.get(KEY_HEADER)):

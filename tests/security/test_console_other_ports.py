@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 
 NO_KEY = "this page has no key for the console: open the link that agent mcp console printed\n"
 OTHER_SITE = "refused: the browser says this request came from another site or port\n"
+OTHER_SITE_LINK = (
+    "refused: this link was opened from a page of another site or another port of this"
+    " computer: paste it into the browser's address bar instead\n"
+)
 NAVIGATION = {"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
 
 
@@ -279,6 +283,24 @@ def test_a_reloaded_page_has_no_key_and_an_old_link_opens_nothing_after_a_new_on
     connect(page, "form")
 
 
+def test_a_link_clicked_in_a_page_on_another_port_is_refused_with_what_to_do_instead(
+    page: Page, console: Console
+) -> None:
+    """A terminal in the browser (on another port of 127.0.0.1) shows the link as a link:
+    clicked, it is refused without being spent, and the refusal says to paste it."""
+    from playwright.sync_api import expect
+
+    link = console.new_link()
+    with neighbour_server({"/": f'<!doctype html><a href="{link}">the link</a>'}) as neighbour:
+        visit = page.context.new_page()
+        visit.goto(neighbour.url("/"))
+        visit.get_by_text("the link").click()
+        expect(visit.locator("body")).to_have_text(OTHER_SITE_LINK.strip())
+        open_console(visit, link)  # pasted into the address bar
+        expect(visit.locator("#stream-state")).to_have_text("live")
+        visit.close()
+
+
 # --- the same rules over plain HTTP, header by header --------------------------------------
 
 
@@ -345,6 +367,6 @@ def test_the_link_opens_as_a_page_from_another_site_only(agent_home: Path) -> No
             "GET", link, headers={"Sec-Fetch-Site": "cross-site", **NAVIGATION}
         )
 
-    assert (as_image.status, as_image.text) == (403, OTHER_SITE)
-    assert (from_a_port.status, from_a_port.text) == (403, OTHER_SITE)
+    assert (as_image.status, as_image.text) == (403, OTHER_SITE_LINK)
+    assert (from_a_port.status, from_a_port.text) == (403, OTHER_SITE_LINK)
     assert goes_on_to_the_console(as_page)
