@@ -370,3 +370,20 @@ def test_the_link_opens_as_a_page_from_another_site_only(agent_home: Path) -> No
     assert (as_image.status, as_image.text) == (403, OTHER_SITE_LINK)
     assert (from_a_port.status, from_a_port.text) == (403, OTHER_SITE_LINK)
     assert goes_on_to_the_console(as_page)
+
+
+def test_requests_without_the_key_never_spend_the_pages_request_rate(
+    bridge: console_helpers.Console,
+) -> None:
+    """Any web site may navigate a window (a popup the person let it open) to /open, since the
+    link must open from the private file:// page: measured in Chromium, a popup so driven makes
+    3000 navigations to /open?token=WRONG in 6 s. And a local process holding the cookie that
+    browsers hand every local server may load the page without its key. Neither opens anything;
+    nor may they use up the rate the page's own requests need."""
+    cross_site = {"Sec-Fetch-Site": "cross-site", **NAVIGATION}
+    wrong_links = bridge.repeat("GET", "/open?token=wrong", 600, cross_site, key=False)
+    keyless_pages = bridge.repeat("GET", "/", 600, key=False)
+    answer = bridge.request("GET", "/api/servers")
+
+    assert (set(wrong_links), set(keyless_pages)) == ({403}, {200})
+    assert (answer.status, answer.json()) == (200, {"servers": []})

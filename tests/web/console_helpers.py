@@ -117,8 +117,17 @@ class Console:
         body = json.dumps({} if value is None else value).encode()
         return self.request("POST", path, body, {"Content-Type": "application/json", **headers})
 
-    def repeat(self, method: str, path: str, count: int) -> list[int]:
-        """The statuses of `count` requests sent one after another on one connection."""
+    def repeat(
+        self,
+        method: str,
+        path: str,
+        count: int,
+        headers: Mapping[str, str] | None = None,
+        *,
+        key: bool = True,
+    ) -> list[int]:
+        """The statuses of `count` requests sent one after another on one connection (with
+        the cookie, the key unless told, and these extra headers)."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
         statuses = []
         try:
@@ -126,7 +135,10 @@ class Console:
                 connection.putrequest(method, path, skip_host=True)
                 connection.putheader("Host", self.host)
                 connection.putheader("Cookie", f"agent_console={self.cookie}")
-                connection.putheader("X-Console-Key", self.key or "")
+                if key:
+                    connection.putheader("X-Console-Key", self.key or "")
+                for name, value in (headers or {}).items():
+                    connection.putheader(name, value)
                 connection.endheaders()
                 response = connection.getresponse()
                 response.read()
