@@ -11,7 +11,7 @@ text with nothing else done:
 5. the session cookie, set only by opening the one-time token link, is present (not for /open);
 6. an API request or event stream carries the page key in its header (see PageKey below);
 7. a POST body is JSON, and at most MAX_BODY bytes (read with a cap, never whole first);
-8. a token bucket bounds the request rate.
+8. a token bucket bounds the rate of the requests that carry the key.
 Every response carries headers that keep the page from being framed, sniffed or scripted.
 
 Why a key besides the cookie: browsers scope cookies by host, never by port, so every other
@@ -252,7 +252,11 @@ class GuardMiddleware:
             return  # no websockets, no lifespan: uvicorn runs with both off
         send = _with_headers(send)
         problem = request_problem(scope, self.session, self.hosts)
-        if problem is None and not self.bucket.take():
+        # Only requests with the page's key spend the rate: any web site may send the browser
+        # to /open, and any local server is handed the cookie that loads the page, so those
+        # would otherwise starve the page's own requests (the key's requests do the work).
+        keyed = scope.get("path", "").startswith(API_PREFIX)
+        if problem is None and keyed and not self.bucket.take():
             await _json(send, 429, {"error": "too many requests"})
             return
         if problem is None and scope["method"] == "POST":
