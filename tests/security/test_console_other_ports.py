@@ -301,6 +301,35 @@ def test_a_link_clicked_in_a_page_on_another_port_is_refused_with_what_to_do_ins
         visit.close()
 
 
+def test_a_page_on_another_port_keeps_no_hold_on_a_console_window_it_opened(
+    page: Page, console: Console
+) -> None:
+    """A neighbour opens a window on the console (refused) and keeps the reference; the
+    person pastes the link there, as the refusal says. The console must leave that window's
+    browsing group: the reference could not read it (another origin), but could still send it
+    elsewhere, and the page and its key would be gone."""
+    from playwright.sync_api import expect
+
+    link = console.new_link()
+    target = f"{base_of(console)}/"
+    opener = f"""<!doctype html><button id="open">open</button><script>
+document.getElementById("open").onclick = () => {{ window.held = window.open("{target}"); }};
+</script>"""
+    with neighbour_server({"/": opener}) as neighbour:
+        visit = page.context.new_page()
+        visit.goto(neighbour.url("/"))
+        with visit.expect_popup() as opened:
+            visit.locator("#open").click()
+        popup = opened.value
+        expect(popup.locator("body")).to_have_text(OTHER_SITE.strip())
+        open_console(popup, link)  # pasted into its address bar
+        expect(popup.locator("#stream-state")).to_have_text("live")
+        held = visit.evaluate("window.held.closed")
+        visit.close()
+
+    assert held is True  # the neighbour's reference no longer reaches the console's window
+
+
 # --- the same rules over plain HTTP, header by header --------------------------------------
 
 
