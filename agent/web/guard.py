@@ -66,6 +66,11 @@ SECURITY_HEADERS = (
     ("referrer-policy", "no-referrer"),
     ("cache-control", "no-store"),
     ("x-frame-options", "DENY"),
+    # A window another page opened on the console leaves that page's reach once the console
+    # is in it (that page could otherwise still navigate it away, key and all); and no other
+    # page may embed any of the console's answers.
+    ("cross-origin-opener-policy", "same-origin"),
+    ("cross-origin-resource-policy", "same-origin"),
 )
 
 
