@@ -40,7 +40,7 @@ def drive(url: str) -> None:
         page.set_default_timeout(WAIT_MS)
         expect.set_options(timeout=WAIT_MS)
         page.goto(url)
-        page.wait_for_url(url.split("/open?")[0] + "/")  # /open's page goes on to /
+        page.wait_for_url(url.split("/open?")[0] + "/")  # the page drops the used link
         for name in ("rs", "form"):
             server = page.locator(f'li.server[data-name="{name}"]')
             server.locator("button.connect").click()

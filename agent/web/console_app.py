@@ -1,10 +1,11 @@
-"""The console bridge's routes (Starlette): the one-time link, the static page, the JSON API
-and the event stream. Every request has passed the guard (agent/web/guard.py) before it
-gets here; the routes only see this person's page.
+"""The console bridge's routes (Starlette): the one-time link (which serves the page with its
+key), the static page, the JSON API and the event stream. Every request has passed the guard
+(agent/web/guard.py) before it gets here; the routes only see this person's page.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -124,12 +125,18 @@ def _file(path: Path, media_type: str) -> Response:
     return Response(content, media_type=media_type)
 
 
-# GET /open's answer once the cookie is set (no script: the CSP allows none inline).
-_OPENED = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/">
-<title>agent mcp console</title></head>
-<body><p><a href="/">Open the console</a></p></body></html>
-"""
+# Where the page's key goes in index.html: the page opened by the one-time link gets it there
+# (the CSP allows no inline script), its script reads it, removes it and keeps it in memory.
+# Anything else that serves the page (a reload, a second tab on /) serves it empty.
+_KEY_SLOT = '<meta name="console-key" content="">'
+
+
+def _page_with_key(key: str) -> Response:
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    if _KEY_SLOT not in page:  # a broken install: better no page than one that cannot work
+        return PlainTextResponse("the console page is missing its key slot\n", status_code=500)
+    filled = f'<meta name="console-key" content="{html.escape(key, quote=True)}">'
+    return HTMLResponse(page.replace(_KEY_SLOT, filled, 1))
 
 
 class _Api:
@@ -139,15 +146,14 @@ class _Api:
         self.session = session
 
     async def open(self, request: Request) -> Response:
-        cookie = self.session.open(request.query_params.get("token", ""))
-        if cookie is None:
+        if not self.session.open(request.query_params.get("token", "")):
             return PlainTextResponse(self.session.open_refusal() + "\n", status_code=403)
-        # A page that goes on to / by itself, not a redirect: when the link was opened from
-        # another site (the private file the browser is handed is one), the browser would
-        # not send a SameSite=Strict cookie along a redirect, but it does on a navigation
-        # that our own page starts.
-        response = HTMLResponse(_OPENED)
-        response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/")
+        # The console page itself, with the key in it: this answer is the only one that ever
+        # holds the key, and only for the one request that spends the token. The cookie it
+        # sets is sent by the page's own requests (same-origin) even when the link came from
+        # another site (the private file the browser is handed is one).
+        response = _page_with_key(self.session.key)
+        response.set_cookie(COOKIE, self.session.cookie, httponly=True, samesite="strict", path="/")
         return response
 
     async def servers(self, request: Request) -> Response:

@@ -1,15 +1,24 @@
 """Who may use the console bridge: only this person, from this computer, through the page.
 
 Whoever can call the bridge can run the configured programs, so every request passes these
-checks before it is routed (the contract's checks 1-6), and a failure is answered in plain
+checks before it is routed (the contract's checks 1-8), and a failure is answered in plain
 text with nothing else done:
 1. the client is on the loopback address;
 2. the Host header names the bridge itself (a DNS-rebinding page sends its own name);
 3. an Origin header, if any, is the bridge's own (another site's page sends its own);
-4. the session cookie, set only by opening the one-time token link, is present (not for /open);
-5. a POST body is JSON, and at most MAX_BODY bytes (read with a cap, never whole first);
-6. a token bucket bounds the request rate.
+4. Sec-Fetch-Site, if any, says the request came from the page itself or from the person
+   (a page on another site, or on another port of 127.0.0.1, is named by the browser);
+5. the session cookie, set only by opening the one-time token link, is present (not for /open);
+6. an API request or event stream carries the page key in its header (see PageKey below);
+7. a POST body is JSON, and at most MAX_BODY bytes (read with a cap, never whole first);
+8. a token bucket bounds the rate of the requests that carry the key.
 Every response carries headers that keep the page from being framed, sniffed or scripted.
+
+Why a key besides the cookie: browsers scope cookies by host, never by port, so every other
+server on 127.0.0.1 the browser visits is handed the console's cookie, and a local process can
+replay it with no Origin and no Sec-Fetch-Site at all. The key never travels by cookie: it is
+written once into the page that the one-time link opens, the page's script keeps it in memory
+only and sends it in a header, and no URL ever serves it again.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import hmac
 import ipaddress
 import json
 import secrets
+import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -30,10 +40,20 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 COOKIE = "agent_console"
+KEY_HEADER = "x-console-key"
+API_PREFIX = "/api/"
 MAX_BODY = 1024 * 1024
 RATE_PER_SECOND = 50.0
 RATE_BURST = 200.0
 NO_COOKIE = "open the link that agent mcp console printed"
+NO_KEY = "this page has no key for the console: open the link that agent mcp console printed"
+OTHER_SITE = "refused: the browser says this request came from another site or port"
+# A link clicked in a page on another port (a terminal in the browser, say) is refused too:
+# pasted into the address bar, the same link is the person's own navigation.
+OTHER_SITE_LINK = (
+    "refused: this link was opened from a page of another site or another port of this"
+    " computer: paste it into the browser's address bar instead"
+)
 USED_LINK = "this console link was already used: run agent mcp console again for a new one"
 WRONG_LINK = "this console link is not valid: open the link that agent mcp console printed"
 SECURITY_HEADERS = (
@@ -46,6 +66,11 @@ SECURITY_HEADERS = (
     ("referrer-policy", "no-referrer"),
     ("cache-control", "no-store"),
     ("x-frame-options", "DENY"),
+    # A window another page opened on the console leaves that page's reach once the console
+    # is in it (that page could otherwise still navigate it away, key and all); and no other
+    # page may embed any of the console's answers.
+    ("cross-origin-opener-policy", "same-origin"),
+    ("cross-origin-resource-policy", "same-origin"),
 )
 
 
@@ -107,22 +132,32 @@ class TokenBucket:
 
 
 class Session:
-    """The one-time token and the session cookie it is exchanged for."""
+    """The one-time token, the session cookie it is exchanged for, and the page key."""
 
     def __init__(self) -> None:
         self.token = secrets.token_urlsafe(32)
         self.cookie = secrets.token_urlsafe(32)
+        self.key = secrets.token_urlsafe(32)  # one per console run: every page opened gets it
         self.token_used = False
+        self._lock = threading.Lock()  # new_token runs on the terminal's thread
 
-    def open(self, token: str) -> str | None:
-        """Exchange the token for the cookie value once; None (with the reason kept for the
-        caller to look up by `open_refusal`) when the token is wrong or already used."""
-        if self.token_used:
-            return None
-        if not hmac.compare_digest(token.encode(), self.token.encode()):
-            return None
-        self.token_used = True
-        return self.cookie
+    def open(self, token: str) -> bool:
+        """Spend the token: True once for the right one; False (the reason kept for
+        `open_refusal`) when it is wrong or already used."""
+        with self._lock:
+            if self.token_used:
+                return False
+            if not hmac.compare_digest(token.encode(), self.token.encode()):
+                return False
+            self.token_used = True
+            return True
+
+    def new_token(self) -> str:
+        """A fresh one-time token for a new link; any earlier one stops working."""
+        with self._lock:
+            self.token = secrets.token_urlsafe(32)
+            self.token_used = False
+            return self.token
 
     def open_refusal(self) -> str:
         """Why /open refused: the link was used, or is not this console's."""
@@ -132,6 +167,10 @@ class Session:
         """Whether a Cookie header carries the session cookie (compared in constant time)."""
         value = cookie_value(header, COOKIE)
         return value is not None and hmac.compare_digest(value.encode(), self.cookie.encode())
+
+    def has_key(self, header: str | None) -> bool:
+        """Whether the key header holds the page key (compared in constant time)."""
+        return header is not None and hmac.compare_digest(header.encode(), self.key.encode())
 
 
 def cookie_value(header: str | None, name: str) -> str | None:
@@ -146,7 +185,7 @@ def cookie_value(header: str | None, name: str) -> str | None:
 def request_problem(
     scope: Scope, session: Session, hosts: frozenset[str]
 ) -> tuple[int, str] | None:
-    """Checks 1-4 on a request's scope: the status and text of the refusal, or None."""
+    """Checks 1-6 on a request's scope: the status and text of the refusal, or None."""
     client = scope.get("client")
     if not is_loopback_client(client[0] if client else None):
         return 403, "not from this computer"
@@ -156,21 +195,52 @@ def request_problem(
     origin = headers.get("origin")
     if origin is not None and origin not in allowed_origins(hosts):
         return 403, "foreign Origin"
-    opening = scope.get("method") == "GET" and scope.get("path") == "/open"
+    path = scope.get("path", "")
+    opening = scope.get("method") == "GET" and path == "/open"
+    if not _fetch_site_allowed(headers, opening):
+        return 403, OTHER_SITE_LINK if opening else OTHER_SITE
     if not opening and not session.has_cookie(headers.get("cookie")):
         return 401, NO_COOKIE
+    if path.startswith(API_PREFIX) and not session.has_key(headers.get(KEY_HEADER)):
+        return 401, NO_KEY
     return None
 
 
+def _fetch_site_allowed(headers: dict[str, str], opening: bool) -> bool:
+    """Whether the browser's Sec-Fetch-Site lets the request through.
+
+    Absent (a program, an old browser: the key decides), `same-origin` (the page itself) and
+    `none` (the person typed or pasted the address) pass; `same-site` (another port of
+    127.0.0.1) and `cross-site` do not. One exception: the one-time link, opened as a whole
+    page, may come from another site, since the private file:// page the browser is handed
+    is one (Chromium sends `cross-site`, mode `navigate`, dest `document` for it); the token
+    then decides.
+    """
+    site = headers.get("sec-fetch-site")
+    if site is None or site in ("same-origin", "none"):
+        return True
+    top_level = (headers.get("sec-fetch-mode"), headers.get("sec-fetch-dest")) == (
+        "navigate",
+        "document",
+    )
+    return opening and site == "cross-site" and top_level
+
+
 def _headers(scope: Scope) -> dict[str, str]:
-    """The request's headers by lower-case name; a repeated header counts as wrong (None
-    would let a second Host hide behind a good first one), so it is kept as an empty value."""
+    """The request's headers by lower-case name; a repeated header that a check reads counts
+    as wrong (a second Host must not hide behind a good first one), so it is kept as an empty
+    value."""
     found: dict[str, str] = {}
     for raw_name, raw_value in scope.get("headers", []):
         name = raw_name.decode("latin-1").lower()
         value = raw_value.decode("latin-1")
-        found[name] = "" if name in found and name in ("host", "origin") else value
+        found[name] = "" if name in found and name in _SINGLE else value
     return found
+
+
+_SINGLE = frozenset(
+    {"host", "origin", "sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest", KEY_HEADER}
+)
 
 
 class GuardMiddleware:
@@ -187,7 +257,11 @@ class GuardMiddleware:
             return  # no websockets, no lifespan: uvicorn runs with both off
         send = _with_headers(send)
         problem = request_problem(scope, self.session, self.hosts)
-        if problem is None and not self.bucket.take():
+        # Only requests with the page's key spend the rate: any web site may send the browser
+        # to /open, and any local server is handed the cookie that loads the page, so those
+        # would otherwise starve the page's own requests (the key's requests do the work).
+        keyed = scope.get("path", "").startswith(API_PREFIX)
+        if problem is None and keyed and not self.bucket.take():
             await _json(send, 429, {"error": "too many requests"})
             return
         if problem is None and scope["method"] == "POST":

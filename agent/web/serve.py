@@ -1,5 +1,6 @@
 """`agent mcp console`: bind the bridge on this computer's loopback, print the one-time link,
-open it in the browser, and serve until Ctrl-C or SIGTERM; then stop every server it started.
+open it in the browser (and a new link for each line typed in the terminal), and serve until
+Ctrl-C or SIGTERM; then stop every server it started.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from agent.web.console_hub import ConsoleHub
 from agent.web.console_service import ConsoleService
 from agent.web.elicitations import PageElicitation
 from agent.web.guard import GuardMiddleware, Session, allowed_hosts
+from agent.web.link_requests import watch_for_link_requests
 from agent.web.stop_signals import StopSignals
 
+NEW_LINK_HINT = "Press Enter here for a new link (a reloaded page or a new tab needs one)."
 GRACEFUL_SECONDS = 3  # open event streams are ended first; this bounds the rest
 
 
@@ -132,10 +135,15 @@ def serve(
             stops.on_stop = server.request_stop
             if stops.asked:  # the signal came while the servers were being set up
                 server.request_stop()
-            url = f"http://{host}:{port}/open?token={session.token}"
-            print(f"Console: {url}", flush=True)
-            if open_browser and (opened := open_in_browser(url, logs_dir)) is not None:
-                link_files.append(opened)
+            hand_out_link(session.token)
+            # No stdin at all (started with it closed): its descriptor may be any file or
+            # socket opened since, so there is nothing to read for requests.
+            if sys.stdin is not None:
+                if sys.stdin.isatty():
+                    print(NEW_LINK_HINT, file=sys.stderr, flush=True)
+                watch_for_link_requests(
+                    lambda: hand_out_link(session.new_token()), sys.stdin.fileno()
+                )
             async with anyio.create_task_group() as group:
                 group.start_soon(service.watch_states)
                 await server.serve(sockets=[sock])
@@ -143,8 +151,15 @@ def serve(
 
     link_files: list[Path] = []
 
+    def hand_out_link(token: str) -> None:
+        # Runs on the main thread at first, then on the terminal's (a new link on request).
+        url = f"http://{host}:{port}/open?token={token}"
+        print(f"Console: {url}", flush=True)
+        if open_browser and (opened := open_in_browser(url, logs_dir)) is not None:
+            link_files.append(opened)
+
     def remove_link_files() -> None:
-        for path in link_files:
+        for path in list(link_files):  # the terminal's thread may add one meanwhile
             remove_link_file(path)
 
     stops = StopSignals(cleanup=remove_link_files)

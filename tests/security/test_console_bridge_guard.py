@@ -236,7 +236,8 @@ def test_an_oversized_body_is_refused_before_it_is_sent(bridge: Console) -> None
     with socket.create_connection(("127.0.0.1", bridge.port), timeout=30) as connection:
         head = (
             f"POST /api/servers/fx/send HTTP/1.1\r\nHost: {bridge.host}\r\n"
-            f"Cookie: agent_console={bridge.cookie}\r\nContent-Type: application/json\r\n"
+            f"Cookie: agent_console={bridge.cookie}\r\nX-Console-Key: {bridge.key}\r\n"
+            "Content-Type: application/json\r\n"
             f"Content-Length: {64 * 1024 * 1024}\r\n\r\n"
         )
         connection.sendall(head.encode() + b'{"message": ')  # and never the rest
@@ -249,7 +250,8 @@ def test_an_oversized_chunked_body_is_cut_off_at_the_cap(bridge: Console) -> Non
     with socket.create_connection(("127.0.0.1", bridge.port), timeout=30) as connection:
         head = (
             f"POST /api/servers/fx/send HTTP/1.1\r\nHost: {bridge.host}\r\n"
-            f"Cookie: agent_console={bridge.cookie}\r\nContent-Type: application/json\r\n"
+            f"Cookie: agent_console={bridge.cookie}\r\nX-Console-Key: {bridge.key}\r\n"
+            "Content-Type: application/json\r\n"
             "Transfer-Encoding: chunked\r\n\r\n"
         )
         connection.sendall(head.encode())

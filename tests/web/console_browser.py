@@ -24,7 +24,7 @@ from tests.fixtures.mcp_fixtures import (
     server_command,
     stop_child,
 )
-from tests.web.console_helpers import launch_console
+from tests.web.console_helpers import close_terminal, launch_console, new_link
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -78,6 +78,10 @@ class Console:
     home: Path
     dialogs: list[str] = field(default_factory=list)
 
+    def new_link(self) -> str:
+        """Press Enter in its terminal: a new one-time link (for a new tab, or a reload)."""
+        return new_link(self.process)
+
 
 def save_servers(home: Path, environ: Mapping[str, str], names: Iterable[str] = SERVERS) -> None:
     """SERVERS (or those named) saved in this AGENT_HOME, each trusted for `environ`, as
@@ -98,11 +102,12 @@ def console_fixture(agent_home: Path, tmp_path: Path) -> Iterator[Console]:
     require_browser()
     save_servers(agent_home, os.environ)
     stderr_path = tmp_path / "console-stderr.log"
-    process, url = launch_console(os.environ, stderr_path, "--port", "0")
+    process, url = launch_console(os.environ, stderr_path, "--port", "0", terminal=True)
     try:
         yield Console(url=url, process=process, home=agent_home)
     finally:
         status = stop_child(process, timeout=STOP_TIMEOUT)
+        close_terminal(process)
     assert status == 0, stderr_path.read_text(encoding="utf-8", errors="replace")
     assert [pid for pid in form_server_pids(agent_home) if pid_alive(pid)] == []
 
@@ -139,8 +144,7 @@ def page_fixture(
     page.on("dialog", lambda dialog: (console.dialogs.append(dialog.message), dialog.dismiss()))
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(console.url)
-    page.wait_for_url(console.url.split("/open?")[0] + "/")  # /open's page goes on to /
+    open_console(page, console.url)
     try:
         yield page
     finally:
@@ -150,6 +154,12 @@ def page_fixture(
         print(f"screenshot: {shot}")
         context.close()
     assert errors == [], errors
+
+
+def open_console(page: Page, link: str) -> None:
+    """Open a one-time link in `page`; its script takes the used link out of the address bar."""
+    page.goto(link)
+    page.wait_for_url(link.split("/open?")[0] + "/")
 
 
 def connect(page: Page, name: str) -> Any:

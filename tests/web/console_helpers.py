@@ -44,20 +44,30 @@ class Answer:
         return self.body.decode()
 
 
+KEY_SLOT = re.compile(r'<meta name="console-key" content="([A-Za-z0-9_-]*)">')
+
+
+def page_key(answer: Answer) -> str | None:
+    """The key in the console page's key slot (empty: a page without one), or None."""
+    found = KEY_SLOT.search(answer.text) if answer.status == 200 else None
+    return found[1] if found else None
+
+
 def goes_on_to_the_console(answer: Answer) -> bool:
-    """Whether GET /open answered with the page that goes on to / (its cookie now set)."""
-    refresh = '<meta http-equiv="refresh" content="0;url=/">'
-    return answer.status == 200 and refresh in answer.text
+    """Whether GET /open answered with the console page holding its key (its cookie now set)."""
+    return bool(page_key(answer)) and "set-cookie" in answer.headers
 
 
 @dataclass
 class Console:
-    """A running console bridge: its process, port, token and (once opened) cookie."""
+    """A running console bridge: its process, port, token and (once opened) cookie and the
+    page's key (sent as the page sends it, in the X-Console-Key header)."""
 
     process: subprocess.Popen[bytes]
     port: int
     token: str
     cookie: str | None = None
+    key: str | None = None
     stderr_path: Path | None = None
     returncode: int | None = field(default=None)
 
@@ -74,13 +84,17 @@ class Console:
         headers: Mapping[str, str] | None = None,
         *,
         cookie: bool = True,
+        key: bool = True,
     ) -> Answer:
-        """One request on a fresh connection; Host and (unless told) the cookie are added."""
+        """One request on a fresh connection; Host and (unless told) the cookie and the key
+        are added."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
         try:
             sent = {"Host": self.host, **(headers or {})}
             if cookie and self.cookie and "Cookie" not in sent:
                 sent["Cookie"] = f"agent_console={self.cookie}"
+            if key and self.key and "X-Console-Key" not in sent:
+                sent["X-Console-Key"] = self.key
             connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
             for name, value in sent.items():
                 connection.putheader(name, value)
@@ -103,8 +117,17 @@ class Console:
         body = json.dumps({} if value is None else value).encode()
         return self.request("POST", path, body, {"Content-Type": "application/json", **headers})
 
-    def repeat(self, method: str, path: str, count: int) -> list[int]:
-        """The statuses of `count` requests sent one after another on one connection."""
+    def repeat(
+        self,
+        method: str,
+        path: str,
+        count: int,
+        headers: Mapping[str, str] | None = None,
+        *,
+        key: bool = True,
+    ) -> list[int]:
+        """The statuses of `count` requests sent one after another on one connection (with
+        the cookie, the key unless told, and these extra headers)."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
         statuses = []
         try:
@@ -112,6 +135,10 @@ class Console:
                 connection.putrequest(method, path, skip_host=True)
                 connection.putheader("Host", self.host)
                 connection.putheader("Cookie", f"agent_console={self.cookie}")
+                if key:
+                    connection.putheader("X-Console-Key", self.key or "")
+                for name, value in (headers or {}).items():
+                    connection.putheader(name, value)
                 connection.endheaders()
                 response = connection.getresponse()
                 response.read()
@@ -121,11 +148,12 @@ class Console:
         return statuses
 
     def open_link(self) -> Answer:
-        """GET the one-time link; keep the cookie it sets."""
-        answer = self.request("GET", f"/open?token={self.token}", cookie=False)
+        """GET the one-time link; keep the cookie it sets and the key in the page it serves."""
+        answer = self.request("GET", f"/open?token={self.token}", cookie=False, key=False)
         match = re.match(r"agent_console=([^;]+)", answer.headers.get("set-cookie", ""))
         if match:
             self.cookie = match[1]
+        self.key = page_key(answer) or self.key
         return answer
 
     def stderr(self) -> str:
@@ -140,15 +168,17 @@ def launch_console(
     *args: str,
     browser: bool = False,
     cwd: Path | None = None,
+    terminal: bool = False,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start the real `agent mcp console ARGS` (with --no-browser unless `browser`), wait
     (bounded) for its one "Console: URL" line and return the process and the URL; on failure
-    stop it and say why, with its stderr."""
+    stop it and say why, with its stderr. With `terminal`, its stdin is a pipe the test types
+    into (`new_link`); otherwise it is empty."""
     flags = [] if browser else ["--no-browser"]
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
             [AGENT, "mcp", "console", *flags, *args],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if terminal else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
             env=dict(env),
@@ -160,6 +190,7 @@ def launch_console(
         line = ""
     if LINK.fullmatch(line.strip()) is None:
         stop_child(process, timeout=STOP_TIMEOUT)
+        close_terminal(process)
         stderr_text = stderr_path.read_text(encoding="utf-8", errors="replace")
         raise AssertionError(f"not the console's link line: {line!r}; stderr:\n{stderr_text}")
     return process, line.strip().removeprefix("Console: ")
@@ -189,6 +220,22 @@ def running_console(
         stop(process)
 
 
+def new_link(process: subprocess.Popen[bytes]) -> str:
+    """Press Enter in the console's terminal (a `terminal` launch) and return the new link."""
+    assert process.stdin is not None
+    process.stdin.write(b"\n")
+    process.stdin.flush()
+    line = read_line(process, START_TIMEOUT).strip()
+    assert LINK.fullmatch(line), f"not a new link: {line!r}"
+    return line.removeprefix("Console: ")
+
+
+def close_terminal(process: subprocess.Popen[bytes]) -> None:
+    """Close the pipe a `terminal` launch types into (once the console has stopped)."""
+    if process.stdin is not None:
+        process.stdin.close()
+
+
 def read_line(process: subprocess.Popen[bytes], timeout: float) -> str:
     """The next line of the process's stdout, waiting at most `timeout` s."""
     assert process.stdout is not None
@@ -212,6 +259,8 @@ class EventStream:
         self.connection.putrequest("GET", "/api/events", skip_host=True)
         self.connection.putheader("Host", console.host)
         self.connection.putheader("Cookie", f"agent_console={console.cookie}")
+        if console.key:
+            self.connection.putheader("X-Console-Key", console.key)
         self.connection.endheaders()
         self.response = self.connection.getresponse()
         self.seen: list[tuple[str, Any]] = []

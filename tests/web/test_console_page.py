@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 
 from tests.fixtures.servers.form_server import NOTE_TEXT
 from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by name)
+    Console,
     browser_fixture,
     connect,
     console_fixture,
+    open_console,
     page_fixture,
 )
 
@@ -245,14 +247,21 @@ def test_resources_page_on_and_templates_and_prompts_get_forms(page: Page) -> No
     expect_(page.locator("#result .message img")).to_have_count(1)
 
 
-def test_a_reloaded_page_gets_the_servers_state_and_the_log_back(page: Page) -> None:
+def test_a_reloaded_page_asks_for_a_new_link_which_brings_the_state_and_the_log_back(
+    page: Page, console: Console
+) -> None:
     connect(page, "form")
     expect_(page.locator("#log li.entry.sent.kind-request", has_text="initialize")).to_have_count(1)
 
-    page.reload()
+    page.reload()  # the page's key was in the page only
 
+    expect_(page.locator("#banner")).to_contain_text("press Enter in the terminal")
+    expect_(page.locator("#stream-state")).to_have_text("no key")
+    expect_(page.locator("li.server")).to_have_count(0)
+    open_console(page, console.new_link())
     expect_(page.locator('li.server[data-name="form"] .state')).to_have_text("ready")
     expect_(page.locator("#log li.entry.sent.kind-request", has_text="initialize")).to_have_count(1)
+    expect_(page.locator("#banner")).to_be_hidden()
 
 
 def test_the_log_follows_new_entries_unless_the_person_scrolled_up(page: Page) -> None:
@@ -282,9 +291,9 @@ def test_the_log_follows_new_entries_unless_the_person_scrolled_up(page: Page) -
     assert log.evaluate(at_bottom)
 
 
-def test_a_form_answered_in_one_tab_disappears_from_the_other(page: Page) -> None:
+def test_a_form_answered_in_one_tab_disappears_from_the_other(page: Page, console: Console) -> None:
     other = page.context.new_page()
-    other.goto(page.url)  # the same browser: the cookie goes with it
+    open_console(other, console.new_link())  # a second tab: a link of its own
     expect_(other.locator('li.server[data-name="form"]')).to_be_visible()
     connect(page, "form")
     open_tool(page, "ask")

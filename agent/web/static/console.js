@@ -24,7 +24,27 @@
     tab: "tools",
     lists: new Map(), // "server\u0000tab" -> {items, nextCursor}
     requests: new Map(), // "server\u0000id" -> method of a logged request, to name its answer
+    lastSeq: 0, // the newest log entry shown: a reconnected stream replays the older ones
   };
+
+  // ---- the page's key -----------------------------------------------------------------------
+  //
+  // Every API request and the event stream carry the page's key in a header: the console's
+  // cookie alone opens nothing, since browsers hand a 127.0.0.1 cookie to every other server
+  // on 127.0.0.1 they visit. The key is in the page only when the one-time link served it: it
+  // is taken out of the document at once and kept in this closure only (no storage, no URL),
+  // so a reloaded page has none and asks for a new link.
+  const KEY_HEADER = "X-Console-Key";
+  const NO_KEY = "This page has no key for the console (it was reloaded, or opened without "
+    + "the link): press Enter in the terminal where agent mcp console runs and open the new link.";
+  const pageKey = (() => {
+    const slot = document.querySelector('meta[name="console-key"]');
+    const value = slot ? slot.content : "";
+    if (slot) slot.remove();
+    // The used link (/open?token=...) leaves the address bar: reloading it could only fail.
+    if (location.pathname !== "/") history.replaceState(null, "", "/");
+    return value;
+  })();
 
   // ---- DOM helpers --------------------------------------------------------------------------
 
@@ -98,11 +118,11 @@
   /** POST (or GET without a body) to the bridge; resolves to {ok, status, data}. */
   async function api(path, body) {
     const init = body === undefined
-      ? { method: "GET", credentials: "same-origin" }
+      ? { method: "GET", credentials: "same-origin", headers: { [KEY_HEADER]: pageKey } }
       : {
           method: "POST",
           credentials: "same-origin",
-          headers: { "Content-Type": "application/json" },
+          headers: { "Content-Type": "application/json", [KEY_HEADER]: pageKey },
           body: JSON.stringify(body),
         };
     let response;
@@ -888,6 +908,10 @@
   const ARROWS = { sent: "→", received: "←", stderr: "!", note: "·" };
 
   function addLog(entry) {
+    if (typeof entry.seq === "number") {
+      if (entry.seq <= state.lastSeq) return; // replayed by a reconnected stream: shown already
+      state.lastSeq = entry.seq;
+    }
     const log = $("#log");
     const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 24;
     const direction = ARROWS[entry.direction] ? entry.direction : "note";
@@ -978,33 +1002,97 @@
 
   // ---- events -------------------------------------------------------------------------------
 
-  function parse(event) {
+  function parse(text) {
     try {
-      return JSON.parse(event.data);
+      return JSON.parse(text);
     } catch (_) {
       return null;
     }
   }
 
-  function listen() {
-    const source = new EventSource("/api/events");
-    const status = $("#stream-state");
-    source.onopen = () => { status.textContent = "live"; status.className = "stream-state live"; };
-    source.onerror = () => {
-      status.textContent = "reconnecting…";
-      status.className = "stream-state down";
-      // A refused stream (401 after the console restarted) is not retried by the browser.
-      if (source.readyState === EventSource.CLOSED) {
-        status.textContent = "stopped";
-        api("/api/servers").then(({ status: code }) => {
-          if (code === 0) banner("The console stopped: run agent mcp console again and open its new link.");
-        });
+  const HANDLERS = {
+    log: addLog,
+    server: updateServer,
+    elicitation: showElicitation,
+    "elicitation-done": elicitationDone,
+  };
+
+  /** One server-sent event block ("event: T\ndata: JSON" lines) handed to its handler. */
+  function dispatch(block) {
+    let type = "message";
+    const data = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":")) continue; // a ping
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") type = value;
+      else if (field === "data") data.push(value);
+    }
+    const handler = Object.hasOwn(HANDLERS, type) ? HANDLERS[type] : null;
+    const value = data.length ? parse(data.join("\n")) : null;
+    if (handler && value) handler(value);
+  }
+
+  /** Read an open event stream until it ends. */
+  async function readEvents(body) {
+    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        dispatch(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
       }
+    }
+  }
+
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // The event stream is a fetch() rather than an EventSource, which cannot send the key's
+  // header. A stream that ends or breaks is opened again (the bridge replays the state); a
+  // refused one, or a console gone for three tries in a row, is not.
+  async function listen() {
+    const status = $("#stream-state");
+    const show = (text, live) => {
+      status.textContent = text;
+      status.className = `stream-state ${live ? "live" : "down"}`;
     };
-    source.addEventListener("log", (event) => { const data = parse(event); if (data) addLog(data); });
-    source.addEventListener("server", (event) => { const data = parse(event); if (data) updateServer(data); });
-    source.addEventListener("elicitation", (event) => { const data = parse(event); if (data) showElicitation(data); });
-    source.addEventListener("elicitation-done", (event) => { const data = parse(event); if (data) elicitationDone(data); });
+    let failures = 0;
+    while (failures < 3) {
+      let response = null;
+      try {
+        response = await fetch("/api/events", {
+          credentials: "same-origin", cache: "no-store", headers: { [KEY_HEADER]: pageKey },
+        });
+      } catch (_) {
+        response = null; // the console is not reachable
+      }
+      if (response && !response.ok) {
+        show("stopped", false);
+        const text = (await response.text()).trim();
+        banner(response.status === 401 ? text : `The event stream was refused: ${text}`);
+        return;
+      }
+      if (response && response.body) {
+        show("live", true);
+        failures = 0;
+        try {
+          await readEvents(response.body);
+        } catch (_) {
+          // the connection broke: open it again below
+        }
+      } else {
+        failures += 1;
+      }
+      show("reconnecting…", false);
+      await pause(1000);
+    }
+    show("stopped", false);
+    banner("The console stopped: run agent mcp console again and open its new link.");
   }
 
   async function start() {
@@ -1016,6 +1104,11 @@
     $("#log-filter").addEventListener("input", refilter);
     for (const box of $$("input.log-dir")) box.addEventListener("change", refilter);
     $("#log-clear").addEventListener("click", () => clear($("#log")));
+    if (!pageKey) {
+      $("#stream-state").textContent = "no key";
+      banner(NO_KEY);
+      return;
+    }
     const { ok, data } = await api("/api/servers");
     if (ok) {
       for (const server of data.servers || []) updateServer(server);
