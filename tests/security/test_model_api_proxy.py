@@ -95,3 +95,16 @@ def test_a_first_run_that_finds_a_local_server_sends_nothing_through_the_proxy(
         ("GET", "/v1/models"),
         ("POST", "/v1/chat/completions"),
     ]
+
+
+def test_a_model_api_on_another_machine_still_goes_through_the_persons_proxy(
+    tmp_path: Path,
+) -> None:
+    with recording_proxy() as (proxy, seen):
+        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy)
+        args = ["--model", "openai/m", "--api-base", "http://models.example/v1", "-p", "hi"]
+        done = run_agent(args, env, tmp_path)
+
+    assert done.returncode != 0  # the proxy cannot reach models.example: the person is told
+    assert seen, done.stderr
+    assert all(line.startswith("POST http://models.example/v1/chat/completions") for line in seen)
