@@ -170,27 +170,39 @@ def send_loopback_direct(litellm: ModuleType) -> None:
 
     proxy_for.loopback_direct = True  # type: ignore[attr-defined]
     transport._get_proxy_settings = proxy_for
-    litellm.module_level_client = LoopbackDirectClient(litellm.module_level_client)  # type: ignore[attr-defined]
+    litellm.module_level_client = LoopbackDirectClient(litellm)  # type: ignore[attr-defined]
 
 
 class LoopbackDirectClient:
     """litellm's module-level sync HTTPHandler, with plain-http loopback requests sent by a
-    client that reads no proxy from the environment."""
+    client that reads no proxy from the environment. Both are made on first use (each costs an
+    SSL context, and most runs never send a sync request)."""
 
-    def __init__(self, usual: Any) -> None:
-        import httpx  # litellm's own HTTP client library (mcp's is httpx2)
-        from litellm.llms.custom_httpx.http_handler import HTTPHandler
+    def __init__(self, litellm: ModuleType) -> None:
+        self._litellm = litellm
+        self._clients: dict[bool, Any] = {}  # by "goes direct"
+        self._lock = threading.Lock()
 
-        self._usual = usual
-        timeout = getattr(usual, "timeout", None)
-        direct = httpx.Client(trust_env=False, follow_redirects=True, timeout=timeout)
-        self._direct = HTTPHandler(timeout=timeout, client=direct)
+    def _client(self, direct: bool) -> Any:
+        with self._lock:
+            if direct not in self._clients:
+                from litellm.llms.custom_httpx import http_handler as handlers
+
+                http_handler: Any = handlers
+                timeout = getattr(self._litellm, "request_timeout", None)
+                client = None
+                if direct:  # litellm's own httpx (not mcp's httpx2), reached through litellm
+                    client = http_handler.httpx.Client(
+                        trust_env=False, follow_redirects=True, timeout=timeout
+                    )
+                self._clients[direct] = http_handler.HTTPHandler(timeout=timeout, client=client)
+            return self._clients[direct]
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._usual, name)
+        return getattr(self._client(False), name)
 
     def _for(self, url: object) -> Any:
-        return self._direct if goes_direct(str(url)) else self._usual
+        return self._client(goes_direct(str(url)))
 
     def get(self, url: object, *args: Any, **kwargs: Any) -> Any:
         """HTTPHandler.get, direct for loopback."""
