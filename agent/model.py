@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from agent.errors import AgentError
+from agent.loopback import goes_direct
 from agent.messages import CHARS_PER_TOKEN, Completion, ToolCall, Usage, estimate_tokens
 from agent.redaction import Redactor
 
@@ -129,6 +130,7 @@ class LiteLLMLoader:
             # provider sends none, _usage estimates it. (Process-wide: litellm.token_counter
             # answers 0 while this is set.)
             litellm.disable_token_counter = True
+            send_loopback_direct(litellm)
             # The import leaves some 380 000 long-lived objects; each full collection after it
             # would walk them all (the first request alone paid about 0.2 s for that). Frozen,
             # the collector skips them: they live as long as the process anyway.
@@ -140,6 +142,87 @@ class LiteLLMLoader:
             if gc_was_enabled:
                 gc.enable()
             self._imported.set()
+
+
+def send_loopback_direct(litellm: ModuleType) -> None:
+    """Send every plain-http request litellm makes to this machine direct, never through the
+    environment's HTTP_PROXY / ALL_PROXY (agent/loopback.py); other URLs keep the proxy.
+
+    A local model server gets the API key and the whole conversation in clear text; a proxy is
+    another machine. litellm reads the proxy per request in two places, whatever the provider:
+    the aiohttp transport under every async client (the openai SDK's for openai/, lm_studio/,
+    llamafile/; its own handler's for hosted_vllm/, ollama_chat/ ...), and the module-level sync
+    client (Ollama's model info POSTs to localhost:11434 before each request). Process-wide,
+    like the rule it applies, and without touching os.environ: NO_PROXY there would reach
+    command tools and change the ${VAR} expansions trust was given on.
+    """
+    from litellm.llms.custom_httpx.aiohttp_transport import LiteLLMAiohttpTransport
+
+    transport: Any = LiteLLMAiohttpTransport
+    environment_proxy = transport._get_proxy_settings
+    if getattr(environment_proxy, "loopback_direct", False):
+        return
+
+    async def proxy_for(self: Any, request: Any) -> str | None:
+        if goes_direct(str(request.url)):
+            return None
+        return await environment_proxy(self, request)  # type: ignore[no-any-return]
+
+    proxy_for.loopback_direct = True  # type: ignore[attr-defined]
+    transport._get_proxy_settings = proxy_for
+    litellm.module_level_client = LoopbackDirectClient(litellm)  # type: ignore[attr-defined]
+
+
+class LoopbackDirectClient:
+    """litellm's module-level sync HTTPHandler, with plain-http loopback requests sent by a
+    client that reads no proxy from the environment. Both are made on first use (each costs an
+    SSL context, and most runs never send a sync request)."""
+
+    def __init__(self, litellm: ModuleType) -> None:
+        self._litellm = litellm
+        self._clients: dict[bool, Any] = {}  # by "goes direct"
+        self._lock = threading.Lock()
+
+    def _client(self, direct: bool) -> Any:
+        with self._lock:
+            if direct not in self._clients:
+                from litellm.llms.custom_httpx import http_handler as handlers
+
+                http_handler: Any = handlers
+                timeout = getattr(self._litellm, "request_timeout", None)
+                client = None
+                if direct:  # litellm's own httpx (not mcp's httpx2), reached through litellm
+                    client = http_handler.httpx.Client(
+                        trust_env=False, follow_redirects=True, timeout=timeout
+                    )
+                self._clients[direct] = http_handler.HTTPHandler(timeout=timeout, client=client)
+            return self._clients[direct]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client(False), name)
+
+    def _for(self, url: object) -> Any:
+        return self._client(goes_direct(str(url)))
+
+    def get(self, url: object, *args: Any, **kwargs: Any) -> Any:
+        """HTTPHandler.get, direct for loopback."""
+        return self._for(url).get(url, *args, **kwargs)
+
+    def post(self, url: object, *args: Any, **kwargs: Any) -> Any:
+        """HTTPHandler.post, direct for loopback."""
+        return self._for(url).post(url, *args, **kwargs)
+
+    def put(self, url: object, *args: Any, **kwargs: Any) -> Any:
+        """HTTPHandler.put, direct for loopback."""
+        return self._for(url).put(url, *args, **kwargs)
+
+    def patch(self, url: object, *args: Any, **kwargs: Any) -> Any:
+        """HTTPHandler.patch, direct for loopback."""
+        return self._for(url).patch(url, *args, **kwargs)
+
+    def delete(self, url: object, *args: Any, **kwargs: Any) -> Any:
+        """HTTPHandler.delete, direct for loopback."""
+        return self._for(url).delete(url, *args, **kwargs)
 
 
 LOADER = LiteLLMLoader()

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "agent"
 
 GROUND = {"messages", "errors", "settings", "home", "text", "project", "resources", "depth"}
-GROUND |= {"redaction", "link_file", "__init__"}
+GROUND |= {"redaction", "link_file", "loopback", "__init__"}
 
 # What each unit may import besides itself and the ground floor.
 ALLOWED = {

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agent.errors import Problem
-from agent.mcp.loopback import goes_direct
+from agent.loopback import goes_direct
 from agent.mcp.variables import has_references, reference_problems
 
 Grant = Literal["authorization_code", "client_credentials"]

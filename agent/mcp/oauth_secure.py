@@ -2,9 +2,9 @@
 
 MCP authorization ("Communication Security") and OAuth 2.1 require TLS for every endpoint;
 a bearer token sent over http to another host is readable by anyone on the path. Loopback
-(127.0.0.0/8, ::1, localhost; loopback.py) never leaves the machine, so local servers and tests
-may use http; but only because every client (http_client.py) sends it direct: a proxy is another
-machine, so a plain-http request that a proxy would carry counts as remote.
+(127.0.0.0/8, ::1, localhost; agent/loopback.py) never leaves the machine, so local servers and
+tests may use http; but only because every client (http_client.py) sends it direct: a proxy is
+another machine, so a plain-http request that a proxy would carry counts as remote.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from agent.errors import ServerStartError
-from agent.mcp.loopback import goes_direct
+from agent.loopback import goes_direct
 from agent.text import sanitize_line
 
 

@@ -1,8 +1,9 @@
-"""Which plain-http URLs stay on this machine: the one list the plain-http rule and the
-HTTP clients' direct (never proxied) routes share.
+"""Which plain-http URLs stay on this machine: the one list the plain-http rule and every
+HTTP client's direct (never proxied) routes share, MCP and OAuth (mcp/http_client.py) and the
+model API (model.py).
 
-Kept apart from http_client.py so that configuration checks (oauth_config.py) can ask it
-without importing an HTTP client.
+On the ground floor and free of HTTP clients, so that configuration checks (oauth_config.py)
+and model.py can ask it without importing mcp or httpx2.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def is_loopback_host(host: str) -> bool:
 
 
 def goes_direct(url: str) -> bool:
-    """True when a plain-http `url` names this machine, so that a client from
-    http_client.py sends it straight there (never through a proxy)."""
+    """True when a plain-http `url` names this machine, so that it is sent straight there
+    (never through a proxy)."""
     parts = urlsplit(url)
     return parts.scheme.lower() == "http" and is_loopback_host(parts.hostname or "")

@@ -1,0 +1,110 @@
+"""With HTTP_PROXY set, the model API key never goes in clear text to the proxy.
+
+A local model server (Ollama, LM Studio, vLLM, llama.cpp) at http://127.0.0.1 gets the API key
+as a bearer header and the whole conversation: a plain-http loopback connection must go direct,
+as every MCP and OAuth client does (agent/mcp/http_client.py), whichever litellm provider
+carries it, and so must litellm's own look-ups (Ollama's model info at localhost:11434).
+The proxy is a real forwarding proxy on 127.0.0.1 that keeps every request it is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.fake_openai import FakeOpenAI
+from tests.security.inputs_helpers import agent_env, one_shot, run_agent
+from tests.security.local_model_servers import Listing, discovery_settings, local_server
+from tests.security.test_oauth_proxy import proxied, recording_proxy
+
+AGENT = str(Path(sys.executable).with_name("agent"))
+KEY = "sk-local-SECRET-7"
+# Every variable litellm reads a local provider's key from: whichever it picks, it is KEY.
+KEYS = {
+    name: KEY
+    for name in ("HOSTED_VLLM_API_KEY", "LM_STUDIO_API_KEY", "LLAMAFILE_API_KEY", "OLLAMA_API_KEY")
+}
+
+
+def test_a_loopback_model_apis_key_and_conversation_never_go_to_the_proxy(tmp_path: Path) -> None:
+    with recording_proxy() as (proxy, seen):
+        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy)
+        done, requests = one_shot([{"text": "ok"}], "hi", env, tmp_path)
+
+    assert seen == []
+    assert done.returncode == 0, done.stderr
+    assert len(requests) == 1
+
+
+@pytest.mark.parametrize(
+    "provider", ["openai", "hosted_vllm", "lm_studio", "llamafile", "ollama_chat"]
+)
+def test_no_local_providers_request_goes_to_the_proxy(provider: str, tmp_path: Path) -> None:
+    with recording_proxy() as (proxy, seen), FakeOpenAI([{"text": "ok"}]) as fake:
+        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy) | KEYS
+        # Ollama's API has no /v1; the fake answers its /api/chat 404, after it has arrived.
+        base = f"http://127.0.0.1:{fake.port}" + ("" if provider == "ollama_chat" else "/v1")
+        args = ["--model", f"{provider}/local-model", "--api-base", base, "-p", "hi"]
+        done = run_agent(args, env, tmp_path)
+        requests = list(fake.requests)
+
+    assert seen == []  # neither the chat request nor Ollama's model info (localhost:11434)
+    assert [r["method"] for r in requests] == ["POST"], done.stderr
+    assert "hi" in json.dumps(requests[0]["body"])
+    if provider == "ollama_chat":
+        assert requests[0]["path"] == "/api/chat"
+    else:
+        assert done.returncode == 0, done.stderr
+        assert requests[0]["headers"]["authorization"] in (f"Bearer {KEY}", "Bearer sk-test")
+
+
+def test_a_first_run_that_finds_a_local_server_sends_nothing_through_the_proxy(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    idle = Listing()  # an Ollama port that answers its list: asked too, and never via the proxy
+    with (
+        recording_proxy() as (proxy, seen),
+        FakeOpenAI([{"text": "Local answer."}], models=["local-model"]) as fake,
+        local_server(idle) as ollama_port,
+    ):
+        discovery_settings(agent_home, vllm_port=fake.port, ollama_port=ollama_port)
+        env = agent_env(tmp_path, agent_home) | proxied(proxy) | KEYS | {"NO_COLOR": "1"}
+        chat = pexpect.spawn(
+            AGENT, [], env=env, cwd=str(tmp_path), encoding="utf-8", timeout=30,
+            dimensions=(40, 120),
+        )  # fmt: skip
+        chat.expect("Enter for 1")
+        chat.send("\r")  # the first choice: the vLLM server's model
+        chat.expect("Saved model: ")
+        chat.expect("›")
+        chat.send("hello\r")
+        chat.expect("Local answer.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+        requests = list(fake.requests)
+
+    assert seen == []
+    assert [r["path"] for r in idle.requests] == ["/api/tags"]
+    assert [(r["method"], r["path"]) for r in requests] == [
+        ("GET", "/v1/models"),
+        ("POST", "/v1/chat/completions"),
+    ]
+
+
+def test_a_model_api_on_another_machine_still_goes_through_the_persons_proxy(
+    tmp_path: Path,
+) -> None:
+    with recording_proxy() as (proxy, seen):
+        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy)
+        args = ["--model", "openai/m", "--api-base", "http://models.example/v1", "-p", "hi"]
+        done = run_agent(args, env, tmp_path)
+
+    assert done.returncode != 0  # the proxy cannot reach models.example: the person is told
+    assert seen, done.stderr
+    assert all(line.startswith("POST http://models.example/v1/chat/completions") for line in seen)
