@@ -3,8 +3,10 @@
 The connection passes every answer (lists, results, reads, prompts, completions), its
 handshake and each form through here, so the model's request, mcp-servers.json, the CLI, the
 terminal and the console all get the same masked text. Text is masked wherever the server
-wrote it; protocol fields (`type`, `mimeType`, base64 `data` and `blob`, the protocol version,
-the cursors we send back) stay as they are, so a secret cannot change what a message is.
+wrote it; protocol fields (`type`, base64 `data` and `blob`, the protocol version, the
+cursors we send back) stay as they are, so a secret cannot change what a message is. A media
+type (`mimeType`) that carries a secret becomes application/octet-stream, a well-known one
+(text/plain, image/png...) is kept whatever the secrets: the notes quote it, never a secret.
 
 A name we must send back as it was cannot be masked: a tool's name or its schema's property
 names (a masked one would call nothing), a form's field names (the answer would name another

@@ -1,5 +1,6 @@
 """The masking rules on a server's JSON: which strings are its words (masked), which are
-protocol or names we must send back as they were (kept, or the thing is refused).
+protocol or names we must send back as they were (kept, or the thing is refused), and media
+types (kept when well known, else opaque when they carry a secret).
 
 Plain JSON in and out, no SDK types: the answers of a live connection (answer_redaction.py)
 and the tools cached in mcp-servers.json (cache_redaction.py) are masked by the same rules.
@@ -11,9 +12,27 @@ from typing import Any
 
 from agent.redaction import Redactor
 
+# Kept as they are: enums the SDK validates (type, role, mode, and protocolVersion, which it
+# checks against the versions it speaks), base64 payloads, and the cursor we send back.
 _PROTOCOL_KEYS = frozenset(
-    {"type", "mimeType", "data", "blob", "protocolVersion", "nextCursor", "role", "mode"}
+    {"type", "data", "blob", "protocolVersion", "nextCursor", "role", "mode"}
 )
+# A media type is a protocol fact the notes on results and listings quote, so it is never
+# masked into "***/plain" (a secret that is a plain word, "text", must not change what a
+# thing is) yet never says a secret: one the redactor would change becomes OPAQUE_TYPE.
+MEDIA_TYPE_KEY = "mimeType"
+OPAQUE_TYPE = "application/octet-stream"
+# Kept as they are whatever the secrets: they are what clients decide on (show the text,
+# send the image), and a secret equal to one of their words must not turn them opaque.
+_WELL_KNOWN_TYPES = frozenset(
+    {
+        "text/plain", "text/markdown", "text/html", "text/csv", "text/css", "text/xml",
+        "text/javascript", "application/json", "application/xml", "application/pdf",
+        "application/octet-stream", "image/png", "image/jpeg", "image/gif", "image/webp",
+        "image/svg+xml", "audio/wav", "audio/x-wav", "audio/mpeg", "audio/ogg", "audio/webm",
+        "audio/flac", "video/mp4",
+    }
+)  # fmt: skip
 # Objects whose keys are the server's own data, masked like its values.
 _FREE_KEYS = frozenset({"_meta", "experimental", "structuredContent"})
 _SCHEMA_WORDS = frozenset({"title", "description", "default", "examples", "enum", "const"})
@@ -42,6 +61,17 @@ class UnmaskableError(ValueError):
     """A secret where masking would change what something is: a name, a schema's structure."""
 
 
+def redact_media_type(value: Any, redactor: Redactor) -> Any:
+    """A media type as it was, unless it carries a secret: then OPAQUE_TYPE, or a well-known
+    type without the parameters that carry it (`text/plain; charset=SECRET`)."""
+    if not isinstance(value, str) or redactor.redact(value) == value:
+        return value
+    base, _, parameters = value.partition(";")
+    if base.strip().lower() not in _WELL_KNOWN_TYPES:
+        return OPAQUE_TYPE
+    return value if redactor.redact(parameters) == parameters else base.strip()
+
+
 def redact_json(value: Any, redactor: Redactor, free: bool = False) -> Any:
     """JSON data with every string masked but protocol fields; keys too where `free` (or
     under an object whose keys are the server's data)."""
@@ -54,6 +84,9 @@ def redact_json(value: Any, redactor: Redactor, free: bool = False) -> Any:
         for key, item in value.items():
             if not free and key in _PROTOCOL_KEYS:
                 masked[key] = item
+                continue
+            if not free and key == MEDIA_TYPE_KEY:
+                masked[key] = redact_media_type(item, redactor)
                 continue
             name = redactor.redact(key) if free else key
             masked[name] = redact_json(item, redactor, free or key in _FREE_KEYS)

@@ -2,10 +2,11 @@
 
 Only what carries text is masked: text blocks, resource text, resource links' names and
 descriptions and URIs, and structured content (its keys too: they are the server's data,
-shown to the model like its values). Protocol fields (`type`, `mimeType`, base64 data) are
-never touched, so a secret that happens to be "text" cannot turn a block into something
-else. Should the masked result still not be valid (a URI whose host was a secret), the
-result becomes its text alone, masked: the model sees the same words, never the secret.
+shown to the model like its values). Protocol fields (`type`, base64 data) are never
+touched, so a secret that happens to be "text" cannot turn a block into something else; a
+media type carrying a secret becomes opaque (json_redaction's rule, well-known types kept).
+Should the masked result still not be valid (a URI whose host was a secret), the result
+becomes its text alone, masked: the model sees the same words, never the secret.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 
+from agent.mcp.json_redaction import MEDIA_TYPE_KEY, redact_media_type
 from agent.mcp.results import tool_result_from_mcp
 from agent.redaction import Redactor
 
@@ -48,6 +50,8 @@ def _redact_block(block: Any, redactor: Redactor) -> Any:
         key: redactor.redact(value) if key in _TEXT_FIELDS and isinstance(value, str) else value
         for key, value in block.items()
     }
+    if MEDIA_TYPE_KEY in block:
+        masked[MEDIA_TYPE_KEY] = redact_media_type(block[MEDIA_TYPE_KEY], redactor)
     resource = block.get("resource")
     if isinstance(resource, dict):  # an embedded resource: its uri and text, never its blob
         masked["resource"] = _redact_block(resource, redactor)

@@ -104,6 +104,35 @@ def test_protocol_fields_are_never_masked_even_when_a_secret_spells_them() -> No
     assert (blob.blob, blob.mime_type) == ("QUJDQUJD", "image/png")
 
 
+def test_a_media_type_with_a_secret_becomes_opaque_and_a_well_known_one_is_kept() -> None:
+    redactor = Redactor(["text", SECRET])
+    types_given = [
+        "text/plain",  # well known: kept though the secret "text" is in it
+        "Text/Markdown; charset=utf-8",
+        f"text/plain; charset={SECRET}",  # well known, its parameter carries it
+        "text/x-python",  # carries the secret "text", not well known
+        f"application/x-dump+{SECRET}",
+        "application/x-other",  # no secret: as it was
+    ]
+    result = types.ReadResourceResult(
+        contents=[
+            types.BlobResourceContents(uri=f"a://{n}", blob="AAAA", mime_type=given)
+            for n, given in enumerate(types_given)
+        ]
+    )
+
+    masked = redact_answer(result, redactor)
+
+    assert [item.mime_type for item in masked.contents] == [
+        "text/plain",
+        "Text/Markdown; charset=utf-8",
+        "text/plain",
+        "application/octet-stream",
+        "application/octet-stream",
+        "application/x-other",
+    ]
+
+
 def test_the_handshake_is_masked_but_its_protocol_version() -> None:
     result = types.InitializeResult(
         protocol_version="2025-11-25",
