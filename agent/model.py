@@ -149,15 +149,21 @@ def send_loopback_direct(litellm: ModuleType) -> None:
     environment's HTTP_PROXY / ALL_PROXY (agent/loopback.py); other URLs keep the proxy.
 
     A local model server gets the API key and the whole conversation in clear text; a proxy is
-    another machine. litellm reads the proxy per request in two places, whatever the provider:
-    the aiohttp transport under every async client (the openai SDK's for openai/, lm_studio/,
-    llamafile/; its own handler's for hosted_vllm/, ollama_chat/ ...), and the module-level sync
-    client (Ollama's model info POSTs to localhost:11434 before each request). Process-wide,
-    like the rule it applies, and without touching os.environ: NO_PROXY there would reach
-    command tools and change the ${VAR} expansions trust was given on.
+    another machine. Whatever the provider, and whichever transport litellm's switches pick
+    (DISABLE_AIOHTTP_TRANSPORT, LITELLM_HTTP2, litellm.force_ipv4, the openai SDK's client or
+    litellm's own), every request passes through an httpx client, which picks per URL either
+    its own transport (never a proxy: httpx and litellm put proxies only in `mounts`) or a
+    proxy mount. Loopback URLs get the client's own transport, so no branch needs patching of
+    its own. Under the default aiohttp transport, aiohttp reads the proxy itself, per request:
+    that reading applies the same rule. Process-wide, like the rule, and without touching
+    os.environ: NO_PROXY there would reach command tools and change the ${VAR} expansions trust
+    was given on.
     """
+    from litellm.llms.custom_httpx import http_handler as handlers
     from litellm.llms.custom_httpx.aiohttp_transport import LiteLLMAiohttpTransport
 
+    http_handler: Any = handlers
+    httpx: Any = http_handler.httpx  # litellm's own httpx (mcp's is httpx2), reached through it
     transport: Any = LiteLLMAiohttpTransport
     environment_proxy = transport._get_proxy_settings
     if getattr(environment_proxy, "loopback_direct", False):
@@ -170,59 +176,20 @@ def send_loopback_direct(litellm: ModuleType) -> None:
 
     proxy_for.loopback_direct = True  # type: ignore[attr-defined]
     transport._get_proxy_settings = proxy_for
-    litellm.module_level_client = LoopbackDirectClient(litellm)  # type: ignore[attr-defined]
+    for client in (httpx.Client, httpx.AsyncClient):
+        client._transport_for_url = _loopback_on_own_transport(client._transport_for_url)
 
 
-class LoopbackDirectClient:
-    """litellm's module-level sync HTTPHandler, with plain-http loopback requests sent by a
-    client that reads no proxy from the environment. Both are made on first use (each costs an
-    SSL context, and most runs never send a sync request)."""
+def _loopback_on_own_transport(transport_for_url: Any) -> Any:
+    """httpx's `_transport_for_url`, answering the client's own (unproxied) transport for a
+    plain-http loopback URL, before any proxy mount is looked at."""
 
-    def __init__(self, litellm: ModuleType) -> None:
-        self._litellm = litellm
-        self._clients: dict[bool, Any] = {}  # by "goes direct"
-        self._lock = threading.Lock()
+    def chosen(self: Any, url: Any) -> Any:
+        if goes_direct(str(url)):
+            return self._transport
+        return transport_for_url(self, url)
 
-    def _client(self, direct: bool) -> Any:
-        with self._lock:
-            if direct not in self._clients:
-                from litellm.llms.custom_httpx import http_handler as handlers
-
-                http_handler: Any = handlers
-                timeout = getattr(self._litellm, "request_timeout", None)
-                client = None
-                if direct:  # litellm's own httpx (not mcp's httpx2), reached through litellm
-                    client = http_handler.httpx.Client(
-                        trust_env=False, follow_redirects=True, timeout=timeout
-                    )
-                self._clients[direct] = http_handler.HTTPHandler(timeout=timeout, client=client)
-            return self._clients[direct]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client(False), name)
-
-    def _for(self, url: object) -> Any:
-        return self._client(goes_direct(str(url)))
-
-    def get(self, url: object, *args: Any, **kwargs: Any) -> Any:
-        """HTTPHandler.get, direct for loopback."""
-        return self._for(url).get(url, *args, **kwargs)
-
-    def post(self, url: object, *args: Any, **kwargs: Any) -> Any:
-        """HTTPHandler.post, direct for loopback."""
-        return self._for(url).post(url, *args, **kwargs)
-
-    def put(self, url: object, *args: Any, **kwargs: Any) -> Any:
-        """HTTPHandler.put, direct for loopback."""
-        return self._for(url).put(url, *args, **kwargs)
-
-    def patch(self, url: object, *args: Any, **kwargs: Any) -> Any:
-        """HTTPHandler.patch, direct for loopback."""
-        return self._for(url).patch(url, *args, **kwargs)
-
-    def delete(self, url: object, *args: Any, **kwargs: Any) -> Any:
-        """HTTPHandler.delete, direct for loopback."""
-        return self._for(url).delete(url, *args, **kwargs)
+    return chosen
 
 
 LOADER = LiteLLMLoader()

@@ -3,7 +3,9 @@
 A local model server (Ollama, LM Studio, vLLM, llama.cpp) at http://127.0.0.1 gets the API key
 as a bearer header and the whole conversation: a plain-http loopback connection must go direct,
 as every MCP and OAuth client does (agent/mcp/http_client.py), whichever litellm provider
-carries it, and so must litellm's own look-ups (Ollama's model info at localhost:11434).
+carries it, and so must litellm's own look-ups (Ollama's model info at localhost:11434), and
+whichever transport litellm's switches pick: its default aiohttp one, or plain httpx
+(DISABLE_AIOHTTP_TRANSPORT, LITELLM_HTTP2), whose proxies httpx takes from the environment.
 The proxy is a real forwarding proxy on 127.0.0.1 that keeps every request it is sent.
 """
 
@@ -28,11 +30,20 @@ KEYS = {
     name: KEY
     for name in ("HOSTED_VLLM_API_KEY", "LM_STUDIO_API_KEY", "LLAMAFILE_API_KEY", "OLLAMA_API_KEY")
 }
+# The environment switches that take litellm off its aiohttp transport, each a different path.
+TRANSPORTS = pytest.mark.parametrize(
+    "transport",
+    [{}, {"DISABLE_AIOHTTP_TRANSPORT": "True"}, {"LITELLM_HTTP2": "True"}],
+    ids=["aiohttp", "httpx", "httpx-http2"],
+)
 
 
-def test_a_loopback_model_apis_key_and_conversation_never_go_to_the_proxy(tmp_path: Path) -> None:
+@TRANSPORTS
+def test_a_loopback_model_apis_key_and_conversation_never_go_to_the_proxy(
+    transport: dict[str, str], tmp_path: Path
+) -> None:
     with recording_proxy() as (proxy, seen):
-        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy)
+        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy) | transport
         done, requests = one_shot([{"text": "ok"}], "hi", env, tmp_path)
 
     assert seen == []
@@ -40,12 +51,15 @@ def test_a_loopback_model_apis_key_and_conversation_never_go_to_the_proxy(tmp_pa
     assert len(requests) == 1
 
 
+@TRANSPORTS
 @pytest.mark.parametrize(
     "provider", ["openai", "hosted_vllm", "lm_studio", "llamafile", "ollama_chat"]
 )
-def test_no_local_providers_request_goes_to_the_proxy(provider: str, tmp_path: Path) -> None:
+def test_no_local_providers_request_goes_to_the_proxy(
+    provider: str, transport: dict[str, str], tmp_path: Path
+) -> None:
     with recording_proxy() as (proxy, seen), FakeOpenAI([{"text": "ok"}]) as fake:
-        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy) | KEYS
+        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy) | KEYS | transport
         # Ollama's API has no /v1; the fake answers its /api/chat 404, after it has arrived.
         base = f"http://127.0.0.1:{fake.port}" + ("" if provider == "ollama_chat" else "/v1")
         args = ["--model", f"{provider}/local-model", "--api-base", base, "-p", "hi"]
@@ -97,11 +111,12 @@ def test_a_first_run_that_finds_a_local_server_sends_nothing_through_the_proxy(
     ]
 
 
+@TRANSPORTS
 def test_a_model_api_on_another_machine_still_goes_through_the_persons_proxy(
-    tmp_path: Path,
+    transport: dict[str, str], tmp_path: Path
 ) -> None:
     with recording_proxy() as (proxy, seen):
-        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy)
+        env = agent_env(tmp_path, tmp_path / "agent-home") | proxied(proxy) | transport
         args = ["--model", "openai/m", "--api-base", "http://models.example/v1", "-p", "hi"]
         done = run_agent(args, env, tmp_path)
 
