@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -135,37 +135,51 @@ def serve(
             stops.on_stop = server.request_stop
             if stops.asked:  # the signal came while the servers were being set up
                 server.request_stop()
-            hand_out_link(session.token)
-            # No stdin at all (started with it closed): its descriptor may be any file or
-            # socket opened since, so there is nothing to read for requests.
-            if sys.stdin is not None:
-                if sys.stdin.isatty():
-                    print(NEW_LINK_HINT, file=sys.stderr, flush=True)
-                watch_for_link_requests(
-                    lambda: hand_out_link(session.new_token()), sys.stdin.fileno()
-                )
+            links.hand_out(session.token)
+            _serve_new_links(lambda: links.hand_out(session.new_token()))
             async with anyio.create_task_group() as group:
                 group.start_soon(service.watch_states)
                 await server.serve(sockets=[sock])
                 group.cancel_scope.cancel()
 
-    link_files: list[Path] = []
-
-    def hand_out_link(token: str) -> None:
-        # Runs on the main thread at first, then on the terminal's (a new link on request).
-        url = f"http://{host}:{port}/open?token={token}"
-        print(f"Console: {url}", flush=True)
-        if open_browser and (opened := open_in_browser(url, logs_dir)) is not None:
-            link_files.append(opened)
-
-    def remove_link_files() -> None:
-        for path in list(link_files):  # the terminal's thread may add one meanwhile
-            remove_link_file(path)
-
-    stops = StopSignals(cleanup=remove_link_files)
+    links = _Links(f"http://{host}:{port}/open?token=", logs_dir if open_browser else None)
+    stops = StopSignals(cleanup=links.remove_files)
     try:
         with stops.installed():
             anyio.run(main)
     finally:
-        remove_link_files()
+        links.remove_files()
     print("Console stopped.", file=sys.stderr, flush=True)
+
+
+class _Links:
+    """The console's one-time links: printed, handed to the browser through private files
+    (in `folder`, when the browser is to be opened), the files removed at the end."""
+
+    def __init__(self, prefix: str, folder: Path | None) -> None:
+        self._prefix, self._folder = prefix, folder
+        self._files: list[Path] = []
+
+    def hand_out(self, token: str) -> None:
+        """Print the link for `token` and open the browser on it. Runs on the main thread at
+        first, then on the terminal's (a new link on request)."""
+        url = self._prefix + token
+        print(f"Console: {url}", flush=True)
+        if self._folder is not None and (opened := open_in_browser(url, self._folder)):
+            self._files.append(opened)
+
+    def remove_files(self) -> None:
+        """Remove every link file handed to the browser."""
+        for path in list(self._files):  # the terminal's thread may add one meanwhile
+            remove_link_file(path)
+
+
+def _serve_new_links(hand_out: Callable[[], None]) -> None:
+    """Hand out a new link whenever Enter is pressed in the console's terminal."""
+    # No stdin at all (started with it closed): its descriptor may be any file or socket
+    # opened since, so there is nothing to read for requests.
+    if sys.stdin is None:
+        return
+    if sys.stdin.isatty():
+        print(NEW_LINK_HINT, file=sys.stderr, flush=True)
+    watch_for_link_requests(hand_out, sys.stdin.fileno())
