@@ -556,7 +556,11 @@ class Connection:
 
     async def _log_message(self, params: types.LoggingMessageNotificationParams) -> None:
         logger = f" {params.logger}" if params.logger else ""
-        self._write_log(f"server log {params.level}{logger}: {params.data}")
+        # Structured data as JSON, never Python's repr: masking knows a secret's raw and JSON
+        # forms, and repr escapes a quote that JSON does not (`'pa\'ss"word'`).
+        data = params.data
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        self._write_log(f"server log {params.level}{logger}: {text}")
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, Exception):

@@ -20,6 +20,7 @@ from agent.skills.catalog import Catalog, build_catalog
 from agent.skills.model import Skill
 from agent.skills.names import skill_key
 from agent.tools.base import Tool, ToolSpec
+from agent.tools.credential_files import credential_rule, refusal
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
 MAX_RESOURCE_BYTES = READ_LIMIT_BYTES  # the same cap as read_file
@@ -204,6 +205,13 @@ class ReadSkillResource:
         target = (root / relative).resolve()
         if target != root and root not in target.parents:
             raise SkillError(f"{relative!r} is outside the skill {name!r}")
+        # A skill keeps its scripts' keys beside them (`.env`, `.aws/`) as a project does: the
+        # same names read_file refuses, as asked and as resolved (a link to the skill's .env).
+        rule = credential_rule(Path(os.path.normpath(relative)).parts) or credential_rule(
+            target.relative_to(root).parts
+        )
+        if rule is not None:
+            raise SkillError(refusal(relative, rule))
         if not target.exists():
             raise SkillError(f"{relative!r} does not exist in the skill {name!r}")
         if target.is_dir():
