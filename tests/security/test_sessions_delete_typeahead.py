@@ -4,7 +4,6 @@ shown, so it must not delete the session; a y typed once the question is on scre
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pexpect
 
