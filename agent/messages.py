@@ -313,11 +313,30 @@ class Completion:
         return Message("assistant", self.text or None, self.tool_calls)
 
 
+class _NotJsonNumber(ValueError):
+    """A number Python's JSON reader takes but JSON cannot carry."""
+
+
+# Python reads NaN, Infinity and 1e999 (inf); the SDK sends them as null. The approval would
+# show one value and the server get another, so such arguments are refused before asking.
+def _no_constant(name: str) -> float:
+    raise _NotJsonNumber(name)
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise _NotJsonNumber(f"{text[:40]} (not a finite number)")
+    return number
+
+
 def parse_arguments(call: ToolCall) -> dict[str, Any]:
     """The call's arguments as an object; ValueError says what is wrong with them."""
     text = call.arguments.strip() or "{}"
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except _NotJsonNumber as error:
+        raise ValueError(f"arguments hold {error}, which JSON cannot carry") from None
     except json.JSONDecodeError as error:
         raise ValueError(
             f"arguments are not valid JSON ({error.msg} at column {error.colno})"

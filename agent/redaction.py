@@ -107,6 +107,15 @@ def _escaped_forms(secret: str) -> set[str]:
     return forms
 
 
+def _repr_forms(secret: str) -> set[str]:
+    """`secret` as Python's repr writes it inside a string (an error quoting a server's line, a
+    log line of a dict): control characters as \\x01, and `'` escaped as \\' where the whole
+    string holds both kinds of quote."""
+    plain = repr(secret)[1:-1]
+    both_quotes = repr(secret + "'\"")[1:-4]  # the sentinel forces the \\' form; cut it off
+    return {plain, both_quotes}
+
+
 class Redactor:
     """Replaces every form of a fixed set of secrets with ***."""
 
@@ -116,6 +125,7 @@ class Redactor:
             if len(secret) < MIN_SECRET_LENGTH:
                 continue
             forms.update(_escaped_forms(secret))
+            forms.update(_repr_forms(secret))
             forms.add(quote(secret, safe=""))
         # Longest first: where one secret contains another, the whole is masked.
         self._forms = sorted((form for form in forms if form), key=len, reverse=True)

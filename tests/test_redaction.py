@@ -38,3 +38,12 @@ def test_text_cut_inside_a_secret_loses_the_secrets_beginning_too() -> None:
     redactor = Redactor(["s3cret-value"])
     assert redactor.redact_cut("password=s3cret-value, again s3cr") == "password=***, again "
     assert redactor.clip("x" * 10 + "s3cret-value", 14) == "x" * 10 + " [cut]"
+
+
+def test_a_secret_as_pythons_repr_writes_it_is_masked() -> None:
+    # repr escapes ' where the text holds both quote kinds, and writes control characters as
+    # \x01: forms neither the raw nor the JSON one matches (an error quoting a server's line).
+    secret = "pa'ss\"w0rd\x01-canary-5120"
+    redactor = Redactor([secret])
+    for shown in (repr("TOKEN=" + secret), repr({"v": secret}), repr([secret + "'x"])):
+        assert "canary-5120" not in redactor.redact(shown), shown

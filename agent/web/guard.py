@@ -164,22 +164,27 @@ class Session:
         return USED_LINK if self.token_used else WRONG_LINK
 
     def has_cookie(self, header: str | None) -> bool:
-        """Whether a Cookie header carries the session cookie (compared in constant time)."""
-        value = cookie_value(header, COOKIE)
-        return value is not None and hmac.compare_digest(value.encode(), self.cookie.encode())
+        """Whether a Cookie header carries the session cookie (compared in constant time).
+
+        Any of the header's cookies by that name may be it: another server on 127.0.0.1 can
+        set one for a longer path, which the browser sends first (cookie tossing), and it must
+        not lock the page out. A guessed value gains nothing: the page key is needed too."""
+        wanted = self.cookie.encode()
+        return any(hmac.compare_digest(v.encode(), wanted) for v in cookie_values(header, COOKIE))
 
     def has_key(self, header: str | None) -> bool:
         """Whether the key header holds the page key (compared in constant time)."""
         return header is not None and hmac.compare_digest(header.encode(), self.key.encode())
 
 
-def cookie_value(header: str | None, name: str) -> str | None:
-    """The value of cookie `name` in a Cookie header."""
+def cookie_values(header: str | None, name: str) -> list[str]:
+    """Every value of cookie `name` in a Cookie header, in the order sent."""
+    found = []
     for part in (header or "").split(";"):
         key, _, value = part.strip().partition("=")
         if key == name:
-            return value
-    return None
+            found.append(value)
+    return found
 
 
 def request_problem(
