@@ -17,6 +17,7 @@ import pexpect
 import pytest
 
 from tests.security.command_tools_helpers import make_project, save_commands_server
+from tests.security.dialog_servers import pty_env
 from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 HARMLESS = "#!/bin/sh\necho harmless\n"
@@ -57,17 +58,7 @@ def test_a_program_rewritten_during_a_chat_is_refused_at_the_next_call(
         command, kind, changed = [sys.executable, "tool.py"], "script", project / "tool.py"
     else:
         _write(project / "tool.sh", HARMLESS)
-    (tmp_path / "home").mkdir()
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path / "home"),
-        "AGENT_HOME": str(agent_home),
-        "OPENAI_API_KEY": "sk-test",
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-        "NO_COLOR": "1",
-        "TERM": "xterm",
-    }
-    env.pop("AGENT_MODEL", None)
+    env = pty_env(agent_home, tmp_path)
     tool = {"command": command, "input_schema": {"type": "object"}}
     save_commands_server(agent_home, project, {"run": tool}, environ=env)
     turns = [
