@@ -19,10 +19,9 @@ import httpx2
 import pexpect
 import pytest
 
-from tests.fixtures.oauth_cli import AGENT, OAuthCli, recording_browser
+from tests.fixtures.oauth_cli import AGENT, OAuthCli, client_credentials_cli, recording_browser
 from tests.fixtures.oauth_fixtures import (
     JWT_CLIENT_ID,
-    PRE_REGISTERED_ID,
     PRE_REGISTERED_SECRET,
     jwt_key_pair,
     running_oauth_server,
@@ -213,17 +212,7 @@ def test_the_pasted_redirect_url_completes_a_login_without_a_browser(tmp_path: P
 def test_client_credentials_log_in_without_a_browser(tmp_path: Path, method: str) -> None:
     browser, record = recording_browser(tmp_path)
     with running_oauth_server("--token-auth-methods", f"{method},none") as server:
-        cli = OAuthCli(
-            tmp_path,
-            server,
-            oauth={
-                "grant": "client_credentials",
-                "clientId": PRE_REGISTERED_ID,
-                "clientSecret": "${FX_SECRET}",
-                "issuer": server.base,
-            },
-            env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
-        )
+        cli = client_credentials_cli(tmp_path, server)
 
         login = cli.run("mcp", "login", "fx", browser=browser)
         call = cli.echo()
@@ -239,17 +228,7 @@ def test_client_credentials_log_in_without_a_browser(tmp_path: Path, method: str
 
 def test_client_credentials_log_in_by_themselves_on_first_use(tmp_path: Path) -> None:
     with running_oauth_server() as server:
-        cli = OAuthCli(
-            tmp_path,
-            server,
-            oauth={
-                "grant": "client_credentials",
-                "clientId": PRE_REGISTERED_ID,
-                "clientSecret": "${FX_SECRET}",
-                "issuer": server.base,
-            },
-            env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
-        )
+        cli = client_credentials_cli(tmp_path, server)
 
         call = cli.echo("auto")
 
@@ -315,17 +294,7 @@ def test_login_of_a_stdio_server_is_refused_clearly(tmp_path: Path) -> None:
 
 def test_client_credentials_step_up_at_once_with_the_union_of_scopes(tmp_path: Path) -> None:
     with running_oauth_server() as server:
-        cli = OAuthCli(
-            tmp_path,
-            server,
-            oauth={
-                "grant": "client_credentials",
-                "clientId": PRE_REGISTERED_ID,
-                "clientSecret": "${FX_SECRET}",
-                "issuer": server.base,
-            },
-            env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
-        )
+        cli = client_credentials_cli(tmp_path, server)
         cli.login()
 
         call = cli.echo("up", tool="scoped_echo")

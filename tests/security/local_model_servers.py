@@ -5,6 +5,7 @@ hostile lists, answers that never finish, and answers trickled a byte at a time.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +13,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import pexpect
+
+AGENT = str(Path(sys.executable).with_name("agent"))
 
 
 @dataclass
@@ -97,3 +102,21 @@ def discovery_settings(agent_home: Path, comment: str = "", **ports: float) -> P
     lines += [f"  {key}: {value}" for key, value in values.items()]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def chat_with_the_first_local_model(env: dict[str, str], cwd: Path, timeout: float) -> None:
+    """The first run's chooser takes its first choice; one turn answered "Local answer."; exit."""
+    chat = pexpect.spawn(
+        AGENT, [], env=env, cwd=str(cwd), encoding="utf-8", timeout=timeout,
+        dimensions=(40, 120),
+    )  # fmt: skip
+    chat.expect("Enter for 1")
+    chat.send("\r")  # the first choice: the local server's model
+    chat.expect("Saved model: ")
+    chat.expect("›")
+    chat.send("hello\r")
+    chat.expect("Local answer.")
+    chat.expect("›")
+    chat.send("/exit\r")
+    chat.expect(pexpect.EOF)
+    chat.close()

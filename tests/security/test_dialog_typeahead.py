@@ -37,6 +37,14 @@ def echo_call(call_id: str, text: str) -> dict[str, Any]:
     return {"id": call_id, "name": ECHO, "arguments": {"text": text}}
 
 
+def two_calls_then_one_of_two() -> list[dict[str, Any]]:
+    """Two echo calls in one answer, then the model's reply once one of them was declined."""
+    return [
+        {"tool_calls": [echo_call("c1", "first-call"), echo_call("c2", "second-call")]},
+        {"text": "One of two."},
+    ]
+
+
 def tool_results(request: dict[str, Any]) -> dict[str, str]:
     """The tool results a request carried, by call id."""
     messages = request["body"]["messages"]
@@ -48,6 +56,21 @@ def finish(chat: pexpect.spawn) -> None:
     chat.expect("›")
     chat.send("\x15/exit\r")
     chat.expect(pexpect.EOF)
+
+
+def hostile_agents_md_project(tmp_path: Path) -> Path:
+    """A git repository whose AGENTS.md carries a hostile rule."""
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    (project / "AGENTS.md").write_text(HOSTILE_RULE + "\n")
+    return project
+
+
+def spawn_quiet_chat(base_url: str, env: dict[str, str], cwd: Path) -> pexpect.spawn:
+    """A chat whose questions wait out a quiet pause before they take a key."""
+    # A pause longer than a loaded machine's gap between seeing the dialog and the next key.
+    quiet = env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
+    return spawn_chat(base_url, quiet, cwd)
 
 
 def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_that_follows(
@@ -78,14 +101,10 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agen
     tmp_path: Path,
     chat_env: dict[str, str],  # noqa: F811
 ) -> None:
-    project = tmp_path / "repo"
-    (project / ".git").mkdir(parents=True)
-    (project / "AGENTS.md").write_text(HOSTILE_RULE + "\n")
+    project = hostile_agents_md_project(tmp_path)
     fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
     try:
-        # A pause longer than a loaded machine's gap between seeing the dialog and the next key.
-        quiet = chat_env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
-        chat = spawn_chat(fake.base_url, quiet, project)
+        chat = spawn_quiet_chat(fake.base_url, chat_env, project)
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect(r"Use these instruction files in this project\? \[y\] yes  \[n\] no")
@@ -104,11 +123,7 @@ def test_yy_at_an_approval_does_not_approve_the_second_call_of_the_same_answer(
     trusted_fixture_server: None,  # noqa: F811
     chat_env: dict[str, str],  # noqa: F811
 ) -> None:
-    turns = [
-        {"tool_calls": [echo_call("c1", "first-call"), echo_call("c2", "second-call")]},
-        {"text": "One of two."},
-    ]
-    fake = FakeModelProcess(tmp_path, turns)
+    fake = FakeModelProcess(tmp_path, two_calls_then_one_of_two())
     try:
         chat = spawn_chat(fake.base_url, chat_env, tmp_path)
         chat.expect("MCP server fx ready")
@@ -134,11 +149,7 @@ def test_yy_at_the_one_shot_approver_on_the_terminal_does_not_approve_the_second
     trusted_fixture_server: None,  # noqa: F811
     chat_env: dict[str, str],  # noqa: F811
 ) -> None:
-    turns = [
-        {"tool_calls": [echo_call("c1", "first-call"), echo_call("c2", "second-call")]},
-        {"text": "One of two."},
-    ]
-    fake = FakeModelProcess(tmp_path, turns)
+    fake = FakeModelProcess(tmp_path, two_calls_then_one_of_two())
     try:
         # The pty is agent's controlling terminal: the approver asks on /dev/tty.
         agent = pexpect.spawn(
@@ -246,14 +257,10 @@ def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_i
 ) -> None:
     # The person is still typing (the y in the burst after the message's Enter) when the
     # question appears: the next key they type, a moment later, was not typed at it either.
-    project = tmp_path / "repo"
-    (project / ".git").mkdir(parents=True)
-    (project / "AGENTS.md").write_text(HOSTILE_RULE + "\n")
+    project = hostile_agents_md_project(tmp_path)
     fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
     try:
-        # A pause longer than a loaded machine's gap between seeing the dialog and the next key.
-        quiet = chat_env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
-        chat = spawn_chat(fake.base_url, quiet, project)
+        chat = spawn_quiet_chat(fake.base_url, chat_env, project)
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect("AGENTS.md")  # the dialog is drawn

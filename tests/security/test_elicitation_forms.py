@@ -37,6 +37,25 @@ def files_holding(root: Path, text: str) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file() and text.encode() in p.read_bytes()]
 
 
+def ask_the_tabs_form(tmp_path: Path, agent_home: Path, reply: str) -> FakeModelProcess:
+    """The trusted hostile server saved, and a model that calls ask_form (tabs), then `reply`."""
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
+    ask = {"id": "c1", "name": model_name("ask_form"), "arguments": {"case": "tabs"}}
+    return FakeModelProcess(tmp_path, [{"tool_calls": [ask]}, {"text": reply}])
+
+
+def chat_at_the_tabs_form(fake: FakeModelProcess, env: dict[str, str], cwd: Path) -> pexpect.spawn:
+    """A chat whose ask_form call was approved, stopped where the form asks to be answered."""
+    chat = spawn_chat(fake.base_url, env, cwd)
+    chat.expect("MCP server hx ready")
+    chat.expect("›")
+    chat.send("confirm\r")
+    chat.expect("Approve\\?")
+    chat.send("y")
+    chat.expect("Answer MCP server hx\\?")
+    return chat
+
+
 def test_a_chat_form_shows_the_whole_message_and_its_server_and_never_shows_or_keeps_a_password(
     tmp_path: Path, agent_home: Path
 ) -> None:
@@ -120,17 +139,9 @@ def test_mcp_call_in_a_plain_terminal_reads_a_password_without_echo_and_never_tr
 def test_a_message_of_tabs_cannot_push_what_the_server_will_receive_out_of_a_chat_form(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
-    ask = {"id": "c1", "name": model_name("ask_form"), "arguments": {"case": "tabs"}}
-    fake = FakeModelProcess(tmp_path, [{"tool_calls": [ask]}, {"text": "Declined."}])
+    fake = ask_the_tabs_form(tmp_path, agent_home, "Declined.")
     try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
-        chat.expect("MCP server hx ready")
-        chat.expect("›")
-        chat.send("confirm\r")
-        chat.expect("Approve\\?")
-        chat.send("y")
-        chat.expect("Answer MCP server hx\\?")
+        chat = chat_at_the_tabs_form(fake, pty_env(agent_home, tmp_path), tmp_path)
         form = chat.before  # what the terminal drew: a row cut off the window is not in it
         chat.send("n")
         chat.expect("Declined.")
@@ -249,17 +260,9 @@ def test_a_password_typed_into_a_form_and_echoed_back_by_the_server_is_masked_fo
     tmp_path: Path, agent_home: Path
 ) -> None:
     # ask_form answers with the content it received: the password, in the tool's result.
-    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
-    ask = {"id": "c1", "name": model_name("ask_form"), "arguments": {"case": "tabs"}}
-    fake = FakeModelProcess(tmp_path, [{"tool_calls": [ask]}, {"text": "Confirmed."}])
+    fake = ask_the_tabs_form(tmp_path, agent_home, "Confirmed.")
     try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
-        chat.expect("MCP server hx ready")
-        chat.expect("›")
-        chat.send("confirm\r")
-        chat.expect("Approve\\?")
-        chat.send("y")
-        chat.expect("Answer MCP server hx\\?")
+        chat = chat_at_the_tabs_form(fake, pty_env(agent_home, tmp_path), tmp_path)
         chat.send("y")
         chat.expect("\\(string, secret\\)")
         chat.send(SECRET + "\r")

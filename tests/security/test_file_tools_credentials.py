@@ -7,7 +7,10 @@ leaves them out. The real `agent -p` with the scripted model."""
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tests.security.inputs_helpers import agent_env, one_shot, tool_results
 
@@ -39,19 +42,46 @@ def read(call_id: str, path: str) -> dict[str, object]:
     return {"id": call_id, "name": "read_file", "arguments": {"path": path}}
 
 
+def plant_secrets(person: Path, relatives: Sequence[str]) -> None:
+    """A file holding SECRET at each path, relative to the person's home."""
+    for relative in relatives:
+        (person / relative).parent.mkdir(parents=True, exist_ok=True)
+        (person / relative).write_text(f"secret {SECRET}\n")
+
+
+def read_each(relatives: Sequence[str]) -> list[dict[str, object]]:
+    """One read_file call a path, with ids r0, r1, ... in order."""
+    return [read(f"r{index}", relative) for index, relative in enumerate(relatives)]
+
+
+def look_around(
+    person: Path, tmp_path: Path, calls: list[dict[str, object]]
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """`agent -p` started in the person's home, the model answering with `calls`."""
+    turns = [{"tool_calls": calls}, {"text": "done"}]
+    return one_shot(turns, "look around", agent_env(person, tmp_path / "ah"), person)
+
+
+def assert_each_refused(results: dict[str, str], relatives: Sequence[str]) -> None:
+    """The read_each calls were all refused as credential files."""
+    for index, relative in enumerate(relatives):
+        assert results[f"r{index}"].startswith(f"Error: {relative!r} is a credential file"), (
+            relative,
+            results[f"r{index}"],
+        )
+
+
 def test_started_in_the_home_directory_the_file_tools_refuse_credential_files_and_folders(
     tmp_path: Path,
 ) -> None:
     person = tmp_path / "person"
-    for relative in CREDENTIALS:
-        (person / relative).parent.mkdir(parents=True, exist_ok=True)
-        (person / relative).write_text(f"secret {SECRET}\n")
+    plant_secrets(person, CREDENTIALS)
     (person / "todo.txt").write_text("buy milk\n")
     (person / "work" / "app" / "main.py").write_text("print('hi')\n")
     (person / "work" / "app" / ".env.example").write_text("API_KEY=\n")
     (person / "notes.txt").symlink_to(person / ".ssh" / "id_ed25519")
     (person / "keys").symlink_to(person / ".aws", target_is_directory=True)
-    calls = [read(f"r{index}", relative) for index, relative in enumerate(CREDENTIALS)]
+    calls = read_each(CREDENTIALS)
     calls += [
         read("link", "notes.txt"),
         read("dirlink", "keys/credentials"),
@@ -61,17 +91,12 @@ def test_started_in_the_home_directory_the_file_tools_refuse_credential_files_an
         {"id": "all", "name": "list_files", "arguments": {"glob": "**/*", "limit": 2000}},
         {"id": "ssh", "name": "list_files", "arguments": {"glob": ".ssh/*"}},
     ]
-    turns = [{"tool_calls": calls}, {"text": "done"}]
 
-    done, requests = one_shot(turns, "look around", agent_env(person, tmp_path / "ah"), person)
+    done, requests = look_around(person, tmp_path, calls)
 
     assert done.returncode == 0, done.stderr
     results = tool_results(requests[1])
-    for index, relative in enumerate(CREDENTIALS):
-        assert results[f"r{index}"].startswith(f"Error: {relative!r} is a credential file"), (
-            relative,
-            results[f"r{index}"],
-        )
+    assert_each_refused(results, CREDENTIALS)
     assert results["r0"] == (
         "Error: '.ssh/id_ed25519' is a credential file or folder (.ssh), which the file tools "
         "never read: keys and tokens must not reach the model; the person can share what is "
@@ -111,26 +136,19 @@ def test_credential_names_in_another_case_and_gits_xdg_store_are_refused_and_not
     tmp_path: Path,
 ) -> None:
     person = tmp_path / "person"
-    for relative in OTHER_SPELLINGS:
-        (person / relative).parent.mkdir(parents=True, exist_ok=True)
-        (person / relative).write_text(f"secret {SECRET}\n")
+    plant_secrets(person, OTHER_SPELLINGS)
     (person / ".config" / "git" / "config").write_text("[user]\n\tname = Me\n")
-    calls = [read(f"r{index}", relative) for index, relative in enumerate(OTHER_SPELLINGS)]
+    calls = read_each(OTHER_SPELLINGS)
     calls += [
         read("gitconfig", ".config/git/config"),
         {"id": "all", "name": "list_files", "arguments": {"glob": "**/*", "limit": 2000}},
     ]
-    turns = [{"tool_calls": calls}, {"text": "done"}]
 
-    done, requests = one_shot(turns, "look around", agent_env(person, tmp_path / "ah"), person)
+    done, requests = look_around(person, tmp_path, calls)
 
     assert done.returncode == 0, done.stderr
     results = tool_results(requests[1])
-    for index, relative in enumerate(OTHER_SPELLINGS):
-        assert results[f"r{index}"].startswith(f"Error: {relative!r} is a credential file"), (
-            relative,
-            results[f"r{index}"],
-        )
+    assert_each_refused(results, OTHER_SPELLINGS)
     assert results["gitconfig"] == "[user]\n\tname = Me\n"
     listed = results["all"].splitlines()
     assert ".config/git/config" in listed

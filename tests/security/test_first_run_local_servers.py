@@ -22,6 +22,7 @@ from agent.settings import ModelDiscovery
 from tests.fake_openai import FakeOpenAI
 from tests.security.local_model_servers import (
     Listing,
+    chat_with_the_first_local_model,
     discovery_settings,
     local_server,
     ollama_tags,
@@ -166,20 +167,7 @@ def test_a_chosen_local_model_is_never_sent_an_environment_key(
 ) -> None:
     with FakeOpenAI([{"text": "Local answer."}], models=["local-model"]) as fake:
         discovery_settings(agent_home, **{port_setting: fake.port})
-        chat = pexpect.spawn(
-            AGENT, [], env=env, cwd=str(tmp_path), encoding="utf-8", timeout=TIMEOUT,
-            dimensions=(40, 120),
-        )  # fmt: skip
-        chat.expect("Enter for 1")
-        chat.send("\r")  # the first choice: the local server's model
-        chat.expect("Saved model: ")
-        chat.expect("›")
-        chat.send("hello\r")
-        chat.expect("Local answer.")
-        chat.expect("›")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-        chat.close()
+        chat_with_the_first_local_model(env, tmp_path, TIMEOUT)
         requests = list(fake.requests)
     assert [r["method"] for r in requests] == ["GET", "POST"]
     sent = json.dumps([r["headers"] for r in requests])

@@ -12,18 +12,20 @@ The proxy is a real forwarding proxy on 127.0.0.1 that keeps every request it is
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-import pexpect
 import pytest
 
 from tests.fake_openai import FakeOpenAI
 from tests.security.inputs_helpers import agent_env, one_shot, run_agent
-from tests.security.local_model_servers import Listing, discovery_settings, local_server
+from tests.security.local_model_servers import (
+    Listing,
+    chat_with_the_first_local_model,
+    discovery_settings,
+    local_server,
+)
 from tests.security.test_oauth_proxy import proxied, recording_proxy
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 KEY = "sk-local-SECRET-7"
 # Every variable litellm reads a local provider's key from: whichever it picks, it is KEY.
 KEYS = {
@@ -87,20 +89,7 @@ def test_a_first_run_that_finds_a_local_server_sends_nothing_through_the_proxy(
     ):
         discovery_settings(agent_home, vllm_port=fake.port, ollama_port=ollama_port)
         env = agent_env(tmp_path, agent_home) | proxied(proxy) | KEYS | {"NO_COLOR": "1"}
-        chat = pexpect.spawn(
-            AGENT, [], env=env, cwd=str(tmp_path), encoding="utf-8", timeout=30,
-            dimensions=(40, 120),
-        )  # fmt: skip
-        chat.expect("Enter for 1")
-        chat.send("\r")  # the first choice: the vLLM server's model
-        chat.expect("Saved model: ")
-        chat.expect("›")
-        chat.send("hello\r")
-        chat.expect("Local answer.")
-        chat.expect("›")
-        chat.send("/exit\r")
-        chat.expect(pexpect.EOF)
-        chat.close()
+        chat_with_the_first_local_model(env, tmp_path, timeout=30)  # the vLLM server's model
         requests = list(fake.requests)
 
     assert seen == []

@@ -17,12 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tests.fixtures.oauth_cli import OAuthCli
-from tests.fixtures.oauth_fixtures import (
-    PRE_REGISTERED_ID,
-    PRE_REGISTERED_SECRET,
-    running_oauth_server,
-)
+from tests.fixtures.oauth_cli import OAuthCli, client_credentials_cli
+from tests.fixtures.oauth_fixtures import running_oauth_server
 
 FORWARD_TIMEOUT = 30.0
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te"}
@@ -87,17 +83,7 @@ def test_a_loopback_servers_token_request_and_bearer_headers_never_go_to_the_pro
     tmp_path: Path,
 ) -> None:
     with recording_proxy() as (proxy, seen), running_oauth_server() as server:
-        cli = OAuthCli(
-            tmp_path,
-            server,
-            oauth={
-                "grant": "client_credentials",
-                "clientId": PRE_REGISTERED_ID,
-                "clientSecret": "${FX_SECRET}",
-                "issuer": server.base,
-            },
-            env_extra={"FX_SECRET": PRE_REGISTERED_SECRET, **proxied(proxy)},
-        )
+        cli = client_credentials_cli(tmp_path, server, env_extra=proxied(proxy))
 
         inspected = cli.run("mcp", "inspect", "fx")  # token request, then bearer headers
         called = cli.echo()
