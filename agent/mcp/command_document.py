@@ -15,7 +15,12 @@ from typing import Any
 
 from agent.errors import Problem
 from agent.mcp.command_definitions import DEFAULT_TIMEOUT_SECONDS, CommandsDefinition, CommandTool
-from agent.mcp.command_line import END_OF_OPTIONS, placeholders, unknown_forms, whole_placeholder
+from agent.mcp.command_template import (
+    END_OF_OPTIONS,
+    placeholders,
+    unknown_forms,
+    whole_placeholder,
+)
 from agent.mcp.variables import has_references, reference_problems
 from agent.tools.validation import schema_problem
 

@@ -1,32 +1,25 @@
 """The in-process MCP server of a `"type": "commands"` definition.
 
-It is a real MCP server (the SDK's low-level Server) behind the SDK's in-memory streams, so
-the client side (Connection: handshake, tools/list, tools/call, --trace, approval in the
-chat) treats it exactly like a stdio or HTTP server. It serves only the launch it was given:
-the programs trust resolved, in the working directory and environment trust judged.
-Imported only when such a server starts (the server side of the SDK is not needed before).
+It is a real MCP server (the SDK's low-level Server), run by the client side behind the SDK's
+in-memory streams (transports.py), so Connection (handshake, tools/list, tools/call, --trace,
+approval in the chat) treats it exactly like a stdio or HTTP server. It serves only the launch
+it was given: the programs trust resolved, in the working directory and environment trust
+judged. Imported only when such a server starts (the server side of the SDK is not needed before).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
-from mcp.shared.memory import create_client_server_memory_streams
 
 from agent.mcp.command_definitions import CommandTool
 from agent.mcp.command_line import CommandArgumentError, fill_command
 from agent.mcp.command_runner import CommandOutcome, run_command
 from agent.mcp.launch import CommandsLaunch
-from agent.mcp.sdk import TransportStreams
 from agent.tools.validation import argument_problems
-
-SERVER_SHUTDOWN_SECONDS = 2.0
 
 
 def build_server(launch: CommandsLaunch) -> Server[Any]:
@@ -120,31 +113,3 @@ def result_of(outcome: CommandOutcome, tool: CommandTool) -> types.CallToolResul
         structured_content=structured,
         is_error=outcome.timed_out or outcome.exit_code != 0,
     )
-
-
-@asynccontextmanager
-async def commands_transport(launch: CommandsLaunch) -> AsyncIterator[TransportStreams]:
-    """The client's streams to a server running in this process; leaving stops it (and with
-    it any call still running, whose process group is killed)."""
-    server = build_server(launch)
-    async with create_client_server_memory_streams() as (client_streams, server_streams):
-        server_read, server_write = server_streams
-        done = anyio.Event()
-
-        async def serve() -> None:
-            try:
-                await server.run(server_read, server_write, server.create_initialization_options())
-            finally:
-                done.set()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(serve)
-            try:
-                yield client_streams
-            finally:
-                # End of input ends the server; a call still running is cancelled with it.
-                await client_streams[1].aclose()
-                await server_write.aclose()
-                with anyio.move_on_after(SERVER_SHUTDOWN_SECONDS, shield=True):
-                    await done.wait()
-                group.cancel_scope.cancel()

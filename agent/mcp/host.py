@@ -203,7 +203,8 @@ class McpHost:
         # ever opens by itself); the person learns which command brings it back.
         from agent.mcp.oauth_status import servers_needing_login
 
-        for name in servers_needing_login(config):
+        enabled = [d for d in config.definitions if config.state(d.name).enabled]
+        for name in servers_needing_login(enabled):
             where = "" if self._one_shot else f" (or /mcp login {name} here)"
             self._report(
                 f"MCP server {name} needs login; its tools are left out. "

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from agent.errors import ExpansionError, ServerStartError
 from agent.mcp.command_definitions import CommandsDefinition, CommandTool
-from agent.mcp.command_line import placeholders
+from agent.mcp.command_template import placeholders
 from agent.mcp.definitions import HttpDefinition, HttpTransport, ServerDefinition, StdioDefinition
 from agent.mcp.document import url_problems
 from agent.mcp.launch_secrets import env_secrets

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from agent.errors import NeedsLoginError, TokenStoreError
 from agent.mcp.definitions import HttpDefinition, ServerDefinition
 from agent.mcp.launch import HttpLaunch
-from agent.mcp.store import McpConfig
 from agent.mcp.token_key import token_key
 from agent.mcp.token_store import TokenStore
 
@@ -24,14 +25,10 @@ def needs_login(definition: ServerDefinition, tokens: TokenStore | None = None) 
     return status.state == "needs login"
 
 
-def servers_needing_login(config: McpConfig) -> list[str]:
-    """Enabled remote servers that need `agent mcp login NAME` before they can be used."""
+def servers_needing_login(definitions: Iterable[ServerDefinition]) -> list[str]:
+    """The remote servers among these that need `agent mcp login NAME` before they can be used."""
     tokens = TokenStore()
-    return [
-        d.name
-        for d in config.definitions
-        if config.state(d.name).enabled and needs_login(d, tokens)
-    ]
+    return [d.name for d in definitions if needs_login(d, tokens)]
 
 
 def login_needed(launch: HttpLaunch) -> NeedsLoginError | None:

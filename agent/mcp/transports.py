@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -33,6 +34,8 @@ for _logger_name in ("mcp", "httpx2", "httpcore2"):
 
 HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0  # a server may hold a response stream open while a tool runs
+# An in-process commands server stops within this after its input ends.
+SERVER_SHUTDOWN_SECONDS = 2.0
 
 
 class RedirectRefusedError(Exception):
@@ -46,10 +49,7 @@ async def open_transport(launch: Launch, output: ChildOutput) -> AsyncIterator[T
         async with _open_stdio(launch, output) as streams:
             yield streams
     elif isinstance(launch, CommandsLaunch):
-        # The SDK's server side is imported only when a commands server starts.
-        from agent.mcp.command_server import commands_transport
-
-        async with commands_transport(launch) as streams:
+        async with _open_commands(launch) as streams:
             yield streams
     else:
         async with _open_http(launch, output) as streams:
@@ -111,3 +111,36 @@ async def _open_http(launch: HttpLaunch, output: ChildOutput) -> AsyncIterator[T
         streamable_http_client(launch.url, http_client=client) as streams,
     ):
         yield streams
+
+
+@asynccontextmanager
+async def _open_commands(launch: CommandsLaunch) -> AsyncIterator[TransportStreams]:
+    """The client's streams to a server running in this process; leaving stops it (and with
+    it any call still running, whose process group is killed)."""
+    # The SDK's server side is imported only when a commands server starts.
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    from agent.mcp.command_server import build_server
+
+    server = build_server(launch)
+    async with create_client_server_memory_streams() as (client_streams, server_streams):
+        server_read, server_write = server_streams
+        done = anyio.Event()
+
+        async def serve() -> None:
+            try:
+                await server.run(server_read, server_write, server.create_initialization_options())
+            finally:
+                done.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(serve)
+            try:
+                yield client_streams
+            finally:
+                # End of input ends the server; a call still running is cancelled with it.
+                await client_streams[1].aclose()
+                await server_write.aclose()
+                with anyio.move_on_after(SERVER_SHUTDOWN_SECONDS, shield=True):
+                    await done.wait()
+                group.cancel_scope.cancel()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.mcp.command_line import CommandArgumentError, Part, fill_command, parse_element
+from agent.mcp.command_line import CommandArgumentError, fill_command
+from agent.mcp.command_template import Part, parse_element
 
 
 def test_strings_fill_as_themselves_and_numbers_and_booleans_as_json_text() -> None:
