@@ -602,7 +602,7 @@ def _end_by_signal(signum: int, _frame: object) -> None:
     # Command tool programs run in sessions of their own, so the signal that ends us never
     # reaches them: kill their groups first (nothing below may run, or run in time), then
     # unwind so every `finally` (sessions, servers) still runs.
-    groups = sys.modules.get("agent.mcp.process_groups")
+    groups = sys.modules.get("agent.mcp.programs.process_groups")
     if groups is not None:
         groups.kill_all()
     raise Ended(signum)

@@ -13,7 +13,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from agent.mcp.document import parse_document_data
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import server_command
 from tests.test_chat_pty import FakeModelProcess

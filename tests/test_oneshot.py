@@ -286,7 +286,7 @@ def _mcp_modules(loaded: set[str]) -> set[str]:
         name
         for name in loaded
         if name.split(".")[0] in ("mcp", "mcp_types", "jsonschema")
-        or name in ("agent.mcp.runtime", "agent.mcp.connection", "agent.mcp.store")
+        or name in ("agent.mcp.runtime", "agent.mcp.client.connection", "agent.mcp.store")
     }
 
 
@@ -335,7 +335,7 @@ def test_one_shot_with_an_enabled_stdio_server_imports_neither_oauth_nor_the_sdk
     loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
 
     assert {"mcp", "mcp.client.session", "agent.mcp.runtime"} <= loaded  # the probe sees them
-    oauth = {"agent.mcp.oauth_runtime", "mcp.client.auth", "jwt", "cryptography.x509"}
+    oauth = {"agent.mcp.oauth.runtime", "mcp.client.auth", "jwt", "cryptography.x509"}
     assert loaded & oauth == set()
     server_side = ("mcp.server", "mcp.client.client", "starlette", "uvicorn", "sse_starlette")
     assert {name for name in loaded if name.startswith(server_side)} == set()

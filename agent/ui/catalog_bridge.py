@@ -9,7 +9,7 @@ Completion runs on every key press (complete_while_typing), and a remote server 
 afresh for every question: so a key press answers a remote server from the cache only, and
 only an explicit Tab asks it. A local server that is up is asked either way (no connection
 is opened). A server that could not be listed a moment ago is not asked again for a while,
-and one that offers no resources or prompts is cached as offering none (agent/mcp/catalog_cache.py).
+and one that offers no resources or prompts is cached as offering none (agent/mcp/catalog/cache.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from prompt_toolkit.document import Document
 
 if TYPE_CHECKING:
     from agent.chat.state import ChatSession
-    from agent.mcp.catalog import PromptInfo, ResourceInfo, ResourceTemplateInfo
+    from agent.mcp.catalog.entries import PromptInfo, ResourceInfo, ResourceTemplateInfo
     from agent.mcp.runtime import McpRuntime
 
 T = TypeVar("T")
@@ -75,7 +75,7 @@ class CatalogBridge:
         runtime = self._runtime()
         if runtime is None:
             return []
-        from agent.mcp.definitions import LOCAL_DEFINITIONS
+        from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
         config = runtime.store.load()
         return [
@@ -124,7 +124,7 @@ class CatalogBridge:
         runtime = self._runtime()
         if runtime is None or not self._may_ask(runtime, server):
             return []
-        from agent.mcp.catalog import CompletionRef
+        from agent.mcp.catalog.entries import CompletionRef
 
         ref = CompletionRef("template" if kind == "template" else "prompt", name)
         found = self._wait(
@@ -139,7 +139,7 @@ class CatalogBridge:
         if _TAB_PRESSED.get():
             return True
         from agent.errors import AgentError
-        from agent.mcp.definitions import LOCAL_DEFINITIONS
+        from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
         try:
             definition = runtime.store.load().find(server)

@@ -15,7 +15,7 @@ import anyio
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.mcp.elicitation import (
+from agent.mcp.forms.elicitation import (
     ElicitationAnswer,
     ElicitationRequest,
     FieldValue,

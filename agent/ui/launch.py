@@ -24,8 +24,8 @@ from agent.text import sanitize, sanitize_line
 
 if TYPE_CHECKING:
     from agent.chat.state import ChatSession
-    from agent.mcp.elicitation import ElicitationHandler
-    from agent.mcp.trust import TrustPrompt
+    from agent.mcp.forms.elicitation import ElicitationHandler
+    from agent.mcp.trust.question import TrustPrompt
 
 
 def run_chat(
@@ -142,7 +142,7 @@ def _approver(interactive: bool) -> Approver:
 
 def _trust(interactive: bool) -> TrustPrompt:
     if not interactive:
-        from agent.mcp.trust import DenyTrust
+        from agent.mcp.trust.question import DenyTrust
 
         return DenyTrust()
     from agent.ui.confirm_dialog import TRUST_QUESTION, ChatConfirm
@@ -152,7 +152,7 @@ def _trust(interactive: bool) -> TrustPrompt:
 
 def _elicitation(interactive: bool) -> ElicitationHandler:
     if not interactive:
-        from agent.mcp.elicitation import DeclineElicitation
+        from agent.mcp.forms.elicitation import DeclineElicitation
 
         return DeclineElicitation()
     from agent.ui.elicitation_dialog import ChatElicitation

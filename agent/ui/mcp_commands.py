@@ -18,8 +18,8 @@ import anyio.to_thread
 
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
-from agent.mcp.command_definitions import CommandsDefinition
-from agent.mcp.definitions import (
+from agent.mcp.config.command_definitions import CommandsDefinition
+from agent.mcp.config.definitions import (
     LOCAL_DEFINITIONS,
     HttpDefinition,
     StdioDefinition,
@@ -31,8 +31,8 @@ from agent.ui.dialog import single_key
 from agent.ui.style import styled
 
 if TYPE_CHECKING:
+    from agent.mcp.config.variables import Expander
     from agent.mcp.runtime import McpRuntime
-    from agent.mcp.variables import Expander
 
 USAGE = (
     "usage: /mcp [status | enable NAME | disable NAME | trust NAME | restart NAME | "
@@ -194,8 +194,8 @@ async def _edit(chat: ChatSession) -> None:
 
 
 def _auth(definition: HttpDefinition, expander: Expander) -> str:
-    from agent.mcp.token_key import describe_auth
-    from agent.mcp.token_store import TokenStore
+    from agent.mcp.oauth.token_key import describe_auth
+    from agent.mcp.oauth.token_store import TokenStore
 
     return describe_auth(definition, TokenStore(), expander)
 
@@ -208,9 +208,9 @@ async def _login(chat: ChatSession, name: str) -> None:
 
 
 async def _logout(chat: ChatSession, name: str) -> None:
-    from agent.mcp.launch import HttpLaunch, expand_definition
-    from agent.mcp.oauth_revoke import logout
-    from agent.mcp.token_store import TokenStore
+    from agent.mcp.config.launch import HttpLaunch, expand_definition
+    from agent.mcp.oauth.revoke import logout
+    from agent.mcp.oauth.token_store import TokenStore
 
     runtime = await _runtime(chat)
     definition = runtime.store.load().find(name)

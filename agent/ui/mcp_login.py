@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.errors import AgentError
-from agent.mcp.definitions import HttpDefinition
+from agent.mcp.config.definitions import HttpDefinition
 from agent.ui.spinner import Spinner
 
 if TYPE_CHECKING:
@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 async def login_in_chat(runtime: McpRuntime, name: str, say: Callable[[str], None]) -> None:
     """Log in to `name`, then reconnect it so its tools join the next request."""
-    from agent.mcp.launch import HttpLaunch, expand_definition
-    from agent.mcp.oauth_login import LoginIO, login
-    from agent.mcp.token_store import TokenStore
+    from agent.mcp.config.launch import HttpLaunch, expand_definition
+    from agent.mcp.oauth.login import LoginIO, login
+    from agent.mcp.oauth.token_store import TokenStore
 
     definition = runtime.store.load().find(name)
     if not isinstance(definition, HttpDefinition):

@@ -13,7 +13,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from agent.chat.mentions import mention_at_cursor
-from agent.mcp.uri_template import expand
+from agent.mcp.catalog.uri_template import expand
 from agent.text import sanitize_line
 from agent.ui.catalog_bridge import CatalogBridge
 from agent.ui.uri_templates import template_state

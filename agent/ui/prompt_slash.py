@@ -17,7 +17,7 @@ from agent.chat.prompt_commands import (
 )
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
-from agent.mcp.elicitation import is_secret
+from agent.mcp.forms.elicitation import is_secret
 from agent.messages import ImagePart, Part, TextPart
 from agent.text import sanitize, sanitize_line
 from agent.ui.style import styled
@@ -64,7 +64,7 @@ async def run_prompt_command(chat: ChatSession, name: str, argument: str) -> Tur
 async def _ask_missing(
     command: PromptCommand, missing: list[str], arguments: dict[str, str]
 ) -> bool:
-    from agent.mcp.elicitation import FormField
+    from agent.mcp.forms.elicitation import FormField
     from agent.ui.elicitation_dialog import ask_field
 
     prompt = command.prompt

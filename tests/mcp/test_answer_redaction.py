@@ -1,4 +1,4 @@
-"""What masking a server's answers keeps, masks and withholds (agent/mcp/answer_redaction.py)."""
+"""What masking a server's answers keeps, masks and withholds (mcp/client/answer_redaction.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from agent.mcp.answer_redaction import WithheldTool, redact_answer, redact_form, redact_tools
-from agent.mcp.json_redaction import (
+from agent.mcp.client.answer_redaction import WithheldTool, redact_answer, redact_form, redact_tools
+from agent.mcp.client.json_redaction import (
     FORM_PROBLEM,
     INPUT_PROBLEM,
     NAME_PROBLEM,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from agent.mcp.catalog import CatalogKind, Listing
-from agent.mcp.catalog_cache import CachedCatalog, CatalogCache
+from agent.mcp.catalog.cache import CachedCatalog, CatalogCache
+from agent.mcp.catalog.entries import CatalogKind, Listing
 
 pytestmark = pytest.mark.anyio
 
@@ -70,7 +70,7 @@ async def test_a_reconnect_keeps_the_lists_stale_and_a_new_definition_drops_them
 
 
 async def test_a_failed_listing_is_remembered_for_a_short_time_and_a_success_forgets_it() -> None:
-    from agent.mcp.catalog_cache import FAILURE_SECONDS
+    from agent.mcp.catalog.cache import FAILURE_SECONDS
 
     now = [100.0]
     cache = CatalogCache(clock=lambda: now[0])

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from agent.errors import DocumentError
-from agent.mcp.command_definitions import CommandsDefinition, CommandTool
-from agent.mcp.document import parse_document, parse_document_data, serialize_document
+from agent.mcp.config.command_definitions import CommandsDefinition, CommandTool
+from agent.mcp.config.document import parse_document, parse_document_data, serialize_document
 from agent.mcp.store import McpStore
 
 COUNT = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}

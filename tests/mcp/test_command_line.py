@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.mcp.command_line import CommandArgumentError, fill_command
-from agent.mcp.command_template import Part, parse_element
+from agent.mcp.config.command_template import Part, parse_element
+from agent.mcp.programs.command_line import CommandArgumentError, fill_command
 
 
 def test_strings_fill_as_themselves_and_numbers_and_booleans_as_json_text() -> None:

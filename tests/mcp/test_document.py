@@ -7,8 +7,8 @@ import json
 import pytest
 
 from agent.errors import DocumentError, Problem
-from agent.mcp.definitions import HttpDefinition, HttpTransport, StdioDefinition
-from agent.mcp.document import ServersDocument, parse_document, serialize_document
+from agent.mcp.config.definitions import HttpDefinition, HttpTransport, StdioDefinition
+from agent.mcp.config.document import ServersDocument, parse_document, serialize_document
 from agent.resources import config_dir
 
 # --- the two wrappers and type inference -------------------------------------------------

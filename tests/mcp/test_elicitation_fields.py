@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from agent.mcp.elicitation import ElicitationRequest, describe_form, field_question, form_fields
+from agent.mcp.forms.elicitation import (
+    ElicitationRequest,
+    describe_form,
+    field_question,
+    form_fields,
+)
 from agent.ui.dialog import screen_rows
 
 

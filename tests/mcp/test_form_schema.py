@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from agent.errors import McpServerError
-from agent.mcp.elicitation import ElicitationRequest, form_fields, refusal
-from agent.mcp.form_schema import form_problem
+from agent.mcp.forms.elicitation import ElicitationRequest, form_fields, refusal
+from agent.mcp.forms.schema import form_problem
 
 # One field of every kind the MCP spec (2025-11-25) allows, as servers write them.
 EVERY_KIND: dict[str, Any] = {

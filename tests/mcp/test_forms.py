@@ -7,8 +7,8 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from agent.mcp.elicitation import ElicitationAnswer
-from agent.mcp.forms import ServerForms
+from agent.mcp.forms.elicitation import ElicitationAnswer
+from agent.mcp.forms.server_forms import ServerForms
 from tests.mcp.runtime_helpers import ScriptedElicitation
 
 pytestmark = pytest.mark.anyio

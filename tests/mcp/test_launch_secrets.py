@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.mcp.launch_secrets import env_secrets, without_ordinary
+from agent.mcp.config.launch_secrets import env_secrets, without_ordinary
 
 INHERITED = {"HOME": "/home/ada", "PATH": "/usr/bin:/bin", "USER": "ada"}
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent.errors import Problem, StoreError
-from agent.mcp.definitions import StdioDefinition
-from agent.mcp.launch_trust import (
+from agent.mcp.config.definitions import StdioDefinition
+from agent.mcp.config.variables import Expander
+from agent.mcp.trust.launches import (
     MAX_TRUSTED_LAUNCHES,
     LaunchTrust,
     decode_trusted_launches,
@@ -20,7 +21,6 @@ from agent.mcp.launch_trust import (
     load_or_create_key,
     remember,
 )
-from agent.mcp.variables import Expander
 
 PYTHON = sys.executable
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.mcp.line_buffer import LineBuffer, Overlong
+from agent.mcp.client.line_buffer import LineBuffer, Overlong
 
 
 def test_lines_split_across_chunks_come_out_whole_and_in_order() -> None:

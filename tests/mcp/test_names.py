@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from agent.mcp.names import (
+from agent.mcp.config.names import (
     ToolNameCollisionError,
     is_provider_safe,
     model_tool_name,

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from agent.errors import DocumentError
-from agent.mcp.definitions import HttpDefinition, fingerprint
-from agent.mcp.document import parse_document, serialize_document
-from agent.mcp.oauth_config import OAuthConfig
+from agent.mcp.config.definitions import HttpDefinition, fingerprint
+from agent.mcp.config.document import parse_document, serialize_document
+from agent.mcp.config.oauth import OAuthConfig
 
 
 def parse(servers: dict[str, object]) -> tuple[object, ...]:

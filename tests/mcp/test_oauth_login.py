@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agent.errors import LoginError
-from agent.mcp.launch import HttpLaunch
-from agent.mcp.oauth_login import LoginIO, login
-from agent.mcp.token_store import TokenStore
+from agent.mcp.config.launch import HttpLaunch
+from agent.mcp.oauth.login import LoginIO, login
+from agent.mcp.oauth.token_store import TokenStore
 from tests.fixtures.oauth_fixtures import running_oauth_server
 
 

@@ -8,8 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp.catalog import CompletionRef, PromptArgumentInfo
-from agent.mcp.contents import PromptMedia, PromptMessage, PromptText, ResourceBlob, ResourceText
+from agent.mcp.catalog.contents import (
+    PromptMedia,
+    PromptMessage,
+    PromptText,
+    ResourceBlob,
+    ResourceText,
+)
+from agent.mcp.catalog.entries import CompletionRef, PromptArgumentInfo
 from agent.mcp.store import McpStore
 from tests.fixtures.everything import everything_definition, install_everything
 from tests.fixtures.mcp_fixtures import trust_launch

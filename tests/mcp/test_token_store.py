@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from agent.mcp.token_store import AuthStatus, ServerAuth, TokenStore
+from agent.mcp.oauth.token_store import AuthStatus, ServerAuth, TokenStore
 
 URL = "https://mcp.example.com/mcp"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.mcp.uri_template import expand, variables
+from agent.mcp.catalog.uri_template import expand, variables
 
 VALUES = {"var": "value", "hello": "Hello World!", "path": "/foo/bar", "x": "1024", "y": "768"}
 

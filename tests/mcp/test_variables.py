@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.errors import ExpansionError
-from agent.mcp.variables import Expander, has_references, reference_problems
+from agent.mcp.config.variables import Expander, has_references, reference_problems
 
 SECRET = "canary-7f3a9-do-not-print"
 

@@ -56,10 +56,10 @@ def save_commands_server(
 ) -> None:
     """Save a commands server (cwd: the project) enabled with every tool selected, trusted
     for `environ` as answering yes to the trust question records it."""
-    from agent.mcp.definitions import fingerprint
-    from agent.mcp.document import parse_document_data
-    from agent.mcp.launch_trust import launch_trust_for, remember
+    from agent.mcp.config.definitions import fingerprint
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import CachedTool, McpStore
+    from agent.mcp.trust.launches import launch_trust_for, remember
 
     store = McpStore(agent_home / "mcp-servers.json")
     server: dict[str, Any] = {"type": "commands", "cwd": str(project), "tools": tools}

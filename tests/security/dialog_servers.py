@@ -14,9 +14,9 @@ from typing import Any
 
 import pexpect
 
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
-from agent.mcp.names import model_tool_name
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.config.document import parse_document_data
+from agent.mcp.config.names import model_tool_name
 from agent.mcp.store import CachedTool, McpStore
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
 from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME, LONG_DESCRIPTION, SIGNAL_ENV

@@ -37,7 +37,7 @@ USED = "this console link was already used: run agent mcp console again for a ne
 
 def save_servers(home: Path, servers: dict[str, Any], trusted: tuple[str, ...]) -> None:
     """Save these mcpServers in `home`, trusting the named ones for the console's environment."""
-    from agent.mcp.document import parse_document_data
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import McpStore
 
     home.mkdir(parents=True, exist_ok=True)

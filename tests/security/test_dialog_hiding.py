@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.mcp.document import parse_document_data
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME
 from tests.security.dialog_servers import (

@@ -14,9 +14,9 @@ import anyio
 import pytest
 
 from agent.errors import ToolCallError
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
-from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.client.results import tool_result_from_mcp
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
 from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save

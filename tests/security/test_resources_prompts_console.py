@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp.document import parse_document_data
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
 from tests.test_cli_mcp_console import agent

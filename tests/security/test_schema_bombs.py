@@ -212,7 +212,7 @@ def select_every_tool(agent_home: Path) -> None:
     """Offer the model every tool of the server, as listed (the store caches what it listed)."""
     from dataclasses import replace
 
-    from agent.mcp.definitions import fingerprint
+    from agent.mcp.config.definitions import fingerprint
     from agent.mcp.store import CachedTool, McpStore
 
     store = McpStore(agent_home / "mcp-servers.json")

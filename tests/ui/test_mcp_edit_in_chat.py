@@ -12,7 +12,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from agent.mcp.document import serialize_document
+from agent.mcp.config.document import serialize_document
 from agent.mcp.store import McpStore
 from tests.security.dialog_servers import pty_env
 from tests.test_chat_pty import FakeModelProcess, spawn_chat

@@ -117,7 +117,7 @@ async def test_tab_completes_prompt_names_argument_names_and_values(
 
 def test_two_prompts_that_would_make_one_command_are_both_left_out_with_a_note() -> None:
     from agent.chat.prompt_commands import prompt_commands
-    from agent.mcp.catalog import PromptInfo
+    from agent.mcp.catalog.entries import PromptInfo
 
     def info(name: str) -> PromptInfo:
         return PromptInfo(name=name, title=None, description=None, arguments=())
