@@ -578,7 +578,7 @@ def _first_run(interactive: bool) -> tuple[str, str | None] | None:
         return None
     from agent.settings import save_model_choice
     from agent.text import sanitize_line
-    from agent.ui.model_chooser import choose_first_model
+    from agent.ui.dialogs.model_chooser import choose_first_model
 
     choice = choose_first_model(found)
     if choice is None:

@@ -135,7 +135,7 @@ def _front_end(interactive: bool) -> FrontEnd:
 def _approver(interactive: bool) -> Approver:
     if not interactive:
         return DenyAll()
-    from agent.ui.approval_dialog import ChatApprover
+    from agent.ui.dialogs.approval import ChatApprover
 
     return ChatApprover()
 
@@ -145,7 +145,7 @@ def _trust(interactive: bool) -> TrustPrompt:
         from agent.mcp.trust.question import DenyTrust
 
         return DenyTrust()
-    from agent.ui.confirm_dialog import TRUST_QUESTION, ChatConfirm
+    from agent.ui.dialogs.confirm import TRUST_QUESTION, ChatConfirm
 
     return ChatConfirm(TRUST_QUESTION)  # asked only by the person's own /mcp trust or enable
 
@@ -155,7 +155,7 @@ def _elicitation(interactive: bool) -> ElicitationHandler:
         from agent.mcp.forms.elicitation import DeclineElicitation
 
         return DeclineElicitation()
-    from agent.ui.elicitation_dialog import ChatElicitation
+    from agent.ui.dialogs.elicitation import ChatElicitation
 
     return ChatElicitation()
 

@@ -8,7 +8,7 @@ from agent.mcp.forms.elicitation import (
     field_question,
     form_fields,
 )
-from agent.ui.dialog import screen_rows
+from agent.ui.dialogs.frame import screen_rows
 
 
 def test_password_format_and_secret_like_names_make_secret_fields() -> None:

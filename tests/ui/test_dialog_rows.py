@@ -9,7 +9,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 
-from agent.ui.dialog import screen_rows
+from agent.ui.dialogs.frame import screen_rows
 
 
 def drawn_rows(rows: list[str], width: int) -> list[str]:

@@ -19,8 +19,8 @@ from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from agent.ui.chat import prompt_session
-from agent.ui.dialog import single_key
-from agent.ui.fresh_keys import quiet_seconds
+from agent.ui.dialogs.frame import single_key
+from agent.ui.dialogs.fresh_keys import quiet_seconds
 from agent.ui.typeahead import TypeAhead
 from tests.ui.ui_helpers import chat_state
 

@@ -16,9 +16,9 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from agent.mcp.store import McpStore
-from agent.ui.catalog_bridge import CatalogBridge
-from agent.ui.completion import chat_completer
-from agent.ui.uri_templates import TemplateState, template_state
+from agent.ui.completion.catalog_bridge import CatalogBridge
+from agent.ui.completion.completer import chat_completer
+from agent.ui.completion.uri_templates import TemplateState, template_state
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, resources_server, runtime, save, served_host
 

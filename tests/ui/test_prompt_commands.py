@@ -21,9 +21,9 @@ from agent.chat.prompt_commands import parse_arguments
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import ImagePart, TextPart
-from agent.ui.completion import chat_completer
-from agent.ui.prompt_slash import TurnToSend
-from agent.ui.slash import run_slash
+from agent.ui.completion.completer import chat_completer
+from agent.ui.slash.commands import run_slash
+from agent.ui.slash.prompts import TurnToSend
 from tests.ui.prompt_helpers import served_chat
 
 pytestmark = pytest.mark.anyio

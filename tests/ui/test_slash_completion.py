@@ -15,8 +15,8 @@ from agent.home import data_home
 from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 from agent.session.store import SessionHeader
-from agent.ui.completion import chat_completer
-from agent.ui.slash import COMMANDS, Command
+from agent.ui.completion.completer import chat_completer
+from agent.ui.slash.commands import COMMANDS, Command
 from tests.mcp.runtime_helpers import runtime, save, stdio_server
 from tests.skills.skills_helpers import make_skill
 from tests.ui.ui_helpers import chat_state

@@ -22,8 +22,8 @@ from prompt_toolkit.completion import (
 from prompt_toolkit.document import Document
 
 from agent.text import sanitize_line
-from agent.ui.catalog_bridge import AskedCompleter
-from agent.ui.slash import COMMANDS
+from agent.ui.completion.catalog_bridge import AskedCompleter
+from agent.ui.slash.commands import COMMANDS
 
 if TYPE_CHECKING:
     from agent.chat.state import ChatSession
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # The words of the argument before the one being typed -> (value, description) pairs.
 Choices = Callable[[Sequence[str]], Iterable[tuple[str, str]]]
 SESSIONS_FRESH_SECONDS = 5.0  # listing reads every session file's head and tail
-# /mcp's subcommands (agent/ui/mcp_commands.py); those that take a server name come second.
+# /mcp's subcommands (agent/ui/slash/mcp.py); those that take a server name come second.
 MCP_ACTIONS = {
     "status": "servers, their state and tools",
     "enable": "NAME start using a server",
@@ -127,9 +127,9 @@ def _mcp_completer(
 
     def get() -> Completer:
         if not built:
-            from agent.ui.catalog_bridge import CatalogBridge
-            from agent.ui.mention_completion import MentionCompleter
-            from agent.ui.prompt_completion import PromptCompleter
+            from agent.ui.completion.catalog_bridge import CatalogBridge
+            from agent.ui.completion.mentions import MentionCompleter
+            from agent.ui.completion.prompts import PromptCompleter
 
             bridge = CatalogBridge(current, loop)
             built.append(merge_completers([PromptCompleter(bridge), MentionCompleter(bridge)]))
@@ -158,7 +158,7 @@ def _slash_completer(current: Callable[[], ChatSession | None]) -> SlashComplete
             return MCP_ACTIONS.items()
         chat = current()
         if len(before) == 1 and before[0] in _MCP_NAMED and chat is not None:
-            from agent.ui.mcp_commands import mcp_completions
+            from agent.ui.slash.mcp import mcp_completions
 
             return [(name, "MCP server") for name in mcp_completions(chat)]
         return []

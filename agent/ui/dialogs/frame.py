@@ -6,7 +6,7 @@ breaks, or a 2000-character description, must not push what is asked about off t
 What does not fit one screen is paged, and the pager says where it is; the answer keys are
 accepted only on the last page, so everything has been on screen before a yes. Only keys
 pressed after a page is drawn count, and only once typing stopped if it appeared mid-typing
-(agent.ui.fresh_keys).
+(agent.ui.dialogs.fresh_keys).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.utils import get_cwidth
 
-from agent.ui.fresh_keys import Arming, run_dialog
+from agent.ui.dialogs.fresh_keys import Arming, run_dialog
 
 # Our own styling (agent.ui.style): SGR sequences, which take no columns. Text from elsewhere
 # is sanitized before it gets here, so every escape left in a line is one of these.

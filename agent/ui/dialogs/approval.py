@@ -7,8 +7,8 @@ from prompt_toolkit.shortcuts import PromptSession
 
 from agent.chat.approval import ApprovalRequest, Decision
 from agent.text import sanitize, sanitize_line
-from agent.ui.dialog import ask_with_pages
-from agent.ui.fresh_keys import ask_line
+from agent.ui.dialogs.frame import ask_with_pages
+from agent.ui.dialogs.fresh_keys import ask_line
 from agent.ui.render import pretty_arguments
 from agent.ui.style import styled
 

@@ -15,8 +15,8 @@ from prompt_toolkit.document import Document
 from agent.chat.mentions import mention_at_cursor
 from agent.mcp.catalog.uri_template import expand
 from agent.text import sanitize_line
-from agent.ui.catalog_bridge import CatalogBridge
-from agent.ui.uri_templates import template_state
+from agent.ui.completion.catalog_bridge import CatalogBridge
+from agent.ui.completion.uri_templates import template_state
 
 _PLAIN = ("", "+")  # operators whose expansion adds nothing before the value
 MAX_OFFERED = 200  # a server with ten thousand resources: the first ones, the rest by typing

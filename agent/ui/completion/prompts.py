@@ -13,7 +13,7 @@ from prompt_toolkit.document import Document
 
 from agent.chat.prompt_commands import PromptCommand, prompt_commands
 from agent.text import sanitize_line
-from agent.ui.catalog_bridge import CatalogBridge
+from agent.ui.completion.catalog_bridge import CatalogBridge
 
 
 class PromptCompleter(Completer):

@@ -65,7 +65,7 @@ async def _ask_missing(
     command: PromptCommand, missing: list[str], arguments: dict[str, str]
 ) -> bool:
     from agent.mcp.forms.elicitation import FormField
-    from agent.ui.elicitation_dialog import ask_field
+    from agent.ui.dialogs.elicitation import ask_field
 
     prompt = command.prompt
     print(

@@ -6,7 +6,7 @@ defaults are offered; Esc or Ctrl-C at the first question declines, Ctrl-C in a 
 cancels. A secret field is typed without echo into a prompt with no history, so it stays
 out of the scrollback and every file. Drawn with prompt_toolkit inside the turn, so Ctrl-C
 never leaves a reader behind. The question and each field hear only keys pressed after they
-are drawn (agent.ui.fresh_keys): a value typed before its field was asked is dropped.
+are drawn (agent.ui.dialogs.fresh_keys): a value typed before its field was asked is dropped.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from agent.mcp.forms.elicitation import (
     refusal,
 )
 from agent.text import sanitize, sanitize_line
-from agent.ui.dialog import ask_with_pages
-from agent.ui.fresh_keys import ask_line
+from agent.ui.dialogs.frame import ask_with_pages
+from agent.ui.dialogs.fresh_keys import ask_line
 from agent.ui.style import styled
 from agent.ui.typeahead import dialog_keys
 

@@ -27,7 +27,7 @@ from agent.mcp.config.definitions import (
     fingerprint,
 )
 from agent.text import error_lines, sanitize, sanitize_line
-from agent.ui.dialog import single_key
+from agent.ui.dialogs.frame import single_key
 from agent.ui.style import styled
 
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ def _auth(definition: HttpDefinition, expander: Expander) -> str:
 
 
 async def _login(chat: ChatSession, name: str) -> None:
-    from agent.ui.mcp_login import login_in_chat
+    from agent.ui.slash.mcp_login import login_in_chat
 
     runtime = await _runtime(chat)
     await login_in_chat(runtime, name, _say)

@@ -15,12 +15,12 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
 from agent.text import sanitize, sanitize_line
-from agent.ui.fresh_keys import ask_line
+from agent.ui.dialogs.fresh_keys import ask_line
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
 if TYPE_CHECKING:
-    from agent.ui.prompt_slash import TurnToSend
+    from agent.ui.slash.prompts import TurnToSend
 
 EXIT = "exit"
 
@@ -182,14 +182,14 @@ async def _show(chat: ChatSession, argument: str) -> None:
 
 
 async def _mcp(chat: ChatSession, argument: str) -> None:
-    from agent.ui.mcp_commands import run_mcp
+    from agent.ui.slash.mcp import run_mcp
 
     await run_mcp(chat, argument)
     return None
 
 
 async def _model(chat: ChatSession, argument: str) -> None:
-    from agent.ui.model_chooser import model_command
+    from agent.ui.dialogs.model_chooser import model_command
 
     await model_command(chat, argument.strip())
     return None
@@ -215,7 +215,7 @@ async def _tools(chat: ChatSession, argument: str) -> None:
 
 
 async def _context(chat: ChatSession, argument: str) -> None:
-    from agent.ui.context_view import show_context
+    from agent.ui.slash.context_view import show_context
 
     await show_context(chat, argument)
     return None
@@ -255,7 +255,7 @@ async def run_slash(chat: ChatSession, text: str) -> str | TurnToSend | None:
     if name.startswith(PROMPT_PREFIX):
         try:
             # Loaded on first use: prompt commands bring the form pieces, not needed to start.
-            from agent.ui.prompt_slash import run_prompt_command
+            from agent.ui.slash.prompts import run_prompt_command
 
             return await run_prompt_command(chat, name, argument.strip())
         except AgentError as error:

@@ -14,7 +14,7 @@ from agent.chat.model_choices import Found, ModelChoice, find_choices, typed_cho
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.text import sanitize, sanitize_line
-from agent.ui.fresh_keys import discard_keys
+from agent.ui.dialogs.fresh_keys import discard_keys
 from agent.ui.style import styled
 
 NOTHING_FOUND = "Nothing found to offer: type a litellm model string, e.g. openai/gpt-4.1-mini."
@@ -64,7 +64,7 @@ def choose_first_model(found: Found) -> ModelChoice | None:
     session = PromptSession[str]()
     while True:
         try:
-            # Only a line typed once the question is drawn chooses (agent.ui.fresh_keys).
+            # Only a line typed once the question is drawn chooses (agent.ui.dialogs.fresh_keys).
             answer = session.prompt(question, pre_run=lambda: discard_keys(session.app.input))
         except (KeyboardInterrupt, EOFError):
             return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from agent.text import sanitize_line
-from agent.ui.dialog import ask_with_pages
+from agent.ui.dialogs.frame import ask_with_pages
 from agent.ui.style import styled
 
 TRUST_QUESTION = "Start it and trust what it runs here?"
