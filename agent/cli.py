@@ -110,11 +110,11 @@ _SKILLS, _SESSIONS = "agent.commands.skills", "agent.commands.sessions"
 _TRUSTED_FIRST = "A local server that is not trusted asks before it starts."
 _NAME = Arg("name", "a server name as shown by agent mcp list", metavar="NAME")
 _TRACE = _switch("--trace", "print every JSON-RPC message")
-_ID = Arg("session_id", "a session id, or enough of its start to be unique (see agent sessions "
-          "list)", metavar="ID")  # fmt: skip
+_ID_HELP = "a session id, or enough of its start to be unique (see agent sessions list)"
+_ID = Arg("session_id", _ID_HELP, metavar="ID")
 
-# The bare `agent`: chat, or one turn with -p.
 # fmt: off
+# The bare `agent`: chat, or one turn with -p.
 OPTIONS: tuple[Arg | Exclusive, ...] = (
     Arg("--version", "show program's version number and exit", action="version",
         version=f"agent {__version__}"),
