@@ -16,7 +16,7 @@ import pytest
 from agent.mcp.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import server_command
-from tests.test_chat_pty import FakeModelProcess
+from tests.pty_chat import FakeModelProcess
 
 AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30

@@ -18,15 +18,8 @@ from typing import Any
 
 import pexpect
 
-from tests.security.dialog_servers import model_name, pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import (  # noqa: F401
-    AGENT,
-    TIMEOUT,
-    FakeModelProcess,
-    chat_env,
-    spawn_chat,
-    trusted_fixture_server,
-)
+from tests.pty_chat import AGENT, TIMEOUT, FakeModelProcess, pty_env, scripted_chat, spawn_chat
+from tests.security.dialog_servers import model_name, save_trusted_hostile_server
 
 ECHO = "mcp__fx__echo"
 DECLINED = "Error: The person declined this tool call."
@@ -75,13 +68,11 @@ def spawn_quiet_chat(base_url: str, env: dict[str, str], cwd: Path) -> pexpect.s
 
 def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_that_follows(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
     turns = [{"tool_calls": [echo_call("c1", "x")]}, {"text": "Fine, not run."}]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("run it\ry")  # one read: the message, its Enter, and a y
@@ -90,8 +81,6 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_tha
         chat.expect("Fine, not run.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert requests[0]["body"]["messages"][-1] == {"role": "user", "content": "run it"}
     assert tool_results(requests[1]) == {"c1": DECLINED}
     assert len(requests) == 2  # the y was not sent as a message either
@@ -99,7 +88,7 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_tha
 
 def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agents_md(
     tmp_path: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     project = hostile_agents_md_project(tmp_path)
     fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
@@ -120,12 +109,10 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agen
 
 def test_yy_at_an_approval_does_not_approve_the_second_call_of_the_same_answer(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
-    fake = FakeModelProcess(tmp_path, two_calls_then_one_of_two())
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, two_calls_then_one_of_two(), chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("run both\r")
@@ -139,15 +126,13 @@ def test_yy_at_an_approval_does_not_approve_the_second_call_of_the_same_answer(
         chat.expect("One of two.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert tool_results(requests[1]) == {"c1": "first-call", "c2": DECLINED}
 
 
 def test_yy_at_the_one_shot_approver_on_the_terminal_does_not_approve_the_second_call(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
     fake = FakeModelProcess(tmp_path, two_calls_then_one_of_two())
     try:
@@ -184,9 +169,7 @@ def test_yy_at_an_approval_does_not_answer_the_form_the_approved_call_sends(
         {"tool_calls": [{"id": "c1", "name": model_name("ask_secret"), "arguments": {}}]},
         {"text": "Form answered."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, env, tmp_path)
+    with scripted_chat(tmp_path, turns, env) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("sign me in\r")
@@ -198,21 +181,17 @@ def test_yy_at_an_approval_does_not_answer_the_form_the_approved_call_sends(
         assert chat.expect(["Form answered.", "who you are"]) == 0
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     result = json.loads(tool_results(requests[1])["c1"])
     assert result["action"] == "decline"
 
 
 def test_a_pasted_second_line_is_queued_as_the_next_message_and_answers_no_approval(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
     turns = [{"tool_calls": [echo_call("c1", "x")]}, {"text": "Fine, not run."}, {"text": "Got y."}]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("run it\ry\r")  # two lines pasted without bracketed paste
@@ -222,15 +201,13 @@ def test_a_pasted_second_line_is_queued_as_the_next_message_and_answers_no_appro
         chat.expect("Got y.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert tool_results(requests[1]) == {"c1": DECLINED}
     assert requests[2]["body"]["messages"][-1] == {"role": "user", "content": "y"}
 
 
 def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
     tmp_path: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     project = tmp_path / "repo"
     skill = project / ".agents" / "skills" / "deploy"
@@ -253,7 +230,7 @@ def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
 
 def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_it(
     tmp_path: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     # The person is still typing (the y in the burst after the message's Enter) when the
     # question appears: the next key they type, a moment later, was not typed at it either.

@@ -18,8 +18,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.security.dialog_servers import model_name, pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import AGENT, TIMEOUT, FakeModelProcess, spawn_chat
+from tests.pty_chat import AGENT, TIMEOUT, FakeModelProcess, pty_env, scripted_chat, spawn_chat
+from tests.security.dialog_servers import model_name, save_trusted_hostile_server
 
 SECRET = "hunter2-very-secret"
 SECRET_SHA256 = hashlib.sha256(SECRET.encode()).hexdigest()
@@ -162,9 +162,8 @@ def test_a_chat_declines_a_form_with_a_malformed_schema_and_says_why_in_one_line
 ) -> None:
     save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     ask = {"id": "c1", "name": model_name("ask_form"), "arguments": {"case": "items_text"}}
-    fake = FakeModelProcess(tmp_path, [{"tool_calls": [ask]}, {"text": "Understood."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    turns = [{"tool_calls": [ask]}, {"text": "Understood."}]
+    with scripted_chat(tmp_path, turns, pty_env(agent_home, tmp_path), tmp_path) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("code\r")
@@ -177,8 +176,6 @@ def test_a_chat_declines_a_form_with_a_malformed_schema_and_says_why_in_one_line
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert notice == (
         "Declined a form from MCP server hx: its schema is not a flat form "
         '(field "tags": "items" must be an object with the choices, not the text "x"); '

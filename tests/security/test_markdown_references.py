@@ -13,7 +13,7 @@ from pathlib import Path
 import pexpect
 
 from agent.ui.markdown import MarkdownStream, make_console
-from tests.test_chat_pty import AGENT, TIMEOUT, FakeModelProcess
+from tests.pty_chat import AGENT, TIMEOUT, FakeModelProcess
 
 REFERENCES = (
     "Run `cat &#x202e;fdp.exe` please &#x202e;gnp.exe &rlm; zero&#8203;width "

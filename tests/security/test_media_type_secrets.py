@@ -16,9 +16,9 @@ import pexpect
 import pytest
 
 from tests.fake_openai import FakeOpenAI
+from tests.pty_chat import AGENT, TIMEOUT
 from tests.security.inputs_helpers import run_agent, tool_results
 from tests.security.leaky_servers import SERVER, Leaky, leaky_server
-from tests.test_chat_pty import AGENT, TIMEOUT
 
 OPAQUE = "application/octet-stream"
 

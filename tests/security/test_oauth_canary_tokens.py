@@ -12,7 +12,7 @@ import pexpect
 
 from tests.fixtures.oauth_cli import AGENT, OAuthCli
 from tests.fixtures.oauth_fixtures import PRE_REGISTERED_ID, running_oauth_server
-from tests.test_chat_pty import FakeModelProcess
+from tests.pty_chat import FakeModelProcess
 
 CLIENT_SECRET = "canary-client-secret-7f3a9c1e"
 ECHO = "mcp__fx__echo"

@@ -13,7 +13,7 @@ import pexpect
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.oauth_cli import AGENT, OAuthCli, recording_browser
 from tests.fixtures.oauth_fixtures import OAuthServer, running_oauth_server
-from tests.test_chat_pty import FakeModelProcess
+from tests.pty_chat import FakeModelProcess
 
 ECHO = "mcp__fx__echo"
 NEEDS_LOGIN = "MCP server fx needs login; its tools are left out. run: agent mcp login fx"

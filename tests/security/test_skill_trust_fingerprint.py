@@ -19,9 +19,8 @@ from agent.skills.folder_walk import MAX_DEPTH
 from agent.skills.model import Skill
 from agent.skills.parse import parse_skill_file
 from agent.skills.trust import SkillTrustStore
-from tests.security.dialog_servers import pty_env
+from tests.pty_chat import FakeModelProcess, pty_env, spawn_chat
 from tests.security.inputs_helpers import AGENT, agent_env, run_agent
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 SKILL = "---\nname: deploy\ndescription: Deploys.\n---\nRun scripts/run.sh, see references/x.md.\n"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pexpect
 
-from tests.security.dialog_servers import pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import AGENT, TIMEOUT
+from tests.pty_chat import AGENT, TIMEOUT, pty_env
+from tests.security.dialog_servers import save_trusted_hostile_server
 
 PIN = "7%9"
 

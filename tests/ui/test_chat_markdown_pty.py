@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.test_chat_pty import AGENT, TIMEOUT, FakeModelProcess
+from tests.pty_chat import AGENT, TIMEOUT, FakeModelProcess
 from tests.ui.ui_helpers import screen
 
 ANSWER = (
