@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from agent.chat.model_choices import ModelChoice, find_choices, typed_choice
 from agent.settings import ModelDiscovery, load_settings
 from tests.fake_openai import FakeOpenAI
+from tests.pty_chat import AGENT, spawn_agent
 from tests.security.local_model_servers import (
     Listing,
     discovery_settings,
@@ -23,7 +23,6 @@ from tests.security.local_model_servers import (
     ollama_tags,
 )
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30
 COMMENT = "# my own note about these settings"
 
@@ -46,10 +45,7 @@ def env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
 
 
 def spawn(env: dict[str, str], cwd: Path, *argv: str) -> pexpect.spawn:
-    return pexpect.spawn(
-        AGENT, list(argv), env=env, cwd=str(cwd), encoding="utf-8", timeout=TIMEOUT,
-        dimensions=(40, 120),
-    )  # fmt: skip
+    return spawn_agent(list(argv), env, cwd)
 
 
 def test_the_first_run_lists_a_local_servers_models_saves_the_choice_and_chats_with_it(

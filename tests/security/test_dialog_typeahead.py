@@ -18,7 +18,13 @@ from typing import Any
 
 import pexpect
 
-from tests.pty_chat import AGENT, TIMEOUT, FakeModelProcess, pty_env, scripted_chat, spawn_chat
+from tests.pty_chat import (
+    FakeModelProcess,
+    model_args,
+    pty_env,
+    scripted_chat,
+    spawn_agent,
+)
 from tests.security.dialog_servers import model_name, save_trusted_hostile_server
 
 ECHO = "mcp__fx__echo"
@@ -59,11 +65,10 @@ def hostile_agents_md_project(tmp_path: Path) -> Path:
     return project
 
 
-def spawn_quiet_chat(base_url: str, env: dict[str, str], cwd: Path) -> pexpect.spawn:
-    """A chat whose questions wait out a quiet pause before they take a key."""
+def quiet(env: dict[str, str]) -> dict[str, str]:
+    """The environment of a chat whose questions wait out a quiet pause before they take a key."""
     # A pause longer than a loaded machine's gap between seeing the dialog and the next key.
-    quiet = env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
-    return spawn_chat(base_url, quiet, cwd)
+    return env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
 
 
 def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_that_follows(
@@ -91,9 +96,7 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agen
     chat_env: dict[str, str],
 ) -> None:
     project = hostile_agents_md_project(tmp_path)
-    fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
-    try:
-        chat = spawn_quiet_chat(fake.base_url, chat_env, project)
+    with scripted_chat(tmp_path, [{"text": "Answered."}], quiet(chat_env), project) as (chat, fake):
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect(r"Use these instruction files in this project\? \[y\] yes  \[n\] no")
@@ -101,8 +104,6 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agen
         chat.expect("Answered.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert "HOSTILE-RULE" not in requests[0]["body"]["messages"][0]["content"]
     assert requests[0]["body"]["messages"][-1] == {"role": "user", "content": "hi"}
 
@@ -137,12 +138,11 @@ def test_yy_at_the_one_shot_approver_on_the_terminal_does_not_approve_the_second
     fake = FakeModelProcess(tmp_path, two_calls_then_one_of_two())
     try:
         # The pty is agent's controlling terminal: the approver asks on /dev/tty.
-        agent = pexpect.spawn(
-            AGENT,
-            ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "run both"],
-            env=chat_env, cwd=str(tmp_path), encoding="utf-8", timeout=TIMEOUT,
-            dimensions=(40, 120),
-        )  # fmt: skip
+        agent = spawn_agent(
+            [*model_args(fake.base_url), "-p", "run both"],
+            chat_env,
+            tmp_path,
+        )
         agent.expect('"text": "first-call"')
         agent.expect("Approve\\?")
         agent.send("yy")
@@ -215,10 +215,7 @@ def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
     (project / ".git").mkdir()
     (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploys.\n---\nRun it.\n")
     # `agent skills trust⏎y⏎` pasted into a shell: the y is in the terminal before the question.
-    child = pexpect.spawn(
-        AGENT, ["skills", "trust"], env=chat_env, cwd=str(project), encoding="utf-8",
-        timeout=TIMEOUT,
-    )  # fmt: skip
+    child = spawn_agent(["skills", "trust"], chat_env, project, dimensions=None)
     child.send("y\r")
     child.expect_exact("[y/N] ")
     child.send("n\r")
@@ -235,9 +232,7 @@ def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_i
     # The person is still typing (the y in the burst after the message's Enter) when the
     # question appears: the next key they type, a moment later, was not typed at it either.
     project = hostile_agents_md_project(tmp_path)
-    fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
-    try:
-        chat = spawn_quiet_chat(fake.base_url, chat_env, project)
+    with scripted_chat(tmp_path, [{"text": "Answered."}], quiet(chat_env), project) as (chat, fake):
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect("AGENTS.md")  # the dialog is drawn
@@ -247,6 +242,4 @@ def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_i
         chat.expect("Answered.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert "HOSTILE-RULE" not in requests[0]["body"]["messages"][0]["content"]

@@ -19,7 +19,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.pty_chat import AGENT, TIMEOUT, scripted_chat
+from tests.pty_chat import scripted_chat, spawn_agent
 from tests.security.inputs_helpers import one_shot, run_agent
 from tests.security.leaky_servers import SERVER, Leaky, leaky_server
 from tests.web.console_helpers import EventStream, running_console
@@ -94,14 +94,8 @@ def test_the_models_request_never_carries_a_servers_secret(
 def test_a_form_in_mcp_call_trace_shows_the_secret_masked_and_a_leaky_field_is_declined(
     leaky: Leaky, tmp_path: Path
 ) -> None:
-    call = pexpect.spawn(
-        AGENT,
-        ["mcp", "call", SERVER, "ask", "--args", "{}", "--trace"],
-        env=leaky.env,
-        cwd=str(tmp_path),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 120),
+    call = spawn_agent(
+        ["mcp", "call", SERVER, "ask", "--args", "{}", "--trace"], leaky.env, tmp_path
     )
     call.expect("Answer")
     output = call.before + call.after

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pexpect
 
-from tests.pty_chat import FakeModelProcess, scripted_chat, spawn_chat
+from tests.pty_chat import scripted_chat
 
 STREAMING = {"text": "Streaming the first answer slowly.", "chunk_delay": 0.4, "text_chunks": 8}
 
@@ -46,7 +46,6 @@ def test_escape_sequences_typed_ahead_reach_neither_the_terminal_nor_the_model(
     tmp_path: Path,
     chat_env: dict[str, str],
 ) -> None:
-    fake = FakeModelProcess(tmp_path, [STREAMING, {"text": "Second answer."}])
     hostile = (
         "\x1b]0;pwned-title\x07"  # set the window title
         "\x1b[2J"  # clear the screen
@@ -57,8 +56,8 @@ def test_escape_sequences_typed_ahead_reach_neither_the_terminal_nor_the_model(
         "\x9b2J"  # a C1 CSI
         "\r"
     )
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    turns = [STREAMING, {"text": "Second answer."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.logfile_read = transcript = io.StringIO()  # everything the terminal was sent
         chat.expect("›")
         chat.send("first question\r")
@@ -70,8 +69,6 @@ def test_escape_sequences_typed_ahead_reach_neither_the_terminal_nor_the_model(
         chat.expect(pexpect.EOF)
         screen = transcript.getvalue()
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert requests[1]["body"]["messages"][-1] == {"role": "user", "content": "hello there"}
     assert "pwned" not in screen and "evil.invalid" not in screen
     assert "\x1b[2J" not in screen and "\x1b]" not in screen
