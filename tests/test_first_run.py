@@ -4,7 +4,6 @@ server (it lists its models at /v1/models, like LM Studio), on a free port set i
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from agent.chat.model_choices import ModelChoice, find_choices, typed_choice
 from agent.settings import ModelDiscovery, load_settings
 from tests.fake_openai import FakeOpenAI
-from tests.pty_chat import AGENT, spawn_agent
+from tests.pty_chat import AGENT, pty_env, spawn_agent
 from tests.security.local_model_servers import (
     Listing,
     discovery_settings,
@@ -29,17 +28,8 @@ COMMENT = "# my own note about these settings"
 
 @pytest.fixture
 def env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
-    environment = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    environment.update(
-        HOME=str(tmp_path / "home"),
-        AGENT_HOME=str(agent_home),
-        OPENAI_API_KEY="sk-test-first-run",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        NO_COLOR="1",
-        TERM="xterm",
-    )
-    for name in ("AGENT_MODEL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_BASE"):
+    environment = pty_env(agent_home, tmp_path) | {"OPENAI_API_KEY": "sk-test-first-run"}
+    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_BASE"):
         environment.pop(name, None)
     yield environment
 

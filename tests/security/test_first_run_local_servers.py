@@ -6,7 +6,6 @@ discovery timeout, and no provider key from the environment ever goes to a local
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from agent.chat.local_models import MAX_MODELS
 from agent.chat.model_choices import SHOWN_PER_SERVER, find_choices
 from agent.settings import ModelDiscovery
 from tests.fake_openai import FakeOpenAI
-from tests.pty_chat import AGENT, spawn_agent
+from tests.pty_chat import AGENT, pty_env, spawn_agent
 from tests.security.local_model_servers import (
     Listing,
     chat_with_the_first_local_model,
@@ -46,17 +45,8 @@ HOSTILE_NAMES = (
 
 @pytest.fixture
 def env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
-    environment = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    environment.update(
-        HOME=str(tmp_path / "home"),
-        AGENT_HOME=str(agent_home),
-        PROMPT_TOOLKIT_NO_CPR="1",
-        NO_COLOR="1",
-        TERM="xterm",
-        **SECRETS,
-    )
-    for name in ("AGENT_MODEL", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
+    environment = pty_env(agent_home, tmp_path) | SECRETS
+    for name in ("OPENAI_API_BASE", "OPENAI_BASE_URL"):
         environment.pop(name, None)
     yield environment
 

@@ -162,7 +162,7 @@ def test_the_chats_mcp_tools_listing_shows_each_hostile_tool_on_one_line(
 ) -> None:
     import pexpect
 
-    from tests.test_chat_pty import FakeModelProcess
+    from tests.pty_chat import FakeModelProcess
 
     fake = FakeModelProcess(tmp_path, [])
     env = dict(os.environ, OPENAI_API_KEY="sk-test", HOME=str(tmp_path), TERM="xterm")
@@ -170,12 +170,7 @@ def test_the_chats_mcp_tools_listing_shows_each_hostile_tool_on_one_line(
     env.pop("AGENT_MODEL", None)
     trust_hx_for(agent_home, env)
     try:
-        chat = spawn_chat(
-            fake.base_url,
-            env,
-            tmp_path,
-            dimensions=(40, 200),
-        )
+        chat = spawn_chat(fake.base_url, env, tmp_path, dimensions=(40, 200))
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("/mcp tools hx\r")

@@ -88,12 +88,7 @@ def _chat_with_one_call(tmp_path: Path, cli: OAuthCli) -> str:
     }
     try:
         cli.server.knobs(expire_all=True)
-        chat = spawn_chat(
-            fake.base_url,
-            env,
-            tmp_path,
-            dimensions=(40, 200),
-        )
+        chat = spawn_chat(fake.base_url, env, tmp_path, dimensions=(40, 200))
         chat.logfile_read = transcript = _Transcript()
         chat.expect("›")
         chat.send("/mcp\r")  # waits for the chat's MCP runtime, so the tool is on offer

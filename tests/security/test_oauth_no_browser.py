@@ -81,10 +81,7 @@ def test_a_chat_reports_needs_login_once_and_slash_login_brings_the_tools_back(
         hops_before = cli.hops.read_text()
         try:
             chat = spawn_chat(
-                fake.base_url,
-                _env(tmp_path, cli.browser),
-                tmp_path,
-                dimensions=(40, 200),
+                fake.base_url, _env(tmp_path, cli.browser), tmp_path, dimensions=(40, 200)
             )
             chat.expect_exact(NEEDS_LOGIN + " (or /mcp login fx here)")
             chat.expect("›")

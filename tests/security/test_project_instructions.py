@@ -193,12 +193,7 @@ def test_a_folder_name_cannot_forge_the_question_and_the_content_is_never_drawn(
     hostile.mkdir()
     (hostile / "CLAUDE.md").write_text("SUB-MARKER\n")
     with FakeOpenAI([{"text": "Answered."}]) as fake:
-        chat = spawn_chat(
-            fake.base_url,
-            env_for(places),
-            hostile,
-            dimensions=(40, 200),
-        )
+        chat = spawn_chat(fake.base_url, env_for(places), hostile, dimensions=(40, 200))
         chat.logfile_read = io.StringIO()  # everything drawn, from here on
         chat.expect("›")
         chat.send("hello\r")
