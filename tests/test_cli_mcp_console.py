@@ -69,7 +69,7 @@ def at_terminal(
     """
     environ = {**(env or os.environ), "PROMPT_TOOLKIT_NO_CPR": "1"}
     shown = io.StringIO()
-    child = spawn_agent(list(args), environ, None, dimensions=(50, 300))
+    child = spawn_agent(list(args), environ, None, dimensions=(50, 300), timeout=TIMEOUT)
     child.logfile_read = shown
     try:
         for prompt, answer in answers:

@@ -35,7 +35,7 @@ def env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
 
 
 def spawn(env: dict[str, str], cwd: Path, *argv: str) -> pexpect.spawn:
-    return spawn_agent(list(argv), env, cwd)
+    return spawn_agent(list(argv), env, cwd, timeout=TIMEOUT)
 
 
 def test_the_first_run_lists_a_local_servers_models_saves_the_choice_and_chats_with_it(

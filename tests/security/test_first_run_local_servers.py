@@ -64,7 +64,7 @@ def test_model_names_with_escape_sequences_are_left_out_of_the_chooser_and_never
     with local_server(Listing(body=ollama_tags(*HOSTILE_NAMES))) as port:
         settings = discovery_settings(agent_home, ollama_port=port)
         before = settings.read_text()
-        chat = spawn_agent([], env, tmp_path, dimensions=(40, 200))
+        chat = spawn_agent([], env, tmp_path, dimensions=(40, 200), timeout=TIMEOUT)
         chat.expect("Enter for 1")
         drawn = chat.before
         chat.sendcontrol("c")
@@ -170,9 +170,8 @@ def test_switching_from_a_local_model_to_a_provider_never_sends_its_key_to_the_l
         FakeOpenAI([{"text": "Provider answer."}]) as provider,
     ):
         env["OPENAI_API_BASE"] = provider.base_url  # where litellm sends openai/ by default
-        chat = spawn_agent(
-            ["--model", "lm_studio/local-model", "--api-base", local.base_url], env, tmp_path
-        )
+        local_model = ["--model", "lm_studio/local-model", "--api-base", local.base_url]
+        chat = spawn_agent(local_model, env, tmp_path, timeout=TIMEOUT)
         chat.expect("›")
         chat.send("one\r")
         chat.expect("Local answer.")
