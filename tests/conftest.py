@@ -20,3 +20,20 @@ def agent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def anyio_backend() -> str:
     """@pytest.mark.anyio tests run on asyncio only (prompt_toolkit and the mcp SDK need it)."""
     return "asyncio"
+
+
+@pytest.fixture
+def chat_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
+    """The environment of a chat in a pty (tests/pty_chat.py): its own homes, no colours."""
+    from tests.pty_chat import pty_env  # pexpect, only for the tests that spawn a chat
+
+    return pty_env(agent_home, tmp_path)
+
+
+@pytest.fixture
+def trusted_fixture_server(agent_home: Path, chat_env: dict[str, str]) -> None:
+    """A trusted, enabled tools_server named fx with only `echo` selected, trusted for the
+    environment the tests start agent with."""
+    from tests.fixtures.mcp_fixtures import save_trusted_echo_server
+
+    save_trusted_echo_server(agent_home, chat_env)

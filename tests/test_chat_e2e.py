@@ -4,8 +4,6 @@ scripted fake model server as a process, real fixture MCP servers and real skill
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,28 +14,15 @@ import pytest
 from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import server_command
-from tests.test_chat_pty import FakeModelProcess
-
-AGENT = str(Path(sys.executable).with_name("agent"))
-TIMEOUT = 30
+from tests.pty_chat import FakeModelProcess, pty_env, spawn_chat
 
 
 @pytest.fixture
 def world(tmp_path: Path, agent_home: Path) -> Iterator[dict[str, Any]]:
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
+    env = pty_env(agent_home, tmp_path)
     home = tmp_path / "home"
-    home.mkdir()
-    env = dict(os.environ)
-    env.update(
-        HOME=str(home),
-        AGENT_HOME=str(agent_home),
-        OPENAI_API_KEY="sk-test",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        NO_COLOR="1",
-        TERM="xterm",
-    )
-    env.pop("AGENT_MODEL", None)
     running: list[tuple[FakeModelProcess, pexpect.spawn]] = []
     yield {
         "project": project,
@@ -65,15 +50,7 @@ def start(
     world: dict[str, Any], turns: list[dict[str, Any]]
 ) -> tuple[FakeModelProcess, pexpect.spawn]:
     fake = FakeModelProcess(world["tmp"], turns)
-    chat = pexpect.spawn(
-        AGENT,
-        ["--model", "openai/fake-model", "--api-base", fake.base_url],
-        env=world["env"],
-        cwd=str(world["project"]),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 140),
-    )
+    chat = spawn_chat(fake.base_url, world["env"], world["project"], dimensions=(40, 140))
     world["running"].append((fake, chat))
     chat.expect("›")
     return fake, chat

@@ -3,86 +3,12 @@ fake model server as a process, and a trusted fixture MCP server started by the 
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pexpect
-import pytest
 
-from tests.fixtures.mcp_fixtures import save_trusted_echo_server
-
-AGENT = str(Path(sys.executable).with_name("agent"))
-TIMEOUT = 30
-
-
-class FakeModelProcess:
-    """`python -m tests.fake_openai` with a script; requests are read back from its log."""
-
-    def __init__(self, tmp_path: Path, turns: list[dict[str, Any]]) -> None:
-        script = tmp_path / "turns.json"
-        script.write_text(json.dumps(turns))
-        self.log = tmp_path / "requests.jsonl"
-        repo = Path(__file__).resolve().parent.parent
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.fake_openai", "--script", str(script),
-             "--requests-log", str(self.log)],
-            cwd=repo,
-            stdout=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert line.startswith("PORT "), line
-        self.base_url = f"http://127.0.0.1:{int(line.split()[1])}/v1"
-
-    def requests(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.log.read_text().splitlines()]
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
-
-
-@pytest.fixture
-def trusted_fixture_server(agent_home: Path, chat_env: dict[str, str]) -> None:
-    """A trusted, enabled tools_server named fx with only `echo` selected, trusted for the
-    environment the tests start agent with."""
-    save_trusted_echo_server(agent_home, chat_env)
-
-
-@pytest.fixture
-def chat_env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
-    env = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    env.update(
-        HOME=str(tmp_path / "home"),  # no user skills from the real ~/.agents
-        AGENT_HOME=str(agent_home),
-        OPENAI_API_KEY="sk-test",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        NO_COLOR="1",
-        TERM="xterm",
-    )
-    env.pop("AGENT_MODEL", None)
-    yield env
-
-
-def spawn_chat(base_url: str, env: dict[str, str], cwd: Path) -> pexpect.spawn:
-    return pexpect.spawn(
-        AGENT,
-        ["--model", "openai/fake-model", "--api-base", base_url],
-        env=env,
-        cwd=str(cwd),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 120),
-    )
+from tests.pty_chat import AGENT, TIMEOUT, FakeModelProcess, model_args, scripted_chat
 
 
 def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model_sees_both(
@@ -94,9 +20,7 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         {"tool_calls": [{"id": "c2", "name": echo, "arguments": {"text": "denied-text"}}]},
         {"text": "All done here."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("please echo twice\r")
@@ -117,8 +41,6 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         chat.close()
         assert chat.exitstatus == 0
         requests = fake.requests()
-    finally:
-        fake.stop()
 
     assert len(requests) == 3
     tools_offered = [t["function"]["name"] for t in requests[0]["body"]["tools"]]
@@ -152,7 +74,7 @@ def test_piped_stdin_without_a_terminal_runs_one_turn_and_denies_mcp_calls(
     fake = FakeModelProcess(tmp_path, turns)
     try:
         completed = subprocess.run(
-            [AGENT, "--model", "openai/fake-model", "--api-base", fake.base_url],
+            [AGENT, *model_args(fake.base_url)],
             input="run echo",
             capture_output=True,
             text=True,
@@ -182,9 +104,7 @@ def test_a_key_typed_before_the_approval_question_appears_decides_nothing(
         },
         {"text": "Fine, not run."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("go\r")
@@ -196,8 +116,6 @@ def test_a_key_typed_before_the_approval_question_appears_decides_nothing(
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert requests[1]["body"]["messages"][-1]["content"] == (
         "Error: The person declined this tool call."
     )

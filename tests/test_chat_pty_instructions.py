@@ -7,28 +7,13 @@ not; `/context` names what stays out and counts what the next request really sen
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import pexpect
-import pytest
 
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
-
-
-@pytest.fixture
-def pty_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
-    """The chat's environment, as tests/test_chat_pty.py sets it (HOME is a fresh folder)."""
-    env = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    env.update(
-        HOME=str(tmp_path / "home"), AGENT_HOME=str(agent_home), OPENAI_API_KEY="sk-test",
-        PROMPT_TOOLKIT_NO_CPR="1", NO_COLOR="1", TERM="xterm",
-    )  # fmt: skip
-    env.pop("AGENT_MODEL", None)
-    return env
+from tests.pty_chat import FakeModelProcess, finish, scripted_chat, spawn_chat
 
 
 def make_project(tmp_path: Path) -> Path:
@@ -63,22 +48,14 @@ def one_turn(chat: pexpect.spawn, text: str, answer: str) -> None:
     chat.expect("›")
 
 
-def finish(chat: pexpect.spawn) -> None:
-    chat.send("/exit\r")
-    chat.expect(pexpect.EOF)
-    chat.close()
-    assert chat.exitstatus == 0
-
-
 def test_trusted_instruction_files_reach_the_model_in_order_after_the_persons_own(
-    tmp_path: Path, pty_env: dict[str, str]
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
     project = make_project(tmp_path)
     (tmp_path / "home" / ".agents").mkdir()
     (tmp_path / "home" / ".agents" / "AGENTS.md").write_text("USER-RULE: be kind\n")
-    fake = FakeModelProcess(tmp_path, [{"text": "First answer."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env, project / "sub")
+    turns = [{"text": "First answer."}]
+    with scripted_chat(tmp_path, turns, chat_env, project / "sub") as (chat, fake):
         chat.expect("›")
         chat.send("hello\r")
         chat.expect(r"Use these instruction files in this project\? \[y\] yes")
@@ -93,8 +70,6 @@ def test_trusted_instruction_files_reach_the_model_in_order_after_the_persons_ow
         chat.expect("›")
         finish(chat)
         system = system_text(fake.requests()[0])
-    finally:
-        fake.stop()
     positions = [system.find(rule) for rule in ("USER-RULE", "ROOT-RULE", "SUB-RULE")]
     assert -1 not in positions and positions == sorted(positions)
     # Base instructions, then the instruction files, then the skills catalog.
@@ -103,12 +78,11 @@ def test_trusted_instruction_files_reach_the_model_in_order_after_the_persons_ow
 
 
 def test_declined_instruction_files_stay_out_and_context_says_how_to_trust_them(
-    tmp_path: Path, pty_env: dict[str, str]
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
     project = make_project(tmp_path)
-    fake = FakeModelProcess(tmp_path, [{"text": "Without them."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env, project / "sub")
+    turns = [{"text": "Without them."}]
+    with scripted_chat(tmp_path, turns, chat_env, project / "sub") as (chat, fake):
         chat.expect("›")
         chat.send("hello\r")
         chat.expect(r"Use these instruction files in this project\? \[y\] yes")
@@ -122,18 +96,16 @@ def test_declined_instruction_files_stay_out_and_context_says_how_to_trust_them(
         chat.expect("›")
         finish(chat)
         system = system_text(fake.requests()[0])
-    finally:
-        fake.stop()
     assert "ROOT-RULE" not in system and "SUB-RULE" not in system
 
 
 def test_a_changed_instruction_file_asks_again_and_the_change_waits_for_the_answer(
-    tmp_path: Path, pty_env: dict[str, str]
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
     project = make_project(tmp_path)
     fake = FakeModelProcess(tmp_path, [{"text": "One."}, {"text": "Two."}, {"text": "Three."}])
     try:
-        chat = spawn_chat(fake.base_url, pty_env, project)
+        chat = spawn_chat(fake.base_url, chat_env, project)
         chat.expect("›")
         chat.send("one\r")
         chat.expect(r"Use these instruction files in this project\?")
@@ -143,7 +115,7 @@ def test_a_changed_instruction_file_asks_again_and_the_change_waits_for_the_answ
         finish(chat)
 
         (project / "AGENTS.md").write_text("ROOT-RULE: indent with tabs\nNEW-RULE: sneaky\n")
-        chat = spawn_chat(fake.base_url, pty_env, project)
+        chat = spawn_chat(fake.base_url, chat_env, project)
         chat.expect("›")
         chat.send("two\r")
         chat.expect(r"Use these instruction files in this project\?")
@@ -155,7 +127,7 @@ def test_a_changed_instruction_file_asks_again_and_the_change_waits_for_the_answ
         chat.expect("›")
         finish(chat)
 
-        chat = spawn_chat(fake.base_url, pty_env, project)  # declined: not asked again
+        chat = spawn_chat(fake.base_url, chat_env, project)  # declined: not asked again
         chat.expect("›")
         one_turn(chat, "three", "Three.")
         finish(chat)
@@ -168,12 +140,12 @@ def test_a_changed_instruction_file_asks_again_and_the_change_waits_for_the_answ
 
 
 def test_another_folder_asks_only_about_its_own_file_and_a_no_keeps_the_trusted_ones(
-    tmp_path: Path, pty_env: dict[str, str]
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
     project = make_project(tmp_path)
     fake = FakeModelProcess(tmp_path, [{"text": "One."}, {"text": "Two."}, {"text": "Three."}])
     try:
-        chat = spawn_chat(fake.base_url, pty_env, project)  # the root finds ./AGENTS.md alone
+        chat = spawn_chat(fake.base_url, chat_env, project)  # the root finds ./AGENTS.md alone
         chat.expect("›")
         chat.send("one\r")
         chat.expect(r"Use these instruction files in this project\?")
@@ -182,7 +154,7 @@ def test_another_folder_asks_only_about_its_own_file_and_a_no_keeps_the_trusted_
         chat.expect("›")
         finish(chat)
 
-        chat = spawn_chat(fake.base_url, pty_env, project / "sub")
+        chat = spawn_chat(fake.base_url, chat_env, project / "sub")
         chat.expect("›")
         chat.send("two\r")
         chat.expect(r"Use these instruction files in this project\?")
@@ -195,7 +167,7 @@ def test_another_folder_asks_only_about_its_own_file_and_a_no_keeps_the_trusted_
         chat.expect("›")
         finish(chat)
 
-        chat = spawn_chat(fake.base_url, pty_env, project / "sub")  # both decided: no question
+        chat = spawn_chat(fake.base_url, chat_env, project / "sub")  # both decided: no question
         chat.expect("›")
         one_turn(chat, "three", "Three.")
         finish(chat)
@@ -214,14 +186,13 @@ def context_numbers(screen: str) -> dict[str, int]:
 
 
 def test_context_counts_what_the_next_request_sends(
-    tmp_path: Path, pty_env: dict[str, str]
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
     import litellm
 
     project = make_project(tmp_path)
-    fake = FakeModelProcess(tmp_path, [{"text": "Counted."}, {"text": "Again."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env, project / "sub")
+    turns = [{"text": "Counted."}, {"text": "Again."}]
+    with scripted_chat(tmp_path, turns, chat_env, project / "sub") as (chat, fake):
         chat.expect("›")
         chat.send("hello\r")
         chat.expect(r"Use these instruction files in this project\?")
@@ -238,8 +209,6 @@ def test_context_counts_what_the_next_request_sends(
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         request = fake.requests()[1]["body"]
-    finally:
-        fake.stop()
     sent = request["messages"][:-1]  # the next request, before "again" was typed
 
     def count(**what: Any) -> int:

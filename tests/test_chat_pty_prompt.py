@@ -8,7 +8,7 @@ from pathlib import Path
 import pexpect
 
 from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
-from tests.test_chat_pty import FakeModelProcess, chat_env, spawn_chat  # noqa: F401
+from tests.pty_chat import scripted_chat
 
 SLOW = "mcp__slow__echo"
 
@@ -22,13 +22,11 @@ def tool_names(request: dict[str, object]) -> list[str]:
 def test_a_first_question_right_after_launch_waits_for_a_slow_server_and_gets_its_tools(
     tmp_path: Path,
     agent_home: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     command = server_command("slow_start_server.py", "3")
     save_trusted_stdio_server(agent_home, "slow", command, chat_env)
-    fake = FakeModelProcess(tmp_path, [{"text": "Echo is here."}])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, [{"text": "Echo is here."}], chat_env) as (chat, fake):
         chat.expect("›")  # the prompt does not wait for the server
         chat.send("what tools do you have?\r")
         chat.expect("Waiting for MCP server slow")
@@ -37,8 +35,6 @@ def test_a_first_question_right_after_launch_waits_for_a_slow_server_and_gets_it
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert len(requests) == 1
     assert SLOW in tool_names(requests[0])
 
@@ -46,13 +42,11 @@ def test_a_first_question_right_after_launch_waits_for_a_slow_server_and_gets_it
 def test_ctrl_c_while_waiting_for_a_starting_server_sends_without_its_tools(
     tmp_path: Path,
     agent_home: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     command = server_command("slow_start_server.py", "60")
     save_trusted_stdio_server(agent_home, "slow", command, chat_env)
-    fake = FakeModelProcess(tmp_path, [{"text": "No echo yet."}])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, [{"text": "No echo yet."}], chat_env) as (chat, fake):
         chat.expect("›")
         chat.send("hello\r")
         chat.expect("Waiting for MCP server slow")
@@ -62,8 +56,6 @@ def test_ctrl_c_while_waiting_for_a_starting_server_sends_without_its_tools(
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert len(requests) == 1
     assert SLOW not in tool_names(requests[0])
     assert requests[0]["body"]["messages"][-1] == {"role": "user", "content": "hello"}
@@ -72,20 +64,16 @@ def test_ctrl_c_while_waiting_for_a_starting_server_sends_without_its_tools(
 def test_leaving_the_chat_while_a_server_is_still_starting_does_not_wait_out_its_start_up(
     tmp_path: Path,
     agent_home: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     command = server_command("slow_start_server.py", "60")
     save_trusted_stdio_server(agent_home, "slow", command, chat_env)
-    fake = FakeModelProcess(tmp_path, [])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, [], chat_env) as (chat, _fake):
         chat.expect("›")
         chat.send("/exit\r")
         # The start-up timeout is 30 s: leaving must not start the server again and wait it out.
         chat.expect(pexpect.EOF, timeout=15)
         chat.close()
-    finally:
-        fake.stop()
     assert chat.exitstatus == 0
 
 
@@ -93,11 +81,10 @@ SLOW_ANSWER = {"text": "Streaming the first answer slowly.", "chunk_delay": 0.4,
 
 
 def test_a_message_typed_while_the_model_streams_is_queued_and_sent_when_the_turn_ends(
-    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
-    fake = FakeModelProcess(tmp_path, [SLOW_ANSWER, {"text": "Second answer."}])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    turns = [SLOW_ANSWER, {"text": "Second answer."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("›")
         chat.send("first question\r")
         chat.expect("Streaming")
@@ -108,8 +95,6 @@ def test_a_message_typed_while_the_model_streams_is_queued_and_sent_when_the_tur
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert len(requests) == 2
     assert requests[1]["body"]["messages"][-3:] == [
         {"role": "user", "content": "first question"},
@@ -119,11 +104,9 @@ def test_a_message_typed_while_the_model_streams_is_queued_and_sent_when_the_tur
 
 
 def test_esc_clears_the_queued_message_and_nothing_more_is_sent(
-    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
-    fake = FakeModelProcess(tmp_path, [SLOW_ANSWER])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, [SLOW_ANSWER], chat_env) as (chat, fake):
         chat.expect("›")
         chat.send("first question\r")
         chat.expect("Streaming")
@@ -136,17 +119,14 @@ def test_esc_clears_the_queued_message_and_nothing_more_is_sent(
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert len(requests) == 1
 
 
 def test_a_line_typed_ahead_without_enter_comes_back_in_the_prompt_to_finish(
-    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
-    fake = FakeModelProcess(tmp_path, [SLOW_ANSWER, {"text": "Second answer."}])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    turns = [SLOW_ANSWER, {"text": "Second answer."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("›")
         chat.send("first question\r")
         chat.expect("Streaming")
@@ -159,8 +139,6 @@ def test_a_line_typed_ahead_without_enter_comes_back_in_the_prompt_to_finish(
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert requests[1]["body"]["messages"][-1] == {
         "role": "user",
         "content": "half typed and finished",
@@ -168,12 +146,10 @@ def test_a_line_typed_ahead_without_enter_comes_back_in_the_prompt_to_finish(
 
 
 def test_after_ctrl_c_a_queued_message_goes_back_to_the_prompt_unsent(
-    tmp_path: Path, chat_env: dict[str, str]  # noqa: F811
+    tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
     hanging = {"text": "Streaming and then hanging.", "hang": True}
-    fake = FakeModelProcess(tmp_path, [hanging])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, [hanging], chat_env) as (chat, fake):
         chat.expect("›")
         chat.send("first question\r")
         chat.expect("Streaming")
@@ -186,6 +162,4 @@ def test_after_ctrl_c_a_queued_message_goes_back_to_the_prompt_unsent(
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert len(requests) == 1

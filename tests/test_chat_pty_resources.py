@@ -7,28 +7,13 @@ read_mcp_resource asks for approval, showing server and URI."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pexpect
-import pytest
 
 from tests.fixtures.mcp_fixtures import save_trusted_resources_server
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
-
-
-@pytest.fixture
-def pty_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
-    """The chat's environment, as tests/test_chat_pty.py sets it."""
-    env = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    env.update(
-        HOME=str(tmp_path / "home"), AGENT_HOME=str(agent_home), OPENAI_API_KEY="sk-test",
-        PROMPT_TOOLKIT_NO_CPR="1", NO_COLOR="1", TERM="xterm",
-    )  # fmt: skip
-    env.pop("AGENT_MODEL", None)
-    return env
+from tests.pty_chat import scripted_chat
 
 
 def user_text(request: dict[str, Any]) -> str:
@@ -41,9 +26,9 @@ def user_text(request: dict[str, Any]) -> str:
 
 
 def test_mentions_prompts_and_resource_reads_in_one_chat(
-    tmp_path: Path, agent_home: Path, pty_env: dict[str, str]
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
 ) -> None:
-    save_trusted_resources_server(agent_home, pty_env)
+    save_trusted_resources_server(agent_home, chat_env)
     read = {"server": "rs", "uri": "fixture://notes/3"}
     turns = [
         {"text": "Summed up."},
@@ -51,9 +36,7 @@ def test_mentions_prompts_and_resource_reads_in_one_chat(
         {"tool_calls": [{"id": "r1", "name": "read_mcp_resource", "arguments": read}]},
         {"text": "Read it."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, pty_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server rs ready")
         chat.expect("›")
         # Tab once the menu shows (completion runs in a thread): it takes the first entry.
@@ -84,8 +67,6 @@ def test_mentions_prompts_and_resource_reads_in_one_chat(
         chat.close()
         assert chat.exitstatus == 0
         requests = fake.requests()
-    finally:
-        fake.stop()
 
     assert len(requests) == 4
     mention = user_text(requests[0])
@@ -105,18 +86,16 @@ def test_mentions_prompts_and_resource_reads_in_one_chat(
 
 
 def test_a_prompt_commands_turn_first_asks_the_pending_project_skills_question(
-    tmp_path: Path, agent_home: Path, pty_env: dict[str, str]
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
 ) -> None:
     # A typed message asks it first (tests/test_chat_e2e.py); a prompt's turn is a turn too.
-    save_trusted_resources_server(agent_home, pty_env)
+    save_trusted_resources_server(agent_home, chat_env)
     skill = tmp_path / ".agents" / "skills" / "release-notes"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
         "---\nname: release-notes\ndescription: Write release notes.\n---\nUse the changelog.\n"
     )
-    fake = FakeModelProcess(tmp_path, [{"text": "Hello back."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env, tmp_path)
+    with scripted_chat(tmp_path, [{"text": "Hello back."}], chat_env) as (chat, fake):
         chat.expect("MCP server rs ready")
         chat.expect("›")
         chat.send("/mcp__rs__hello\r")
@@ -130,8 +109,6 @@ def test_a_prompt_commands_turn_first_asks_the_pending_project_skills_question(
         chat.close()
         assert chat.exitstatus == 0
         (request,) = fake.requests()
-    finally:
-        fake.stop()
 
     assert user_text(request).startswith("/mcp__rs__hello\nhello!")
     system = request["body"]["messages"][0]["content"]

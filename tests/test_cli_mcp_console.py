@@ -23,6 +23,7 @@ import pexpect
 import pytest
 
 from tests.fixtures.mcp_fixtures import HttpServer, pid_alive, running_http_server, server_path
+from tests.pty_chat import spawn_agent
 
 AGENT = str(Path(sys.executable).with_name("agent"))  # the console script of this venv
 TIMEOUT = 30  # seconds; bounds every run and every wait for a prompt
@@ -68,9 +69,7 @@ def at_terminal(
     """
     environ = {**(env or os.environ), "PROMPT_TOOLKIT_NO_CPR": "1"}
     shown = io.StringIO()
-    child = pexpect.spawn(
-        AGENT, list(args), env=environ, encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 300)
-    )
+    child = spawn_agent(list(args), environ, None, dimensions=(50, 300), timeout=TIMEOUT)
     child.logfile_read = shown
     try:
         for prompt, answer in answers:

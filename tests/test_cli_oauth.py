@@ -26,6 +26,7 @@ from tests.fixtures.oauth_fixtures import (
     jwt_key_pair,
     running_oauth_server,
 )
+from tests.pty_chat import spawn_agent
 
 
 def test_login_stores_tokens_in_their_own_0600_file_and_a_call_uses_them(tmp_path: Path) -> None:
@@ -327,12 +328,10 @@ def test_ctrl_c_cancels_a_login_waiting_for_the_browser_and_closes_the_listener(
     browser, _ = recording_browser(tmp_path)
     with running_oauth_server() as server:
         OAuthCli(tmp_path, server)
-        login = pexpect.spawn(
-            AGENT,
+        login = spawn_agent(
             ["mcp", "login", "fx", "--no-browser"],
-            env={**os.environ, "BROWSER": str(browser)},
-            encoding="utf-8",
-            timeout=30,
+            {**os.environ, "BROWSER": str(browser)},
+            None,
             dimensions=(40, 400),
         )
         login.expect("redirect_uri=([^&]+)&")

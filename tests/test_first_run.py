@@ -4,9 +4,7 @@ server (it lists its models at /v1/models, like LM Studio), on a free port set i
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 from agent.chat.model_choices import ModelChoice, find_choices, typed_choice
 from agent.settings import ModelDiscovery, load_settings
 from tests.fake_openai import FakeOpenAI
+from tests.pty_chat import AGENT, pty_env, spawn_agent
 from tests.security.local_model_servers import (
     Listing,
     discovery_settings,
@@ -23,33 +22,20 @@ from tests.security.local_model_servers import (
     ollama_tags,
 )
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30
 COMMENT = "# my own note about these settings"
 
 
 @pytest.fixture
 def env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
-    environment = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    environment.update(
-        HOME=str(tmp_path / "home"),
-        AGENT_HOME=str(agent_home),
-        OPENAI_API_KEY="sk-test-first-run",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        NO_COLOR="1",
-        TERM="xterm",
-    )
-    for name in ("AGENT_MODEL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_BASE"):
+    environment = pty_env(agent_home, tmp_path) | {"OPENAI_API_KEY": "sk-test-first-run"}
+    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_BASE"):
         environment.pop(name, None)
     yield environment
 
 
 def spawn(env: dict[str, str], cwd: Path, *argv: str) -> pexpect.spawn:
-    return pexpect.spawn(
-        AGENT, list(argv), env=env, cwd=str(cwd), encoding="utf-8", timeout=TIMEOUT,
-        dimensions=(40, 120),
-    )  # fmt: skip
+    return spawn_agent(list(argv), env, cwd, timeout=TIMEOUT)
 
 
 def test_the_first_run_lists_a_local_servers_models_saves_the_choice_and_chats_with_it(

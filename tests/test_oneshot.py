@@ -5,7 +5,6 @@ cannot be opened) and with a pseudo-terminal where the person answers the approv
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import subprocess
@@ -19,8 +18,8 @@ import pytest
 from agent.ui.oneshot import NO_TERMINAL_REASON
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import save_trusted_echo_server
+from tests.pty_chat import AGENT, pty_env
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30
 ECHO = "mcp__fx__echo"
 DECLINED = "Error: The person declined this tool call."
@@ -35,17 +34,8 @@ def oneshot_fx_server(agent_home: Path, oneshot_env: dict[str, str]) -> None:
 
 @pytest.fixture
 def oneshot_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    env.update(
-        HOME=str(tmp_path / "home"),  # no user skills from the real ~/.agents
-        AGENT_HOME=str(agent_home),
-        OPENAI_API_KEY="sk-test",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        TERM="xterm",
-    )
-    env.pop("AGENT_MODEL", None)
-    env.pop("NO_COLOR", None)  # colours must stay off because stdout is not a terminal
+    env = pty_env(agent_home, tmp_path)
+    del env["NO_COLOR"]  # colours must stay off because stdout is not a terminal
     return env
 
 

@@ -24,11 +24,6 @@ from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save
 AGENT = str(Path(sys.executable).with_name("agent"))
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def save_trusted_hostile(agent_home: Path, *args: str) -> None:
     """hostile_server.py saved as `fx`, enabled and trusted for this process's environment."""
     store = McpStore(agent_home / "mcp-servers.json")

@@ -14,17 +14,14 @@ import pytest
 
 from agent.mcp.config.document import serialize_document
 from agent.mcp.store import McpStore
-from tests.security.dialog_servers import pty_env
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
+from tests.pty_chat import pty_env, scripted_chat
 from tests.test_cli_mcp import alternating_editor
 
 
 def run_edit_in_chat(tmp_path: Path, agent_home: Path, answer: str, outcome: str) -> str:
     """Open the chat, run /mcp edit, answer "Edit again?" with one key and wait for the
     `outcome` line (the prompt may be redrawn before it); the screen is returned."""
-    fake = FakeModelProcess(tmp_path, [])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    with scripted_chat(tmp_path, [], pty_env(agent_home, tmp_path)) as (chat, _fake):
         chat.expect("›")
         chat.send("/mcp edit\r")
         chat.expect_exact("Edit again? [y] yes  [n] no")
@@ -35,8 +32,6 @@ def run_edit_in_chat(tmp_path: Path, agent_home: Path, answer: str, outcome: str
         chat.expect("›")
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
-    finally:
-        fake.stop()
     return drawn
 
 

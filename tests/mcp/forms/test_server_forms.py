@@ -19,11 +19,6 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def answer_message(request_id: int, content: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": {"action": "accept", "content": content}}
 
