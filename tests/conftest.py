@@ -1,5 +1,5 @@
-"""Every test gets its own config and data home, so nothing touches the real ones; async tests
-run on asyncio, the backend the app uses."""
+"""Every test gets its own config and data home, so nothing touches the real ones (and parallel
+workers never share one); async tests run on asyncio, the backend the app uses."""
 
 from __future__ import annotations
 
@@ -14,6 +14,17 @@ def agent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "agent-home"
     monkeypatch.setenv("AGENT_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def terminal_size_from_the_pty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No COLUMNS or LINES in the environment: a chat under pexpect sizes itself from its pty.
+
+    pytest-xdist's workers have COLUMNS=80 and LINES=24 in their environment, and
+    shutil.get_terminal_size() prefers those to the pty's 40x120 (the dialogs then page at 24
+    rows); a person's shell may export them too."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
 
 
 @pytest.fixture
