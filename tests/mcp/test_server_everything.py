@@ -17,10 +17,10 @@ from agent.mcp.catalog.contents import (
 )
 from agent.mcp.catalog.entries import CompletionRef, PromptArgumentInfo
 from agent.mcp.store import McpStore
+from tests.commands.test_cli_mcp_console import agent, at_terminal, import_servers
 from tests.fixtures.everything import everything_definition, install_everything
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, runtime, save
-from tests.test_cli_mcp_console import agent, at_terminal, import_servers
 
 
 @pytest.fixture(scope="session")

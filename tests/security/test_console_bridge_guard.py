@@ -21,8 +21,8 @@ from unittest import mock
 
 import pytest
 
+from tests.commands.test_cli_mcp_console import AGENT
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
-from tests.test_cli_mcp_console import AGENT
 from tests.web.console_helpers import (
     Console,
     EventStream,

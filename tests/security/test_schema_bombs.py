@@ -29,7 +29,7 @@ from tests.fixtures.mcp_fixtures import (
     server_command,
 )
 from tests.fixtures.servers.schema_bomb_server import TOOLS
-from tests.test_oneshot import AGENT, model_args, run_without_terminal
+from tests.ui.test_oneshot import AGENT, model_args, run_without_terminal
 from tests.web.console_helpers import running_console
 
 TAKES_TOO_LONG = "the schema takes too long to check; the value cannot be checked"

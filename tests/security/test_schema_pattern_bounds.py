@@ -27,7 +27,7 @@ from tests.fixtures.mcp_fixtures import (
     server_command,
 )
 from tests.fixtures.servers.schema_attack_server import SETS_IT_OFF, SLOW
-from tests.test_oneshot import model_args, run_without_terminal
+from tests.ui.test_oneshot import model_args, run_without_terminal
 from tests.web.console_helpers import EventStream, running_console
 
 CANNOT_CHECK = (

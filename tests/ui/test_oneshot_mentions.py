@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import save_trusted_resources_server
-from tests.test_oneshot import (  # noqa: F401
+from tests.ui.test_oneshot import (  # noqa: F401
     _mcp_modules,
     model_args,
     oneshot_env,

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.mcp_fixtures import server_command, trust_launch
-from tests.test_cli_mcp_console import (  # noqa: F401  (fixtures: trusted_store, remote...)
+from tests.commands.test_cli_mcp_console import (  # noqa: F401  (fixtures: trusted_store, remote...)
     TOKEN,
     TOOL_NAMES,
     agent,
@@ -21,6 +20,7 @@ from tests.test_cli_mcp_console import (  # noqa: F401  (fixtures: trusted_store
     trace_messages,
     trusted_store,
 )
+from tests.fixtures.mcp_fixtures import server_command, trust_launch
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import pytest
 
 from agent.mcp.config.document import serialize_document
 from agent.mcp.store import McpStore
+from tests.commands.test_cli_mcp import alternating_editor
 from tests.pty_chat import pty_env, scripted_chat
-from tests.test_cli_mcp import alternating_editor
 
 
 def run_edit_in_chat(tmp_path: Path, agent_home: Path, answer: str, outcome: str) -> str:

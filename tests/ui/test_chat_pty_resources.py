@@ -88,7 +88,7 @@ def test_mentions_prompts_and_resource_reads_in_one_chat(
 def test_a_prompt_commands_turn_first_asks_the_pending_project_skills_question(
     tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
 ) -> None:
-    # A typed message asks it first (tests/test_chat_e2e.py); a prompt's turn is a turn too.
+    # A typed message asks it first (tests/chat/test_chat_e2e.py); a prompt's turn is a turn too.
     save_trusted_resources_server(agent_home, chat_env)
     skill = tmp_path / ".agents" / "skills" / "release-notes"
     skill.mkdir(parents=True)

@@ -12,9 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.commands.test_cli_mcp_console import (
+    agent,
+    at_terminal,
+    import_servers,
+    summary,
+    trace_messages,
+)
 from tests.fixtures.mcp_fixtures import pid_alive, server_path
 from tests.fixtures.servers.tools_server import tiny_png
-from tests.test_cli_mcp_console import agent, at_terminal, import_servers, summary, trace_messages
 
 RS = {"command": sys.executable, "args": [server_path("resources_server.py")]}
 
