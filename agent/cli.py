@@ -2,7 +2,8 @@
 
 Start-up must stay cheap: `agent --help` and `--version` import nothing heavy, and no
 `agent mcp ...` command imports litellm. The table names each subcommand's function by module
-and name; its module is imported only when that command runs.
+and name; its module is imported only when that command runs. (Its rows are NamedTuples, not
+dataclasses: `dataclasses` would add `inspect` and `ast` to every start-up.)
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from agent import __version__
 Handler = Callable[[argparse.Namespace], int]
 
 
-class Command(NamedTuple):
-    """A subcommand: `function` in `module`, called with values named by `positional`/`keywords`.
+class Call(NamedTuple):
+    """A subcommand's handler: `function` in `module`, called with the values `positional` and
+    `keywords` name.
 
     A name is "store" (the MCP configuration), "project" (the project folder) or the parsed
-    argument of that `dest`; keywords pass the argument under its own name. (A NamedTuple,
-    not a dataclass: `dataclasses` would add `inspect` and `ast` to every start-up.)
+    argument of that `dest`; keywords pass the argument under its own name.
     """
 
     module: str
@@ -52,112 +53,301 @@ def _value(name: str, args: argparse.Namespace) -> Any:
     return getattr(args, name)
 
 
-_MCP_CONFIG, _MCP_CONSOLE = "agent.commands.mcp_config", "agent.commands.mcp_console"
-_SKILLS, _SESSIONS = "agent.commands.skills", "agent.commands.sessions"
-_MCP_CATALOG = "agent.commands.mcp_catalog"
+class Arg(NamedTuple):
+    """One argument: its flags ("--yes -y"), or the positional's dest ("name"), and help.
 
-COMMANDS: dict[str, Command] = {
-    "mcp import": Command(_MCP_CONFIG, "import_document", ("store", "file", "merge")),
-    "mcp export": Command(_MCP_CONFIG, "export_document", ("store",)),
-    "mcp edit": Command(_MCP_CONFIG, "edit_document", ("store",)),
-    "mcp list": Command(_MCP_CONFIG, "list_servers", ("store",)),
-    "mcp remove": Command(_MCP_CONFIG, "remove_servers", ("store", "names")),
-    "mcp tools": Command(
-        _MCP_CONSOLE,
-        "tools_command",
-        ("store", "name"),
-        ("refresh", "enable", "disable", "schema"),
-    ),
-    "mcp enable": Command(_MCP_CONSOLE, "enable_command", ("store", "name")),
-    "mcp disable": Command(_MCP_CONSOLE, "disable_command", ("store", "name")),
-    "mcp trust": Command(_MCP_CONSOLE, "trust_command", ("store", "name")),
-    "mcp restart": Command(_MCP_CONSOLE, "restart_command", ("store", "name")),
-    "mcp inspect": Command(_MCP_CONSOLE, "inspect_command", ("store", "name", "trace")),
-    "mcp call": Command(
-        _MCP_CONSOLE, "call_command", ("store", "name", "tool", "args_json", "trace")
-    ),
-    "mcp send": Command(
-        "agent.commands.mcp_send", "send_command", ("store", "name", "message", "trace")
-    ),
-    "mcp console": Command(
-        "agent.web.console_command", "console_command", ("store", "host", "port", "no_browser")
-    ),
-    "mcp resources": Command(_MCP_CATALOG, "resources_command", ("store", "name", "trace")),
-    "mcp read": Command(
-        _MCP_CATALOG, "read_command", ("store", "name", "uri", "output", "force", "trace")
-    ),
-    "mcp prompts": Command(_MCP_CATALOG, "prompts_command", ("store", "name", "trace")),
-    "mcp prompt": Command(
-        _MCP_CATALOG, "prompt_command", ("store", "name", "prompt", "args_json", "trace")
-    ),
-    "mcp login": Command(
-        "agent.commands.mcp_auth", "login_command", ("store", "name", "no_browser")
-    ),
-    "mcp logout": Command("agent.commands.mcp_auth", "logout_command", ("store", "name")),
-    "skills list": Command(_SKILLS, "list_skills", ("project",)),
-    "skills show": Command(_SKILLS, "show_skill", ("project", "name")),
-    "skills validate": Command(_SKILLS, "validate_paths", ("paths",)),
-    "skills trust": Command("agent.commands.skills_trust", "trust_command", ("project",)),
-    "sessions list": Command(_SESSIONS, "list_command", ("project", "every_project")),
-    "sessions show": Command(_SESSIONS, "show_command", ("session_id",)),
-    "sessions export": Command(_SESSIONS, "export_command", ("session_id", "fmt", "output")),
-    "sessions delete": Command(_SESSIONS, "delete_command", ("session_id", "yes")),
+    The other fields are `add_argument`'s keywords of the same name; None leaves one unsaid.
+    """
+
+    flags: str
+    help: str
+    metavar: str | None = None
+    dest: str | None = None
+    action: str | None = None
+    nargs: str | None = None
+    const: str | None = None
+    default: object = None
+    type: Callable[[str], object] | None = None
+    choices: tuple[str, ...] | None = None
+    version: str | None = None
+
+
+class Exclusive(NamedTuple):
+    """Arguments of which at most one may be given."""
+
+    args: tuple[Arg, ...]
+
+
+class Command(NamedTuple):
+    """A subcommand: its name, its handler, its line in the group's list, its own description
+    and its arguments, in the order `--help` shows them."""
+
+    name: str
+    call: Call
+    help: str
+    description: str
+    args: tuple[Arg, ...] = ()
+
+
+class Group(NamedTuple):
+    """A command of subcommands (`agent mcp ...`): one of them is required."""
+
+    name: str
+    help: str
+    description: str
+    commands: tuple[Command, ...]
+
+
+def _switch(flags: str, help: str, dest: str | None = None) -> Arg:
+    """A flag that is True when given."""
+    return Arg(flags, help, dest=dest, action="store_true")
+
+
+_MCP_CONFIG, _MCP_CONSOLE = "agent.commands.mcp_config", "agent.commands.mcp_console"
+_MCP_CATALOG, _MCP_AUTH = "agent.commands.mcp_catalog", "agent.commands.mcp_auth"
+_SKILLS, _SESSIONS = "agent.commands.skills", "agent.commands.sessions"
+
+_TRUSTED_FIRST = "A local server that is not trusted asks before it starts."
+_NAME = Arg("name", "a server name as shown by agent mcp list", metavar="NAME")
+_TRACE = _switch("--trace", "print every JSON-RPC message")
+_ID_HELP = "a session id, or enough of its start to be unique (see agent sessions list)"
+_ID = Arg("session_id", _ID_HELP, metavar="ID")
+
+# fmt: off
+# The bare `agent`: chat, or one turn with -p.
+OPTIONS: tuple[Arg | Exclusive, ...] = (
+    Arg("--version", "show program's version number and exit", action="version",
+        version=f"agent {__version__}"),
+    Arg("--model", "litellm model string, e.g. openai/gpt-4.1-mini (else AGENT_MODEL, else "
+        "settings)", metavar="MODEL"),
+    Arg("--api-base", "the model API's base URL (else api_base in settings)", metavar="URL"),
+    Exclusive((
+        _switch("--continue", "continue the latest session of this project", "continue_latest"),
+        Arg("--resume", "continue a session by id or id prefix (no ID: choose from a list)",
+            metavar="ID", nargs="?", const="pick"),
+    )),
+    Arg("-p --print", "one-shot: run one turn and print the answer; text piped to stdin is added "
+        "after the prompt (a blank line between)", metavar="PROMPT", dest="prompt", nargs="?",
+        const=""),
+    Arg("--output-format", "one-shot output: text (the answer only; default), json (one object at "
+        "the end) or stream-json (one object per line as things happen)",
+        choices=("text", "json", "stream-json")),
+)
+
+# Every subcommand: Command(name, handler, its line in the list, its description, arguments).
+TABLE: tuple[Group, ...] = (
+  Group("mcp", "configure MCP servers", "Configure MCP servers.", (
+    Command("import", Call(_MCP_CONFIG, "import_document", ("store", "file", "merge")),
+        "replace the configuration with an mcpServers or servers JSON document",
+        "Replace the whole MCP configuration with a Claude Desktop, Cursor or VS Code document "
+        "(JSON or JSONC). Nothing is saved if any server has a problem.",
+        (Arg("file", "the document, or - for standard input", metavar="FILE"),
+         _switch("--merge", "add or replace only the servers the document names"))),
+    Command("export", Call(_MCP_CONFIG, "export_document", ("store",)),
+        "print the configuration as a canonical mcpServers document",
+        "Print the configuration as a canonical mcpServers document (JSON), ready to import "
+        "elsewhere or keep under version control."),
+    Command("edit", Call(_MCP_CONFIG, "edit_document", ("store",)),
+        "edit the configuration in $VISUAL or $EDITOR",
+        "Edit the configuration as an mcpServers document in $VISUAL or $EDITOR. It is saved "
+        "only when valid; on errors you may edit again, and quitting saves nothing."),
+    Command("list", Call(_MCP_CONFIG, "list_servers", ("store",)),
+        "list configured servers (never env or header values)",
+        "List configured servers: name, transport, enabled, trusted, tools and the command line "
+        "or URL. Env and header values are never printed, only their names."),
+    Command("remove", Call(_MCP_CONFIG, "remove_servers", ("store", "names")),
+        "delete servers from the configuration",
+        "Delete servers and their saved state from the configuration. If any name is unknown, "
+        "nothing is removed.",
+        (Arg("names", _NAME.help, metavar="NAME", nargs="+"),)),
+    Command("tools", Call(_MCP_CONSOLE, "tools_command", ("store", "name"),
+                          ("refresh", "enable", "disable", "schema")),
+        "list a server's tools; select them; show their schemas",
+        f"List a server's tools (discovering them first if needed). {_TRUSTED_FIRST}",
+        (_NAME,
+         _switch("--refresh", "ask the server for its tools again"),
+         Arg("--enable", "select tools (or all)", metavar="TOOL", nargs="+", default=()),
+         Arg("--disable", "deselect tools (or all)", metavar="TOOL", nargs="+", default=()),
+         _switch("--schema", "print each tool's JSON Schema"))),
+    Command("enable", Call(_MCP_CONSOLE, "enable_command", ("store", "name")),
+        "offer the server's selected tools to the model (discovers them first)",
+        f"Offer the server's selected tools to the model (discovers them first). {_TRUSTED_FIRST}",
+        (_NAME,)),
+    Command("disable", Call(_MCP_CONSOLE, "disable_command", ("store", "name")),
+        "stop offering the server's tools to the model",
+        "Stop offering the server's tools to the model. Its tools, selection and trust are kept.",
+        (_NAME,)),
+    Command("trust", Call(_MCP_CONSOLE, "trust_command", ("store", "name")),
+        "review a local server's exact command line and trust it",
+        "Review a local server's exact command line and trust it. On yes, the server starts and "
+        "its tools are discovered. Changing the definition withdraws the trust.",
+        (_NAME,)),
+    Command("restart", Call(_MCP_CONSOLE, "restart_command", ("store", "name")),
+        "start a server afresh and refresh its tools",
+        "Start a server afresh and refresh its tools. Use it after a server went offline or "
+        "changed its tools.",
+        (_NAME,)),
+    Command("inspect", Call(_MCP_CONSOLE, "inspect_command", ("store", "name", "trace")),
+        "show a server's version, protocol, capabilities, tools, resources and prompts",
+        "Start a server and show its version, protocol, capabilities, instructions, tools, "
+        f"resources and prompts. {_TRUSTED_FIRST}",
+        (_NAME, _TRACE)),
+    Command("call", Call(_MCP_CONSOLE, "call_command", ("store", "name", "tool", "args_json",
+                                                        "trace")),
+        "call one tool by hand and print its result",
+        "Call one tool by hand and print its result. Without --args, on a terminal, asks for "
+        "each argument; the arguments are checked against the tool's schema first.",
+        (_NAME,
+         Arg("tool", "a tool name as shown by agent mcp tools NAME", metavar="TOOL"),
+         Arg("--args", "the arguments as a JSON object", metavar="JSON", dest="args_json"),
+         _TRACE)),
+    Command("send", Call("agent.commands.mcp_send", "send_command", ("store", "name", "message",
+                                                                     "trace")),
+        "send one hand-written JSON-RPC message to a server and print the answer",
+        "Send one hand-written JSON-RPC message to a server after the handshake. A request "
+        "without an id gets one and its answer is printed; a notification (notifications/...) "
+        "prints nothing. Example: agent mcp send git '{\"method\": \"tools/list\"}'",
+        (_NAME, Arg("message", "the JSON-RPC message", metavar="JSON"), _TRACE)),
+    Command("console", Call("agent.web.console_command", "console_command",
+                            ("store", "host", "port", "no_browser")),
+        "debug your servers in the browser: a page served from this computer only",
+        "Serve the MCP console page on this computer's loopback address and open it in the "
+        "browser with a one-time link: servers from your configuration, their tools, resources "
+        "and prompts, forms from their schemas, and every JSON-RPC message. Local servers must "
+        "be trusted already (agent mcp trust NAME). Ctrl-C stops it and every server it started.",
+        (Arg("--port", "the port (default: one that is free)", metavar="N", default=0, type=int),
+         Arg("--host", "a loopback address to listen on (default: 127.0.0.1)",
+             metavar="ADDRESS", default="127.0.0.1"),
+         _switch("--no-browser", "only print the link; open no browser"))),
+    Command("resources", Call(_MCP_CATALOG, "resources_command", ("store", "name", "trace")),
+        "list a server's resources and resource templates",
+        f"List a server's resources (every page) and resource templates. {_TRUSTED_FIRST}",
+        (_NAME, _TRACE)),
+    Command("read", Call(_MCP_CATALOG, "read_command", ("store", "name", "uri", "output",
+                                                       "force", "trace")),
+        "read one resource: print its text, or save it with --output",
+        "Read one resource. Text is printed (cut at the output limit); binary contents are "
+        "described, or written to --output FILE, which must not exist yet (unless --force). "
+        f"{_TRUSTED_FIRST}",
+        (_NAME,
+         Arg("uri", "a URI as shown by agent mcp resources NAME", metavar="URI"),
+         Arg("--output", "write the contents to FILE as they are", metavar="FILE"),
+         _switch("--force", "let --output replace FILE"),
+         _TRACE)),
+    Command("prompts", Call(_MCP_CATALOG, "prompts_command", ("store", "name", "trace")),
+        "list a server's prompts and their arguments",
+        f"List a server's prompts and their arguments. {_TRUSTED_FIRST}",
+        (_NAME, _TRACE)),
+    Command("prompt", Call(_MCP_CATALOG, "prompt_command", ("store", "name", "prompt",
+                                                           "args_json", "trace")),
+        "get one prompt and print its messages",
+        f"Get one prompt with its arguments and print its messages. {_TRUSTED_FIRST}",
+        (_NAME,
+         Arg("prompt", "a prompt as shown by agent mcp prompts", metavar="PROMPT"),
+         Arg("--args", 'the arguments, e.g. {"city": "Paris"}', metavar="JSON", dest="args_json"),
+         _TRACE)),
+    Command("login", Call(_MCP_AUTH, "login_command", ("store", "name", "no_browser")),
+        "log in to a remote server with OAuth (opens a browser)",
+        "Log in to a remote server with OAuth now. The browser opens ($BROWSER is honoured) and "
+        "the URL is printed; pasting the URL the browser ended on also completes the login. "
+        "Servers with grant client_credentials log in without a browser.",
+        (_NAME, _switch("--no-browser", "only print the URL (paste the redirect back)"))),
+    Command("logout", Call(_MCP_AUTH, "logout_command", ("store", "name")),
+        "forget a server's OAuth tokens and registration (revoking them where offered)",
+        "Forget a server's OAuth tokens and client registration, revoking the tokens first where "
+        "the authorization server offers it.",
+        (_NAME,)),
+  )),
+  Group("skills", "list, show and validate Agent Skills",
+        "Agent Skills (SKILL.md folders) from the app, ~/.agents/skills and the project's "
+        ".agents/skills.", (
+    Command("list", Call(_SKILLS, "list_skills", ("project",)),
+        "list every skill found: name, scope, status, path, problems",
+        "List the skills of every scope (bundled, user, project) with their status (ok, "
+        "warnings, shadowed, skipped) and what is wrong with each."),
+    Command("show", Call(_SKILLS, "show_skill", ("project", "name")),
+        "show a skill's fields, location, problems and instructions",
+        "Show a skill's frontmatter fields, scope, path and problems, then the instructions the "
+        "model reads when the skill is activated.",
+        (Arg("name", "a skill name as shown by agent skills list", metavar="NAME"),)),
+    Command("validate", Call(_SKILLS, "validate_paths", ("paths",)),
+        "check SKILL.md files against the Agent Skills specification",
+        "Check SKILL.md files against the Agent Skills specification and print every problem. "
+        "Exits non-zero when a file has an error (it would be skipped); warnings alone exit 0.",
+        (Arg("paths", "a SKILL.md, a skill folder, or a folder of skill folders",
+             metavar="PATH", nargs="+"),)),
+    Command("trust", Call("agent.commands.skills_trust", "trust_command", ("project",)),
+        "decide whether this project's skills may be used",
+        "Show this project's skills (name, description, path, and what changed since you last "
+        "decided) and ask whether the model may use them."),
+  )),
+  Group("sessions", "list, show, export and delete saved chat sessions",
+        "Saved chat sessions: one file per chat in the data home, kept until you delete it.", (
+    Command("list", Call(_SESSIONS, "list_command", ("project", "every_project")),
+        "list this project's sessions, newest first",
+        "List the sessions of the current project (its git root, else this folder), newest "
+        "first: id, last activity (local time), messages, model and title.",
+        (_switch("--all", "sessions of every project", "every_project"),)),
+    Command("show", Call(_SESSIONS, "show_command", ("session_id",)),
+        "print a session as Markdown",
+        "Print a whole session as Markdown: messages, tool calls with their arguments and "
+        "results, approvals, activated skills, compactions and usage.",
+        (_ID,)),
+    Command("export", Call(_SESSIONS, "export_command", ("session_id", "fmt", "output")),
+        "write a session as Markdown or JSON",
+        "Write a whole session as Markdown (readable) or JSON (every event as saved), to "
+        "standard output or to a file only you can read.",
+        (_ID,
+         Arg("--format", "default: md", dest="fmt", default="md", choices=("md", "json")),
+         Arg("-o --output", "write to FILE (mode 0600) instead of stdout", metavar="FILE"))),
+    Command("delete", Call(_SESSIONS, "delete_command", ("session_id", "yes")),
+        "delete a saved session",
+        "Delete a saved session's file. Asks first on a terminal; without one, only with --yes.",
+        (_ID, _switch("--yes -y", "delete without asking"))),
+  )),
+)
+# fmt: on
+
+# "mcp import" -> its handler, for every subcommand.
+COMMANDS: dict[str, Call] = {
+    f"{group.name} {command.name}": command.call for group in TABLE for command in group.commands
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole command line."""
+    """The whole command line, built from OPTIONS and TABLE."""
     parser = argparse.ArgumentParser(
         prog="agent",
         description="An MCP-native terminal chat agent: every MCP tool call asks you first.",
         epilog=ONE_SHOT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"agent {__version__}")
-    parser.add_argument(
-        "--model",
-        metavar="MODEL",
-        help="litellm model string, e.g. openai/gpt-4.1-mini (else AGENT_MODEL, else settings)",
-    )
-    parser.add_argument(
-        "--api-base", metavar="URL", help="the model API's base URL (else api_base in settings)"
-    )
-    resume = parser.add_mutually_exclusive_group()
-    resume.add_argument(
-        "--continue",
-        dest="continue_latest",
-        action="store_true",
-        help="continue the latest session of this project",
-    )
-    resume.add_argument(
-        "--resume",
-        nargs="?",
-        const="pick",
-        metavar="ID",
-        help="continue a session by id or id prefix (no ID: choose from a list)",
-    )
-    parser.add_argument(
-        "-p",
-        "--print",
-        dest="prompt",
-        nargs="?",
-        const="",
-        metavar="PROMPT",
-        help="one-shot: run one turn and print the answer; text piped to stdin is added "
-        "after the prompt (a blank line between)",
-    )
-    parser.add_argument(
-        "--output-format",
-        choices=("text", "json", "stream-json"),
-        help="one-shot output: text (the answer only; default), json (one object at the end) "
-        "or stream-json (one object per line as things happen)",
-    )
+    _add_arguments(parser, OPTIONS)
     parser.set_defaults(handler=_chat)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_mcp_commands(commands)
-    _add_skills_commands(commands)
-    _add_sessions_commands(commands)
+    groups = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for group in TABLE:
+        group_parser = groups.add_parser(group.name, help=group.help, description=group.description)
+        commands = group_parser.add_subparsers(
+            dest=f"{group.name}_command", metavar="ACTION", required=True
+        )
+        for command in group.commands:
+            command_parser = commands.add_parser(
+                command.name, help=command.help, description=command.description
+            )
+            _add_arguments(command_parser, command.args)
+            command_parser.set_defaults(handler=command.call)
     return parser
+
+
+def _add_arguments(parser: argparse._ActionsContainer, args: Sequence[Arg | Exclusive]) -> None:
+    for arg in args:
+        if isinstance(arg, Exclusive):
+            _add_arguments(parser.add_mutually_exclusive_group(), arg.args)
+            continue
+        # Only what the row says: argparse's own defaults differ by action (store_true: False).
+        keywords = {key: value for key, value in arg._asdict().items() if value is not None}
+        del keywords["flags"]
+        parser.add_argument(*arg.flags.split(), **keywords)
 
 
 ONE_SHOT_EPILOG = """\
@@ -171,346 +361,6 @@ exit codes:
   2    usage error (bad flags, nothing to send, no model configured)
   3    the model answered, but at least one tool call was denied
   130  interrupted (Ctrl-C)"""
-
-_NAME_HELP = "a server name as shown by agent mcp list"
-
-
-def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    mcp = commands.add_parser(
-        "mcp", help="configure MCP servers", description="Configure MCP servers."
-    )
-    sub = mcp.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
-
-    imp = sub.add_parser(
-        "import",
-        help="replace the configuration with an mcpServers or servers JSON document",
-        description="Replace the whole MCP configuration with a Claude Desktop, Cursor or "
-        "VS Code document (JSON or JSONC). Nothing is saved if any server has a problem.",
-    )
-    imp.add_argument("file", metavar="FILE", help="the document, or - for standard input")
-    imp.add_argument(
-        "--merge", action="store_true", help="add or replace only the servers the document names"
-    )
-    imp.set_defaults(handler=COMMANDS["mcp import"])
-
-    sub.add_parser(
-        "export",
-        help="print the configuration as a canonical mcpServers document",
-        description="Print the configuration as a canonical mcpServers document (JSON), "
-        "ready to import elsewhere or keep under version control.",
-    ).set_defaults(handler=COMMANDS["mcp export"])
-    sub.add_parser(
-        "edit",
-        help="edit the configuration in $VISUAL or $EDITOR",
-        description="Edit the configuration as an mcpServers document in $VISUAL or $EDITOR. "
-        "It is saved only when valid; on errors you may edit again, and quitting saves nothing.",
-    ).set_defaults(handler=COMMANDS["mcp edit"])
-    sub.add_parser(
-        "list",
-        help="list configured servers (never env or header values)",
-        description="List configured servers: name, transport, enabled, trusted, tools and "
-        "the command line or URL. Env and header values are never printed, only their names.",
-    ).set_defaults(handler=COMMANDS["mcp list"])
-    remove = sub.add_parser(
-        "remove",
-        help="delete servers from the configuration",
-        description="Delete servers and their saved state from the configuration. If any name "
-        "is unknown, nothing is removed.",
-    )
-    remove.add_argument("names", nargs="+", metavar="NAME", help=_NAME_HELP)
-    remove.set_defaults(handler=COMMANDS["mcp remove"])
-    _add_mcp_console_commands(sub)
-
-
-def _add_mcp_console_commands(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
-    tools = sub.add_parser(
-        "tools",
-        help="list a server's tools; select them; show their schemas",
-        description="List a server's tools (discovering them first if needed). A local server "
-        "that is not trusted asks before it starts.",
-    )
-    tools.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    tools.add_argument("--refresh", action="store_true", help="ask the server for its tools again")
-    tools.add_argument(
-        "--enable", nargs="+", default=[], metavar="TOOL", help="select tools (or all)"
-    )
-    tools.add_argument(
-        "--disable", nargs="+", default=[], metavar="TOOL", help="deselect tools (or all)"
-    )
-    tools.add_argument("--schema", action="store_true", help="print each tool's JSON Schema")
-    tools.set_defaults(handler=COMMANDS["mcp tools"])
-
-    _add_mcp_server_actions(sub)
-
-    inspect = sub.add_parser(
-        "inspect",
-        help="show a server's version, protocol, capabilities, tools, resources and prompts",
-        description="Start a server and show its version, protocol, capabilities, "
-        "instructions, tools, resources and prompts. A local server that is not trusted asks "
-        "before it starts.",
-    )
-    inspect.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    inspect.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
-    inspect.set_defaults(handler=COMMANDS["mcp inspect"])
-
-    call = sub.add_parser(
-        "call",
-        help="call one tool by hand and print its result",
-        description="Call one tool by hand and print its result. Without --args, on a "
-        "terminal, asks for each argument; the arguments are checked against the tool's schema "
-        "first.",
-    )
-    call.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    call.add_argument("tool", metavar="TOOL", help="a tool name as shown by agent mcp tools NAME")
-    call.add_argument(
-        "--args", dest="args_json", metavar="JSON", help="the arguments as a JSON object"
-    )
-    call.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
-    call.set_defaults(handler=COMMANDS["mcp call"])
-    _add_mcp_send_command(sub)
-    _add_mcp_web_command(sub)
-    _add_mcp_catalog_commands(sub)
-    _add_mcp_auth_commands(sub)
-
-
-def _add_mcp_send_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    send = sub.add_parser(
-        "send",
-        help="send one hand-written JSON-RPC message to a server and print the answer",
-        description="Send one hand-written JSON-RPC message to a server after the handshake. "
-        "A request without an id gets one and its answer is printed; a notification "
-        "(notifications/...) prints nothing. Example: agent mcp send git "
-        '\'{"method": "tools/list"}\'',
-    )
-    send.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    send.add_argument("message", metavar="JSON", help="the JSON-RPC message")
-    send.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
-    send.set_defaults(handler=COMMANDS["mcp send"])
-
-
-def _add_mcp_web_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    console = sub.add_parser(
-        "console",
-        help="debug your servers in the browser: a page served from this computer only",
-        description="Serve the MCP console page on this computer's loopback address and open it "
-        "in the browser with a one-time link: servers from your configuration, their tools, "
-        "resources and prompts, forms from their schemas, and every JSON-RPC message. Local "
-        "servers must be trusted already (agent mcp trust NAME). Ctrl-C stops it and every "
-        "server it started.",
-    )
-    console.add_argument(
-        "--port", type=int, default=0, metavar="N", help="the port (default: one that is free)"
-    )
-    console.add_argument(
-        "--host",
-        default="127.0.0.1",
-        metavar="ADDRESS",
-        help="a loopback address to listen on (default: 127.0.0.1)",
-    )
-    console.add_argument(
-        "--no-browser", action="store_true", help="only print the link; open no browser"
-    )
-    console.set_defaults(handler=COMMANDS["mcp console"])
-
-
-def _add_mcp_auth_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    login = sub.add_parser(
-        "login",
-        help="log in to a remote server with OAuth (opens a browser)",
-        description="Log in to a remote server with OAuth now. The browser opens ($BROWSER is "
-        "honoured) and the URL is printed; pasting the URL the browser ended on also completes "
-        "the login. Servers with grant client_credentials log in without a browser.",
-    )
-    login.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    login.add_argument(
-        "--no-browser", action="store_true", help="only print the URL (paste the redirect back)"
-    )
-    login.set_defaults(handler=COMMANDS["mcp login"])
-    logout = sub.add_parser(
-        "logout",
-        help="forget a server's OAuth tokens and registration (revoking them where offered)",
-        description="Forget a server's OAuth tokens and client registration, revoking the "
-        "tokens first where the authorization server offers it.",
-    )
-    logout.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    logout.set_defaults(handler=COMMANDS["mcp logout"])
-
-
-def _add_mcp_catalog_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    trust_note = "A local server that is not trusted asks before it starts."
-    resources = sub.add_parser(
-        "resources",
-        help="list a server's resources and resource templates",
-        description=f"List a server's resources (every page) and resource templates. {trust_note}",
-    )
-    read = sub.add_parser(
-        "read",
-        help="read one resource: print its text, or save it with --output",
-        description="Read one resource. Text is printed (cut at the output limit); binary "
-        "contents are described, or written to --output FILE, which must not exist yet "
-        f"(unless --force). {trust_note}",
-    )
-    read.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    read.add_argument("uri", metavar="URI", help="a URI as shown by agent mcp resources NAME")
-    read.add_argument("--output", metavar="FILE", help="write the contents to FILE as they are")
-    read.add_argument("--force", action="store_true", help="let --output replace FILE")
-    prompts = sub.add_parser(
-        "prompts",
-        help="list a server's prompts and their arguments",
-        description=f"List a server's prompts and their arguments. {trust_note}",
-    )
-    prompt = sub.add_parser(
-        "prompt",
-        help="get one prompt and print its messages",
-        description=f"Get one prompt with its arguments and print its messages. {trust_note}",
-    )
-    prompt.add_argument("name", metavar="NAME", help=_NAME_HELP)
-    prompt.add_argument("prompt", metavar="PROMPT", help="a prompt as shown by agent mcp prompts")
-    prompt.add_argument(
-        "--args", dest="args_json", metavar="JSON", help='the arguments, e.g. {"city": "Paris"}'
-    )
-    for action, parser in (
-        ("resources", resources),
-        ("read", read),
-        ("prompts", prompts),
-        ("prompt", prompt),
-    ):
-        if action in ("resources", "prompts"):
-            parser.add_argument("name", metavar="NAME", help=_NAME_HELP)
-        parser.add_argument("--trace", action="store_true", help="print every JSON-RPC message")
-        parser.set_defaults(handler=COMMANDS[f"mcp {action}"])
-
-
-def _add_mcp_server_actions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    # enable, disable, trust and restart: each takes one server name and nothing else.
-    for action, text, detail in (
-        (
-            "enable",
-            "offer the server's selected tools to the model (discovers them first)",
-            "A local server that is not trusted asks before it starts.",
-        ),
-        (
-            "disable",
-            "stop offering the server's tools to the model",
-            "Its tools, selection and trust are kept.",
-        ),
-        (
-            "trust",
-            "review a local server's exact command line and trust it",
-            "On yes, the server starts and its tools are discovered. Changing the definition "
-            "withdraws the trust.",
-        ),
-        (
-            "restart",
-            "start a server afresh and refresh its tools",
-            "Use it after a server went offline or changed its tools.",
-        ),
-    ):
-        parser = sub.add_parser(
-            action, help=text, description=f"{text[0].upper()}{text[1:]}. {detail}"
-        )
-        parser.add_argument("name", metavar="NAME", help=_NAME_HELP)
-        parser.set_defaults(handler=COMMANDS[f"mcp {action}"])
-
-
-def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    skills = commands.add_parser(
-        "skills",
-        help="list, show and validate Agent Skills",
-        description="Agent Skills (SKILL.md folders) from the app, ~/.agents/skills and the "
-        "project's .agents/skills.",
-    )
-    sub = skills.add_subparsers(dest="skills_command", metavar="ACTION", required=True)
-    sub.add_parser(
-        "list",
-        help="list every skill found: name, scope, status, path, problems",
-        description="List the skills of every scope (bundled, user, project) with their status "
-        "(ok, warnings, shadowed, skipped) and what is wrong with each.",
-    ).set_defaults(handler=COMMANDS["skills list"])
-    show = sub.add_parser(
-        "show",
-        help="show a skill's fields, location, problems and instructions",
-        description="Show a skill's frontmatter fields, scope, path and problems, then the "
-        "instructions the model reads when the skill is activated.",
-    )
-    show.add_argument("name", metavar="NAME", help="a skill name as shown by agent skills list")
-    show.set_defaults(handler=COMMANDS["skills show"])
-    validate = sub.add_parser(
-        "validate",
-        help="check SKILL.md files against the Agent Skills specification",
-        description="Check SKILL.md files against the Agent Skills specification and print "
-        "every problem. Exits non-zero when a file has an error (it would be skipped); "
-        "warnings alone exit 0.",
-    )
-    validate.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="a SKILL.md, a skill folder, or a folder of skill folders",
-    )
-    validate.set_defaults(handler=COMMANDS["skills validate"])
-    sub.add_parser(
-        "trust",
-        help="decide whether this project's skills may be used",
-        description="Show this project's skills (name, description, path, and what changed "
-        "since you last decided) and ask whether the model may use them.",
-    ).set_defaults(handler=COMMANDS["skills trust"])
-
-
-_SESSION_ID_HELP = "a session id, or enough of its start to be unique (see agent sessions list)"
-
-
-def _add_sessions_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sessions = commands.add_parser(
-        "sessions",
-        help="list, show, export and delete saved chat sessions",
-        description="Saved chat sessions: one file per chat in the data home, kept until you "
-        "delete it.",
-    )
-    sub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
-    listing = sub.add_parser(
-        "list",
-        help="list this project's sessions, newest first",
-        description="List the sessions of the current project (its git root, else this "
-        "folder), newest first: id, last activity (local time), messages, model and title.",
-    )
-    listing.add_argument(
-        "--all", dest="every_project", action="store_true", help="sessions of every project"
-    )
-    listing.set_defaults(handler=COMMANDS["sessions list"])
-    show = sub.add_parser(
-        "show",
-        help="print a session as Markdown",
-        description="Print a whole session as Markdown: messages, tool calls with their "
-        "arguments and results, approvals, activated skills, compactions and usage.",
-    )
-    show.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
-    show.set_defaults(handler=COMMANDS["sessions show"])
-    export = sub.add_parser(
-        "export",
-        help="write a session as Markdown or JSON",
-        description="Write a whole session as Markdown (readable) or JSON (every event as "
-        "saved), to standard output or to a file only you can read.",
-    )
-    export.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
-    export.add_argument(
-        "--format", dest="fmt", choices=("md", "json"), default="md", help="default: md"
-    )
-    export.add_argument(
-        "-o", "--output", metavar="FILE", help="write to FILE (mode 0600) instead of stdout"
-    )
-    export.set_defaults(handler=COMMANDS["sessions export"])
-    delete = sub.add_parser(
-        "delete",
-        help="delete a saved session",
-        description="Delete a saved session's file. Asks first on a terminal; without one, "
-        "only with --yes.",
-    )
-    delete.add_argument("session_id", metavar="ID", help=_SESSION_ID_HELP)
-    delete.add_argument("--yes", "-y", action="store_true", help="delete without asking")
-    delete.set_defaults(handler=COMMANDS["sessions delete"])
 
 
 NO_MODEL_HELP = """\
@@ -578,7 +428,7 @@ def _first_run(interactive: bool) -> tuple[str, str | None] | None:
         return None
     from agent.settings import save_model_choice
     from agent.text import sanitize_line
-    from agent.ui.model_chooser import choose_first_model
+    from agent.ui.dialogs.model_chooser import choose_first_model
 
     choice = choose_first_model(found)
     if choice is None:
@@ -602,7 +452,7 @@ def _end_by_signal(signum: int, _frame: object) -> None:
     # Command tool programs run in sessions of their own, so the signal that ends us never
     # reaches them: kill their groups first (nothing below may run, or run in time), then
     # unwind so every `finally` (sessions, servers) still runs.
-    groups = sys.modules.get("agent.mcp.process_groups")
+    groups = sys.modules.get("agent.mcp.programs.process_groups")
     if groups is not None:
         groups.kill_all()
     raise Ended(signum)

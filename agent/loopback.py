@@ -1,8 +1,8 @@
 """Which plain-http URLs stay on this machine: the one list the plain-http rule and every
-HTTP client's direct (never proxied) routes share, MCP and OAuth (mcp/http_client.py) and the
+HTTP client's direct (never proxied) routes share, MCP and OAuth (mcp/oauth/http_client.py) and the
 model API (model.py).
 
-On the ground floor and free of HTTP clients, so that configuration checks (oauth_config.py)
+On the ground floor and free of HTTP clients, so that configuration checks (mcp/config/oauth.py)
 and model.py can ask it without importing mcp or httpx2.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-# httpx2 mount patterns for exactly the hosts `is_loopback_host` names (http_client.py).
+# httpx2 mount patterns for exactly the hosts `is_loopback_host` names (mcp/oauth/http_client.py).
 LOOPBACK_PATTERNS = ("http://localhost", "http://127.0.0.0/8", "http://[::1]/128")
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from agent.mcp.definitions import StdioDefinition, fingerprint  # noqa: E402
-from agent.mcp.document import parse_document_data  # noqa: E402
-from agent.mcp.launch_trust import launch_trust_for, remember  # noqa: E402
+from agent.mcp.config.definitions import StdioDefinition, fingerprint  # noqa: E402
+from agent.mcp.config.document import parse_document_data  # noqa: E402
 from agent.mcp.runtime import McpRuntime  # noqa: E402
 from agent.mcp.store import McpStore  # noqa: E402
+from agent.mcp.trust.launches import launch_trust_for, remember  # noqa: E402
 from agent.settings import McpLimits  # noqa: E402
 
 TOOLS_SERVER = [sys.executable, str(REPO / "tests" / "fixtures" / "servers" / "tools_server.py")]

@@ -108,13 +108,14 @@ def _answer_check(out: str) -> None:
         raise SystemExit(f"the answer {ANSWER!r} is missing from the output:\n{out}")
 
 
-def compile_agent() -> None:
-    """agent's modules as bytecode in their __pycache__, as an installed copy has them."""
+def compile_agent(tree: Path = REPO) -> None:
+    """agent's modules (of `tree`, this checkout by default) as bytecode in their __pycache__,
+    as an installed copy has them."""
     import compileall
 
-    if not compileall.compile_dir(REPO / "agent", quiet=1):
-        raise SystemExit("could not compile agent's modules")
-    print("agent's modules compiled to bytecode (as pip install does)", file=sys.stderr)
+    if not compileall.compile_dir(tree / "agent", quiet=1):
+        raise SystemExit(f"could not compile agent's modules in {tree}")
+    print(f"agent's modules in {tree} compiled to bytecode (as pip install does)", file=sys.stderr)
 
 
 def cache_venv(
@@ -160,22 +161,38 @@ def base_env() -> dict[str, str]:
     return env
 
 
+def agent_oneshot(
+    fake: FakeOpenAI,
+    server: Path | None,
+    work: Path,
+    name: str = "agent -p",
+    launcher: tuple[str, ...] = (AGENT,),
+    extra_env: dict[str, str] | None = None,
+) -> Contender:
+    """`agent -p hi` in its own project and AGENT_HOME under `work`, started by `launcher` (the
+    console script unless told) with `extra_env`; with `server` trusted and enabled in that home."""
+    project = work / ("project-time" if server else "project")
+    project.mkdir()
+    agent_env = dict(base_env(), **(extra_env or {}))
+    agent_env["AGENT_HOME"] = str(work / ("home-time" if server else "home"))
+    if server is not None:
+        # Trusted for the environment the agent will have: its children inherit that one.
+        _, home = trusted_store(["time"], [str(server)], project, agent_env)
+        agent_env["AGENT_HOME"] = str(home)
+        # As a person would: enabling discovers the tools (and selects them all).
+        enable = [*launcher, "mcp", "enable", "time"]
+        subprocess.run(enable, env=agent_env, cwd=project, check=True, capture_output=True)
+    agent = [*launcher, "--model", "openai/fake", "--api-base", fake.base_url, "-p", "hi"]
+    return Contender(name, agent, agent_env, project, _answer_check)
+
+
 def oneshot_contenders(
     fake: FakeOpenAI, fast: Path | None, server: Path | None, work: Path
 ) -> list[Contender]:
     """agent -p, the bare script (without a server only), fast-agent; with `server` if given."""
     env = base_env()
-    project = work / ("project-time" if server else "project")
-    project.mkdir()
-    agent_env = dict(env, AGENT_HOME=str(work / ("home-time" if server else "home")))
-    if server is not None:
-        _, home = trusted_store(["time"], [str(server)], project, agent_env)
-        agent_env["AGENT_HOME"] = str(home)
-        # As a person would: enabling discovers the tools (and selects them all).
-        enable = [AGENT, "mcp", "enable", "time"]
-        subprocess.run(enable, env=agent_env, cwd=project, check=True, capture_output=True)
-    agent = [AGENT, "--model", "openai/fake", "--api-base", fake.base_url, "-p", "hi"]
-    contenders = [Contender("agent -p", agent, agent_env, project, _answer_check)]
+    contenders = [agent_oneshot(fake, server, work)]
+    project = contenders[0].cwd  # the bare script answers in the same directory
     if server is None:
         bare_env = dict(env, LITELLM_LOCAL_MODEL_COST_MAP="True")
         bare = [sys.executable, "-c", BARE_SCRIPT, fake.base_url]

@@ -23,7 +23,7 @@ from _common import LIMITS, REPO, median_ms, trusted_store
 from agent.chat.approval import DenyAll
 from agent.chat.conversation import Conversation
 from agent.chat.prompt import SystemPrompt
-from agent.mcp.definitions import fingerprint
+from agent.mcp.config.definitions import fingerprint
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool
 from agent.mcp.toolset import McpToolset

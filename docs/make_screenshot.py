@@ -70,7 +70,7 @@ def drive(url: str) -> None:
 
 def add_untrusted_server(home: Path) -> None:
     """A third server, configured but never trusted: the list shows what to run for it."""
-    from agent.mcp.document import parse_document_data
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import McpStore
 
     store = McpStore(home / "mcp-servers.json")

@@ -1,11 +1,27 @@
-"""Every test gets its own config and data home, so nothing touches the real ones; async tests
-run on asyncio, the backend the app uses."""
+"""Every test gets its own config and data home, so nothing touches the real ones (and parallel
+workers never share one); async tests run on asyncio, the backend the app uses."""
 
 from __future__ import annotations
 
+import compileall
 from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile agent/ and tests/ to bytecode once, before any test starts a process.
+
+    Where PYTHONDONTWRITEBYTECODE is set (CI's environment and this machine's), no process
+    writes bytecode, so every `agent`, fixture server and worker the suite starts (thousands)
+    would compile our modules from source again: about 0.25 s of CPU for a chat's imports. The
+    variable stops only writing; written bytecode is read. Done by the controller alone.
+    """
+    if not hasattr(session.config, "workerinput"):
+        for folder in ("agent", "tests"):
+            compileall.compile_dir(REPO / folder, quiet=1)  # one process: no pool to fail
 
 
 @pytest.fixture(autouse=True)
@@ -16,7 +32,35 @@ def agent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def terminal_size_from_the_pty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No COLUMNS or LINES in the environment: a chat under pexpect sizes itself from its pty.
+
+    pytest-xdist's workers have COLUMNS=80 and LINES=24 in their environment, and
+    shutil.get_terminal_size() prefers those to the pty's 40x120 (the dialogs then page at 24
+    rows); a person's shell may export them too."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     """@pytest.mark.anyio tests run on asyncio only (prompt_toolkit and the mcp SDK need it)."""
     return "asyncio"
+
+
+@pytest.fixture
+def chat_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
+    """The environment of a chat in a pty (tests/pty_chat.py): its own homes, no colours."""
+    from tests.pty_chat import pty_env  # pexpect, only for the tests that spawn a chat
+
+    return pty_env(agent_home, tmp_path)
+
+
+@pytest.fixture
+def trusted_fixture_server(agent_home: Path, chat_env: dict[str, str]) -> None:
+    """A trusted, enabled tools_server named fx with only `echo` selected, trusted for the
+    environment the tests start agent with."""
+    from tests.fixtures.mcp_fixtures import save_trusted_echo_server
+
+    save_trusted_echo_server(agent_home, chat_env)

@@ -95,8 +95,8 @@ def script(turns: int) -> tuple[list[str], list[dict[str, Any]]]:
 async def converse(places: Places, base_url: str, messages: Sequence[str]) -> list[str]:
     """Send `messages` through a chat built by build_chat; returns the errors it reported."""
     from agent.chat.build import FrontEnd, build_chat
-    from agent.mcp.elicitation import DeclineElicitation
-    from agent.mcp.trust import DenyTrust
+    from agent.mcp.forms.elicitation import DeclineElicitation
+    from agent.mcp.trust.question import DenyTrust
 
     reports: list[str] = []
     front = FrontEnd(

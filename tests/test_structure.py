@@ -60,6 +60,33 @@ OWNERS = {
     "platformdirs": ("agent/home.py",),
 }
 EVERYWHERE = {"anyio"}
+
+# The wings inside a package and the wings each may import besides itself (ARCHITECTURE.md).
+# The package's own top-level modules (the MCP runtime, store, host...; the chat loop) may import
+# every wing; a wing imports none of them but its package's floor (below), so what runs the
+# package stands on the wings and never the other way round.
+WINGS = {
+    "agent.mcp": {
+        "config": set(),
+        "forms": set(),
+        "catalog": set(),
+        "trust": {"config"},
+        "oauth": {"config"},
+        "programs": {"config"},
+        "client": {"config", "oauth", "programs", "catalog", "forms"},
+    },
+    "agent.ui": {
+        "dialogs": set(),
+        "slash": {"dialogs"},
+        "completion": {"slash", "dialogs"},
+    },
+}
+# Top-level modules every wing of the package may stand on (the terminal's drawing: styles, the
+# renderer, the spinner, the type-ahead reader). A floor module imports no wing.
+FLOORS = {
+    "agent.mcp": set[str](),
+    "agent.ui": {"style", "render", "markdown", "spinner", "typeahead", "tool_calls", "interrupt"},
+}
 MAX_FUNCTION_LINES = 60
 # Functions allowed over the limit (declarative tables only), and why.
 LONG_FUNCTIONS: dict[str, str] = {}
@@ -154,6 +181,34 @@ def layer_violations() -> dict[str, tuple[str, str]]:
     return found
 
 
+def wing_of(package: str, module: str) -> str | None:
+    """The wing of `package` a module sits in, "top" for the package's own modules, else None."""
+    if module == package:
+        return "top"
+    if not module.startswith(package + "."):
+        return None
+    rest = module[len(package) + 1 :].split(".")
+    if len(rest) > 1 and rest[0] in WINGS[package]:
+        return rest[0]
+    return "floor" if rest[0] in FLOORS[package] else "top"
+
+
+def wing_violations() -> dict[str, tuple[str, str]]:
+    """Every import from one wing to a wing it may not import: `importer -> imported` -> wings."""
+    found = {}
+    for package, allowed in WINGS.items():
+        for name, path in agent_modules().items():
+            wing = wing_of(package, name)
+            if wing in (None, "top"):
+                continue
+            for target in sorted(agent_imports(path)):
+                other = wing_of(package, target)
+                if other in (None, wing, "floor") or other in allowed.get(wing, set()):
+                    continue
+                found[f"{name} -> {target}"] = (wing, other)
+    return found
+
+
 def import_circles() -> list[tuple[str, ...]]:
     """Strongly connected groups of modules that import each other (type hints included)."""
     graph = {name: sorted(agent_imports(path) - {name}) for name, path in agent_modules().items()}
@@ -228,6 +283,33 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 
 def test_no_module_imports_a_higher_layer() -> None:
     assert layer_violations() == {}
+
+
+def test_no_wing_imports_the_top_of_its_package_or_a_wing_it_does_not_stand_on() -> None:
+    assert wing_violations() == {}
+
+
+@pytest.mark.parametrize("package", sorted(WINGS))
+def test_the_wings_stand_on_each_other_without_a_circle(package: str) -> None:
+    allowed = WINGS[package]
+    placed: list[str] = []
+    while len(placed) < len(allowed):  # peel off the wings whose own wings are all placed
+        ready = sorted(w for w in allowed if w not in placed and allowed[w] <= set(placed))
+        assert ready, f"wings that import each other in {package}: {set(allowed) - set(placed)}"
+        placed.extend(ready)
+
+
+@pytest.mark.parametrize("package", sorted(WINGS))
+def test_every_wing_is_in_the_table_and_says_in_a_line_what_it_owns(package: str) -> None:
+    folder = ROOT.joinpath(*package.split("."))
+    wings = {p.parent.name for p in folder.glob("*/__init__.py")}
+    assert wings == set(WINGS[package])
+    for wing in wings:
+        init = folder / wing / "__init__.py"
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        docstring = ast.get_docstring(tree) or ""
+        assert docstring and "\n" not in docstring, f"{init}: one line saying what it owns"
+        assert len(tree.body) == 1, f"{init}: the docstring only (importing a wing costs nothing)"
 
 
 def test_each_third_party_library_is_imported_by_its_one_owner() -> None:

@@ -13,7 +13,7 @@ from agent.text import (
     sanitize_line,
     scan_invisible_ranges,
 )
-from agent.ui.dialog import screen_rows
+from agent.ui.dialogs.frame import screen_rows
 
 
 def test_escape_sequences_and_invisible_reordering_characters_become_visible() -> None:

@@ -27,7 +27,7 @@ from agent.messages import ImagePart, Part, TextPart, checked_image
 from agent.text import sanitize_line
 
 if TYPE_CHECKING:
-    from agent.mcp.contents import ResourcePart
+    from agent.mcp.catalog.contents import ResourcePart
     from agent.mcp.runtime import McpRuntime
 
 _BOUNDARY_BYTES = 8

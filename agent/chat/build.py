@@ -30,9 +30,9 @@ from agent.skills.usable import project_skills, usable_from
 from agent.tools.builtin import BuiltinToolset
 
 if TYPE_CHECKING:
-    from agent.mcp.elicitation import ElicitationHandler
+    from agent.mcp.forms.elicitation import ElicitationHandler
     from agent.mcp.runtime import McpRuntime
-    from agent.mcp.trust import TrustPrompt
+    from agent.mcp.trust.question import TrustPrompt
     from agent.settings import Settings
 
 

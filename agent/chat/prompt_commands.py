@@ -20,8 +20,8 @@ from agent.errors import AgentError
 from agent.messages import ImagePart, Part, TextPart, checked_image
 
 if TYPE_CHECKING:
-    from agent.mcp.catalog import PromptInfo
-    from agent.mcp.contents import PromptMessage, PromptResult
+    from agent.mcp.catalog.contents import PromptMessage, PromptResult
+    from agent.mcp.catalog.entries import PromptInfo
     from agent.mcp.runtime import McpRuntime
 
 PREFIX = "mcp__"
@@ -44,7 +44,7 @@ def prompt_commands(
     """Command name -> prompt, for the given servers' listed prompts. Two prompts whose names
     would make one command are both left out (neither could be told apart from the other),
     and `clashes` gets a line naming both."""
-    from agent.mcp.names import model_tool_name
+    from agent.mcp.config.names import model_tool_name
 
     found: dict[str, PromptCommand] = {}
     clashing: dict[str, list[PromptCommand]] = {}
@@ -119,7 +119,7 @@ def prompt_turn(server: str, result: PromptResult, limit_chars: int) -> Attached
 
 
 def _add_message(attached: Attached, server: str, message: PromptMessage, limit: int) -> None:
-    from agent.mcp.contents import PromptLink, PromptMedia, PromptResource, PromptText
+    from agent.mcp.catalog.contents import PromptLink, PromptMedia, PromptResource, PromptText
 
     content = message.content
     said = "" if message.role == "user" else "[the prompt's assistant message]\n"
@@ -134,7 +134,7 @@ def _add_message(attached: Attached, server: str, message: PromptMessage, limit:
 
 
 def _media(server: str, media: object, attached: Attached) -> Part:
-    from agent.mcp.contents import PromptMedia
+    from agent.mcp.catalog.contents import PromptMedia
 
     assert isinstance(media, PromptMedia)
     if media.image_type is None:

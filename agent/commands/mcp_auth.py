@@ -13,11 +13,11 @@ import anyio
 
 from agent.commands.output import say
 from agent.errors import AgentError
-from agent.mcp.definitions import HttpDefinition
-from agent.mcp.launch import HttpLaunch, expand_definition
+from agent.mcp.config.definitions import HttpDefinition
+from agent.mcp.config.launch import HttpLaunch, expand_definition
+from agent.mcp.config.variables import Expander
+from agent.mcp.oauth.token_store import TokenStore
 from agent.mcp.store import McpStore
-from agent.mcp.token_store import TokenStore
-from agent.mcp.variables import Expander
 from agent.project import find_project_dir
 
 
@@ -39,7 +39,7 @@ def _launch(store: McpStore, name: str) -> HttpLaunch:
 
 def login_command(store: McpStore, name: str, no_browser: bool) -> int:
     """Log in to a remote server now: browser (or pasted URL), or client credentials."""
-    from agent.mcp.oauth_login import LoginIO, login
+    from agent.mcp.oauth.login import LoginIO, login
 
     launch = _launch(store, name)
     tokens = TokenStore()
@@ -52,7 +52,7 @@ def login_command(store: McpStore, name: str, no_browser: bool) -> int:
 
 def logout_command(store: McpStore, name: str) -> int:
     """Forget a server's tokens and registration, revoking them where the server offers it."""
-    from agent.mcp.oauth_revoke import logout
+    from agent.mcp.oauth.revoke import logout
 
     definition = store.load().find(name)
     if not isinstance(definition, HttpDefinition):

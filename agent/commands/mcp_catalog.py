@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from agent.commands.mcp_console import parse_arguments, run_with_runtime
 from agent.commands.output import say, table, warn
 from agent.errors import AgentError
-from agent.mcp.contents import (
+from agent.mcp.catalog.contents import (
     PromptContent,
     PromptLink,
     PromptMedia,
@@ -211,7 +211,7 @@ def _content_text(content: PromptContent, limit: int) -> str:
 
 
 def _capped(text: str, limit: int) -> str:
-    from agent.mcp.results import cap_text
+    from agent.mcp.client.results import cap_text
 
     return cap_text(text, limit)
 

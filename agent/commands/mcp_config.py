@@ -11,16 +11,16 @@ from agent.commands.output import say, table, warn
 from agent.commands.terminal import confirm
 from agent.errors import AgentError, ConcurrentEditError, UnknownServerError
 from agent.mcp import editing
-from agent.mcp.definitions import (
+from agent.mcp.config.definitions import (
     LOCAL_DEFINITIONS,
     HttpDefinition,
     ServerDefinition,
     StdioDefinition,
     display_url,
 )
-from agent.mcp.document import parse_document, serialize_document
-from agent.mcp.launch_trust import LaunchTrust
+from agent.mcp.config.document import parse_document, serialize_document
 from agent.mcp.store import McpConfig, McpStore
+from agent.mcp.trust.launches import LaunchTrust
 from agent.text import sanitize_line
 
 
@@ -79,7 +79,7 @@ def list_servers(store: McpStore) -> int:
     if not config.definitions:
         say("No MCP servers configured. Import a document with: agent mcp import FILE")
         return 0
-    from agent.mcp.launch_trust import launch_trust_for
+    from agent.mcp.trust.launches import launch_trust_for
     from agent.project import find_project_dir
 
     trust = launch_trust_for(find_project_dir())
@@ -99,7 +99,7 @@ def list_servers(store: McpStore) -> int:
 def _auth_states(remote: Sequence[HttpDefinition]) -> dict[str, str]:
     """Each remote server's OAuth state, from the token file alone (no network, no mcp)."""
     from agent.errors import TokenStoreError
-    from agent.mcp.token_store import TokenStore
+    from agent.mcp.oauth.token_store import TokenStore
 
     tokens = TokenStore()
     try:
@@ -107,7 +107,7 @@ def _auth_states(remote: Sequence[HttpDefinition]) -> dict[str, str]:
     except TokenStoreError as error:
         warn(f"warning: {error}")
         return {d.name: "unknown" for d in remote}
-    from agent.mcp.token_key import default_expander, describe_auth
+    from agent.mcp.oauth.token_key import default_expander, describe_auth
 
     expander = default_expander()
     return {d.name: describe_auth(d, tokens, expander) for d in remote}

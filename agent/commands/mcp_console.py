@@ -25,10 +25,10 @@ from agent.commands.terminal import (
 from agent.errors import AgentError
 from agent.home import data_home
 from agent.mcp.cache_redaction import masked_state
-from agent.mcp.definitions import LOCAL_DEFINITIONS, fingerprint
-from agent.mcp.names import model_tool_names
+from agent.mcp.config.definitions import LOCAL_DEFINITIONS, fingerprint
+from agent.mcp.config.names import model_tool_names
+from agent.mcp.oauth.token_key import default_expander
 from agent.mcp.store import McpStore, ServerState
-from agent.mcp.token_key import default_expander
 from agent.project import find_project_dir
 from agent.settings import load_settings
 from agent.text import progress_text, sanitize_line
@@ -38,9 +38,9 @@ from agent.tools.validation import argument_problems
 if TYPE_CHECKING:
     # The runtime pulls in the mcp SDK (most of a second): commands that start no server
     # (disable, tools with a cache) must not pay for it.
+    from agent.mcp.client.server_requests import ServerRequest
+    from agent.mcp.client.streams import Direction
     from agent.mcp.runtime import McpRuntime
-    from agent.mcp.server_requests import ServerRequest
-    from agent.mcp.streams import Direction
 
 
 def _print_trace(server: str, direction: Direction, text: str) -> None:
@@ -196,7 +196,7 @@ def trust_command(store: McpStore, name: str) -> int:
             "so there is nothing to trust."
         )
         return 0
-    from agent.mcp.launch_trust import launch_trust_for
+    from agent.mcp.trust.launches import launch_trust_for
 
     trust = launch_trust_for(find_project_dir())
     if trust.is_trusted(definition, config.state(definition.name).trusted_launches):
@@ -301,7 +301,7 @@ def call_command(store: McpStore, name: str, tool: str, args_json: str | None, t
         problems = argument_problems(schema, arguments)
         if problems:
             raise AgentError(f"invalid arguments for {tool}: " + "; ".join(problems))
-        from agent.mcp.results import tool_result_from_mcp
+        from agent.mcp.client.results import tool_result_from_mcp
 
         result = await runtime.call_tool(definition.name, tool, arguments, _print_progress)
         converted = tool_result_from_mcp(result, runtime.limits.output_limit_chars)

@@ -22,7 +22,7 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from agent.errors import NotTrustedError
-from agent.mcp.elicitation import (
+from agent.mcp.forms.elicitation import (
     ElicitationAnswer,
     ElicitationRequest,
     FieldValue,
@@ -33,7 +33,7 @@ from agent.mcp.elicitation import (
     form_fields,
     refusal,
 )
-from agent.mcp.trust import TrustRequest
+from agent.mcp.trust.question import TrustRequest
 from agent.text import sanitize, sanitize_line
 
 

@@ -4,8 +4,8 @@ Only the runtime modules import the `mcp` SDK, and they are imported lazily, so 
 commands stay fast.
 """
 
-from agent.mcp.sdk_packages import defer_package_inits
+from agent.mcp.client.sdk_packages import defer_package_inits
 
 # Before any module of ours imports the SDK: its package __init__ files wait until a name is
-# asked of them (sdk_packages.py), so a client imports none of the SDK's server side.
+# asked of them (client/sdk_packages.py), so a client imports none of the SDK's server side.
 defer_package_inits()

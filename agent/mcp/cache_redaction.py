@@ -1,10 +1,10 @@
 """Masking the tools cached in mcp-servers.json on their way out, with the secrets known here.
 
-A live connection masks every listing before it is cached (answer_redaction.py), but a chat
+A live connection masks every listing before it is cached (client/answer_redaction.py), but a chat
 offers cached tools without listing them again (an HTTP server is not even connected), and a
 cache may be older than that masking or have been listed while a secret was not yet one of
 the definition's. So whatever offers or shows cached tools masks them first, by the same
-rules (json_redaction.py), with the secrets the definition has here and now: its `${VAR}`
+rules (client/json_redaction.py), with the secrets the definition has here and now: its `${VAR}`
 values, its env, header and URL secrets, and its stored OAuth tokens. A cached tool whose
 name or argument names carry one is withheld, like a listed one.
 
@@ -17,19 +17,19 @@ import contextlib
 from dataclasses import dataclass, field, replace
 
 from agent.errors import AgentError
-from agent.mcp.definitions import HttpDefinition, ServerDefinition
-from agent.mcp.expansions import expanded_secrets
-from agent.mcp.json_redaction import (
+from agent.mcp.client.json_redaction import (
     INPUT_PROBLEM,
     NAME_PROBLEM,
     UnmaskableError,
     checked_schema,
     redact_json,
 )
-from agent.mcp.launch import expand_definition, inherited_environment
-from agent.mcp.launch_secrets import without_ordinary
+from agent.mcp.config.definitions import HttpDefinition, ServerDefinition
+from agent.mcp.config.expansions import expanded_secrets
+from agent.mcp.config.launch import expand_definition, inherited_environment
+from agent.mcp.config.launch_secrets import without_ordinary
+from agent.mcp.config.variables import Expander
 from agent.mcp.store import CachedTool, ServerState
-from agent.mcp.variables import Expander
 from agent.redaction import Redactor, redactor
 
 
@@ -95,8 +95,8 @@ def _masked_tool(tool: CachedTool, masking: Redactor) -> CachedTool:
 
 
 def _stored_tokens(definition: HttpDefinition, expander: Expander) -> list[str]:
-    from agent.mcp.token_key import token_key
-    from agent.mcp.token_store import TokenStore
+    from agent.mcp.oauth.token_key import token_key
+    from agent.mcp.oauth.token_store import TokenStore
 
     key = token_key(definition, expander)
     if key is None:

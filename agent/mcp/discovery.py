@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import mcp_types as types
 
-from agent.mcp.names import model_tool_names
+from agent.mcp.config.names import model_tool_names
 from agent.mcp.store import CachedTool, ServerState
 
 

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agent.errors import AgentError, DocumentError
-from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
-from agent.mcp.document import ServersDocument, parse_document, serialize_document
+from agent.mcp.config.definitions import LOCAL_DEFINITIONS, ServerDefinition
+from agent.mcp.config.document import ServersDocument, parse_document, serialize_document
 from agent.mcp.store import McpStore, SaveReport
 from agent.text import sanitize_line
 

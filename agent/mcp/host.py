@@ -48,13 +48,13 @@ def _import_runtime(store_path: Path) -> None:
 
     if _oauth_may_be_used(store_path):
         # Here in the worker thread, not on the event loop when the first remote server
-        # connects (transports.py imports it only then): a stdio server never needs it.
-        import agent.mcp.oauth_runtime  # noqa: F401
+        # connects (client/transports.py imports it only then): a stdio server never needs it.
+        import agent.mcp.oauth.runtime  # noqa: F401
 
 
 def _oauth_may_be_used(store_path: Path) -> bool:
     """Whether an enabled remote server may log in (it has no Authorization header)."""
-    from agent.mcp.definitions import HttpDefinition
+    from agent.mcp.config.definitions import HttpDefinition
     from agent.mcp.store import McpStore
 
     if not store_path.exists():
@@ -165,7 +165,7 @@ class McpHost:
             self._signal_change()
 
     async def _start_servers(self, runtime: McpRuntime) -> None:
-        from agent.mcp.definitions import LOCAL_DEFINITIONS
+        from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
         config = runtime.store.load()
         local = [
@@ -201,9 +201,10 @@ class McpHost:
     def _report_needs_login(self, config: McpConfig) -> None:
         # Once, at start: an enabled remote server whose login ran out is left out (no browser
         # ever opens by itself); the person learns which command brings it back.
-        from agent.mcp.oauth_status import servers_needing_login
+        from agent.mcp.oauth.status import servers_needing_login
 
-        for name in servers_needing_login(config):
+        enabled = [d for d in config.definitions if config.state(d.name).enabled]
+        for name in servers_needing_login(enabled):
             where = "" if self._one_shot else f" (or /mcp login {name} here)"
             self._report(
                 f"MCP server {name} needs login; its tools are left out. "
@@ -215,7 +216,7 @@ class McpHost:
         runtime = self.runtime
         if runtime is None:
             return None
-        from agent.mcp.definitions import LOCAL_DEFINITIONS
+        from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
         config = runtime.store.load()
         ready = starting = offline = 0

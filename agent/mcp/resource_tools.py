@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.errors import AgentError
-from agent.mcp.contents import ResourcePart, ResourceText
-from agent.mcp.results import cap_text
+from agent.mcp.catalog.contents import ResourcePart, ResourceText
+from agent.mcp.client.results import cap_text
 from agent.mcp.runtime import McpRuntime
 from agent.messages import ImagePart, ToolResult, checked_image
 from agent.tools.base import Tool, ToolSpec
@@ -68,7 +68,7 @@ def is_resource_tool(spec: ToolSpec) -> bool:
 def resource_tools(runtime: McpRuntime) -> list[Tool]:
     """Both tools while some enabled, trusted server offers resources: a local one that said
     so when it started, or a remote one (it connects per request, so it may)."""
-    from agent.mcp.definitions import LOCAL_DEFINITIONS
+    from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
     config = runtime.store.load()
     for definition in config.definitions:

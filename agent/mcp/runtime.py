@@ -28,9 +28,10 @@ from agent.errors import (
     ServerStartError,
     ToolCallError,
 )
-from agent.mcp import catalog_requests as requests
 from agent.mcp.cache_redaction import MaskedState, masked_state
-from agent.mcp.catalog import (
+from agent.mcp.catalog.cache import CachedCatalog, CatalogCache
+from agent.mcp.catalog.contents import PromptResult, ResourcePart
+from agent.mcp.catalog.entries import (
     CatalogKind,
     CompletionRef,
     Listing,
@@ -39,23 +40,32 @@ from agent.mcp.catalog import (
     ResourceTemplateInfo,
     check_prompt_arguments,
 )
-from agent.mcp.catalog_cache import CachedCatalog, CatalogCache
-from agent.mcp.command_definitions import CommandsDefinition, command_timeout
-from agent.mcp.connection import Connection, ConnectionHooks, ProgressCallback, describe_error
-from agent.mcp.contents import PromptResult, ResourcePart
-from agent.mcp.definitions import LOCAL_DEFINITIONS, LocalDefinition, ServerDefinition, fingerprint
+from agent.mcp.client import catalog_requests as requests
+from agent.mcp.client.connection import (
+    Connection,
+    ConnectionHooks,
+    ProgressCallback,
+    describe_error,
+)
+from agent.mcp.client.request_scopes import RequestScopes
+from agent.mcp.client.server_log import ServerLog
+from agent.mcp.client.streams import Direction
+from agent.mcp.config.command_definitions import CommandsDefinition, command_timeout
+from agent.mcp.config.definitions import (
+    LOCAL_DEFINITIONS,
+    LocalDefinition,
+    ServerDefinition,
+    fingerprint,
+)
+from agent.mcp.config.expansions import expanded_secrets
+from agent.mcp.config.launch import Launch, expand_definition
+from agent.mcp.config.names import normalize_server_name
 from agent.mcp.discovery import cached_tools, with_discovered_tools
-from agent.mcp.elicitation import DeclineElicitation, ElicitationHandler
-from agent.mcp.expansions import expanded_secrets
-from agent.mcp.launch import Launch, expand_definition
-from agent.mcp.launch_trust import LaunchVerdict, launch_trust_for, remember
-from agent.mcp.names import normalize_server_name
-from agent.mcp.request_scopes import RequestScopes
-from agent.mcp.server_log import ServerLog
+from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.store import McpStore, ServerState
-from agent.mcp.streams import Direction
-from agent.mcp.trust import DenyTrust, TrustPrompt
-from agent.mcp.trust_gate import TrustGate
+from agent.mcp.trust.gate import TrustGate
+from agent.mcp.trust.launches import LaunchVerdict, launch_trust_for, remember
+from agent.mcp.trust.question import DenyTrust, TrustPrompt
 from agent.settings import McpLimits
 
 T = TypeVar("T")

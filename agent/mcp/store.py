@@ -4,7 +4,7 @@
      "definitions": [{"name": ..., "type": ..., ...}, ...],        # normalized, document order
      "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_launches"}}}
 
-Trust is of effective launches (agent/mcp/launch_trust.py), recorded per project where the
+Trust is of effective launches (agent/mcp/trust/launches.py), recorded per project where the
 launch depends on it. Version 2 files, whose trust covered only the stored definition, are read
 with that trust dropped: each local server asks once more.
 
@@ -32,10 +32,10 @@ from agent.errors import (
     UnknownServerError,
 )
 from agent.home import atomic_write, file_lock, mcp_store_path
-from agent.mcp.definitions import ServerDefinition, fingerprint
-from agent.mcp.document import name_collisions, parse_server
-from agent.mcp.launch_trust import TrustedLaunch, decode_trusted_launches
-from agent.mcp.names import normalize_server_name
+from agent.mcp.config.definitions import ServerDefinition, fingerprint
+from agent.mcp.config.document import name_collisions, parse_server
+from agent.mcp.config.names import normalize_server_name
+from agent.mcp.trust.launches import TrustedLaunch, decode_trusted_launches
 
 STORE_VERSION = 3
 _READABLE_VERSIONS = (2, 3)
@@ -257,9 +257,9 @@ class McpStore:
 def _drop_stale_tokens(config: McpConfig) -> None:
     # OAuth tokens belong to a server name and expanded URL: a removed server or a changed URL
     # drops them; a URL whose variable is unset here keeps them (we cannot tell).
-    from agent.mcp.definitions import HttpDefinition
-    from agent.mcp.token_key import default_expander, token_key
-    from agent.mcp.token_store import TokenStore
+    from agent.mcp.config.definitions import HttpDefinition
+    from agent.mcp.oauth.token_key import default_expander, token_key
+    from agent.mcp.oauth.token_store import TokenStore
 
     expander = default_expander()
     remote = {

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.errors import AgentError
-from agent.mcp.connection import ProgressCallback
-from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
-from agent.mcp.names import model_tool_names
-from agent.mcp.oauth_status import needs_login
-from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.client.connection import ProgressCallback
+from agent.mcp.client.results import tool_result_from_mcp
+from agent.mcp.config.definitions import LOCAL_DEFINITIONS, ServerDefinition
+from agent.mcp.config.names import model_tool_names
+from agent.mcp.oauth.status import needs_login
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool, McpConfig
 from agent.messages import ToolResult

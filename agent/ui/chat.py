@@ -29,10 +29,10 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import Part
 from agent.text import error_lines, sanitize, sanitize_line
-from agent.ui.completion import chat_completer
+from agent.ui.completion.completer import chat_completer
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
-from agent.ui.slash import EXIT, run_slash
+from agent.ui.slash.commands import EXIT, run_slash
 from agent.ui.spinner import mcp_progress
 from agent.ui.style import styled
 from agent.ui.toolbar import StatusToolbar
@@ -283,7 +283,7 @@ async def _serve(
             outcome = await _interruptible(command)
             if outcome == EXIT:
                 return
-            from agent.ui.prompt_slash import TurnToSend  # loaded by the command that made it
+            from agent.ui.slash.prompts import TurnToSend  # loaded by the command that made it
 
             if not isinstance(outcome, TurnToSend):
                 continue
@@ -314,7 +314,7 @@ async def _next_message(session: PromptSession[str], typeahead: TypeAhead) -> st
 
 async def _before_turn(chat: ChatSession) -> None:
     """Questions that must come before a request: the project's skills, then compaction."""
-    from agent.ui.confirm_dialog import SKILLS_QUESTION, ChatConfirm
+    from agent.ui.dialogs.confirm import SKILLS_QUESTION, ChatConfirm
 
     for line in await chat.settle_skill_trust(ChatConfirm(SKILLS_QUESTION)):
         print(styled(sanitize_line(line), "yellow"))

@@ -24,8 +24,8 @@ from agent.text import sanitize, sanitize_line
 
 if TYPE_CHECKING:
     from agent.chat.state import ChatSession
-    from agent.mcp.elicitation import ElicitationHandler
-    from agent.mcp.trust import TrustPrompt
+    from agent.mcp.forms.elicitation import ElicitationHandler
+    from agent.mcp.trust.question import TrustPrompt
 
 
 def run_chat(
@@ -135,27 +135,27 @@ def _front_end(interactive: bool) -> FrontEnd:
 def _approver(interactive: bool) -> Approver:
     if not interactive:
         return DenyAll()
-    from agent.ui.approval_dialog import ChatApprover
+    from agent.ui.dialogs.approval import ChatApprover
 
     return ChatApprover()
 
 
 def _trust(interactive: bool) -> TrustPrompt:
     if not interactive:
-        from agent.mcp.trust import DenyTrust
+        from agent.mcp.trust.question import DenyTrust
 
         return DenyTrust()
-    from agent.ui.confirm_dialog import TRUST_QUESTION, ChatConfirm
+    from agent.ui.dialogs.confirm import TRUST_QUESTION, ChatConfirm
 
     return ChatConfirm(TRUST_QUESTION)  # asked only by the person's own /mcp trust or enable
 
 
 def _elicitation(interactive: bool) -> ElicitationHandler:
     if not interactive:
-        from agent.mcp.elicitation import DeclineElicitation
+        from agent.mcp.forms.elicitation import DeclineElicitation
 
         return DeclineElicitation()
-    from agent.ui.elicitation_dialog import ChatElicitation
+    from agent.ui.dialogs.elicitation import ChatElicitation
 
     return ChatElicitation()
 

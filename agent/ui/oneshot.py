@@ -101,10 +101,10 @@ class ControllingTerminalApprover:
             return Decision(False, NO_TERMINAL_REASON)
         from prompt_toolkit.application import create_app_session
 
-        from agent.ui.approval_dialog import ChatApprover
+        from agent.ui.dialogs.approval import ChatApprover
 
         # The dialog drops the keys typed before it was on screen, in every buffer of this
-        # input (agent.ui.fresh_keys): the kernel's, and prompt_toolkit's own store, which
+        # input (agent.ui.dialogs.fresh_keys): the kernel's, and prompt_toolkit's own store, which
         # holds the keys after the one that answered the last call's question.
         with create_app_session(input=terminal[0], output=terminal[1]):
             return await ChatApprover().decide(request)

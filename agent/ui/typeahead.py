@@ -9,7 +9,7 @@ keys, or escapes inside pasted text) are dropped whole, never kept as text.
 
 A dialog (approval, a server's question) pauses the reader: the line being typed when the
 dialog is drawn is discarded, as the dialog discards every key typed before it was on
-screen (agent.ui.fresh_keys), and a queued message stays queued: typed-ahead keys never
+screen (agent.ui.dialogs.fresh_keys), and a queued message stays queued: typed-ahead keys never
 answer a dialog.
 
 The keys the chat's prompt read after its Enter, in the same read (a paste without bracketed

@@ -22,9 +22,9 @@ from agent.errors import (
     ToolTimeoutError,
     UnknownServerError,
 )
-from agent.mcp import console_requests
-from agent.mcp.connection import Connection
-from agent.mcp.definitions import LOCAL_DEFINITIONS, ServerDefinition
+from agent.mcp.client import console_requests
+from agent.mcp.client.connection import Connection
+from agent.mcp.config.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.runtime import McpRuntime
 from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems

@@ -17,8 +17,8 @@ from typing import Any
 
 import anyio
 
-from agent.mcp.elicitation import Action, ElicitationAnswer, ElicitationRequest, refusal
-from agent.mcp.form_schema import form_keywords
+from agent.mcp.forms.elicitation import Action, ElicitationAnswer, ElicitationRequest, refusal
+from agent.mcp.forms.schema import form_keywords
 from agent.tools.validation import argument_problems
 from agent.web.console_hub import ConsoleHub, Event
 

@@ -18,7 +18,7 @@ from agent.errors import AgentError
 from agent.link_file import open_link_file, remove_link_file, write_link_file
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
-from agent.mcp.trust import DenyTrust
+from agent.mcp.trust.question import DenyTrust
 from agent.settings import McpLimits
 from agent.web.console_app import build_app
 from agent.web.console_hub import ConsoleHub

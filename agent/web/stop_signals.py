@@ -17,11 +17,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from agent.mcp import process_groups
+from agent.mcp.programs import process_groups
 
-STOPPING = (
-    "Stopping the console and the servers it started (Ctrl-C again to stop at once).\n"
-)
+STOPPING = "Stopping the console and the servers it started (Ctrl-C again to stop at once).\n"
 STOPPED_AT_ONCE = "Console stopped at once: its servers were killed.\n"
 _HANDLED = (signal.SIGINT, signal.SIGTERM)
 

@@ -6,8 +6,8 @@ package ships the official node binary inside the registry package (no download 
 own), so a fresh CI machine with npm needs nothing else. Both are pinned.
 
 The install goes to $XDG_CACHE_HOME (or ~/.cache)/agent-tests/conformance-<versions>/, never
-global, so a test run installs at most once. Concurrent runs each install into a folder of
-their own and rename it into place; the first rename wins (as tests/fixtures/everything.py).
+global, so a test run installs at most once. Concurrent workers or runs take turns under a file
+lock and install into a folder of their own renamed into place (as tests/fixtures/everything.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.install_lock import install_lock
 
 PACKAGE = "@modelcontextprotocol/conformance"
 VERSION = "0.1.16"
@@ -74,7 +76,17 @@ def install_suite() -> Suite:
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
         pytest.skip("the conformance suite needs node and npm on PATH")
-    root.parent.mkdir(parents=True, exist_ok=True)
+    with install_lock(root):
+        suite = installed(root)
+        if not (suite.node.is_file() and suite.script.is_file()):  # no earlier holder did
+            npm_install(npm, root)
+    suite = installed(root)
+    assert suite.node.is_file() and suite.script.is_file(), f"npm did not install into {root}"
+    return suite
+
+
+def npm_install(npm: str, root: Path) -> None:
+    """Install the pinned suite and node into root (through a staging folder, renamed)."""
     staging = Path(tempfile.mkdtemp(prefix="install-", dir=root.parent))
     try:
         subprocess.run(
@@ -88,6 +100,3 @@ def install_suite() -> Suite:
             staging.rename(root)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    suite = installed(root)
-    assert suite.node.is_file() and suite.script.is_file(), f"npm did not install into {root}"
-    return suite

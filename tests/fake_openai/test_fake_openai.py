@@ -430,20 +430,20 @@ def test_a_connection_dropped_mid_stream_raises_mid_stream_fallback_error(
 
 
 def test_connection_refused_raises_internal_server_error(llm: ModuleType) -> None:
-    # A port that was free a moment ago: nothing listens there.
+    # A port bound without listening: a connection is refused, and no parallel test takes it.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with pytest.raises(Exception) as caught:
-        llm.completion(
-            model="openai/fake-model",
-            api_base=f"http://127.0.0.1:{port}/v1",
-            api_key="sk-test",
-            messages=MESSAGES,
-            stream=True,
-            timeout=10,
-            max_retries=0,
-        )
+        with pytest.raises(Exception) as caught:
+            llm.completion(
+                model="openai/fake-model",
+                api_base=f"http://127.0.0.1:{port}/v1",
+                api_key="sk-test",
+                messages=MESSAGES,
+                stream=True,
+                timeout=10,
+                max_retries=0,
+            )
 
     # Not APIConnectionError: the engine must not rely on that class for "cannot connect".
     assert type(caught.value) is llm.InternalServerError

@@ -12,12 +12,12 @@ from typing import Any
 
 import anyio
 
-from agent.mcp.document import parse_document_data
-from agent.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+from agent.mcp.config.document import parse_document_data
+from agent.mcp.forms.elicitation import ElicitationAnswer, ElicitationRequest
 from agent.mcp.host import McpHost
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
-from agent.mcp.trust import TrustRequest
+from agent.mcp.trust.question import TrustRequest
 from agent.settings import McpLimits
 from tests.fixtures.mcp_fixtures import server_command
 
@@ -114,7 +114,7 @@ def enable(store: McpStore, name: str) -> None:
     """Enable a saved server, as `agent mcp enable` does (without discovering)."""
     from dataclasses import replace
 
-    from agent.mcp.definitions import fingerprint
+    from agent.mcp.config.definitions import fingerprint
 
     definition = store.load().find(name)
     store.update_state(name, fingerprint(definition), lambda s: replace(s, enabled=True))

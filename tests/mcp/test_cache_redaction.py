@@ -6,12 +6,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent.mcp.cache_redaction import known_secrets, masked_state
-from agent.mcp.definitions import ServerDefinition
-from agent.mcp.document import parse_document_data
-from agent.mcp.json_redaction import INPUT_PROBLEM, NAME_PROBLEM
+from agent.mcp.client.json_redaction import INPUT_PROBLEM, NAME_PROBLEM
+from agent.mcp.config.definitions import ServerDefinition
+from agent.mcp.config.document import parse_document_data
+from agent.mcp.config.variables import Expander
+from agent.mcp.oauth.token_store import TokenStore
 from agent.mcp.store import CachedTool, ServerState
-from agent.mcp.token_store import TokenStore
-from agent.mcp.variables import Expander
 
 URL = "https://mcp.example/mcp?key=query-key-1"
 

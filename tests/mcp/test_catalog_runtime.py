@@ -10,8 +10,7 @@ import anyio
 import pytest
 
 from agent.errors import McpServerError, NotTrustedError
-from agent.mcp.catalog import CompletionRef, Listing, PromptArgumentInfo, PromptInfo
-from agent.mcp.contents import (
+from agent.mcp.catalog.contents import (
     PromptMedia,
     PromptMessage,
     PromptResource,
@@ -20,6 +19,7 @@ from agent.mcp.contents import (
     ResourceBlob,
     ResourceText,
 )
+from agent.mcp.catalog.entries import CompletionRef, Listing, PromptArgumentInfo, PromptInfo
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.fixtures.servers.tools_server import tiny_png

@@ -8,8 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 
@@ -114,7 +114,7 @@ async def main():
         await host.serve(anyio.Event())
     except LookupError:
         pass
-    print("agent.mcp.oauth_runtime" in sys.modules)
+    print("agent.mcp.oauth.runtime" in sys.modules)
 
 
 anyio.run(main)

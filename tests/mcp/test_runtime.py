@@ -17,9 +17,9 @@ from agent.errors import (
     ToolCallError,
     ToolTimeoutError,
 )
-from agent.mcp.definitions import fingerprint
-from agent.mcp.elicitation import ElicitationAnswer
-from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.client.results import tool_result_from_mcp
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.forms.elicitation import ElicitationAnswer
 from agent.mcp.store import McpStore
 from agent.messages import ToolResult
 from agent.settings import McpLimits

@@ -8,13 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp.catalog import CompletionRef, PromptArgumentInfo
-from agent.mcp.contents import PromptMedia, PromptMessage, PromptText, ResourceBlob, ResourceText
+from agent.mcp.catalog.contents import (
+    PromptMedia,
+    PromptMessage,
+    PromptText,
+    ResourceBlob,
+    ResourceText,
+)
+from agent.mcp.catalog.entries import CompletionRef, PromptArgumentInfo
 from agent.mcp.store import McpStore
+from tests.commands.test_cli_mcp_console import agent, at_terminal, import_servers
 from tests.fixtures.everything import everything_definition, install_everything
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, runtime, save
-from tests.test_cli_mcp_console import agent, at_terminal, import_servers
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent.errors import ConcurrentEditError, DocumentError, Problem, StoreError, UnknownServerError
-from agent.mcp.definitions import HttpDefinition, StdioDefinition, fingerprint
+from agent.mcp.config.definitions import HttpDefinition, StdioDefinition, fingerprint
 from agent.mcp.store import CachedTool, McpConfig, McpStore, SaveReport, ServerState
 
 GITHUB = StdioDefinition(
@@ -493,7 +493,7 @@ def test_a_store_that_cannot_be_understood_refuses_to_load_and_is_never_overwrit
 
 _WRITER = """
 import sys
-from agent.mcp.definitions import StdioDefinition
+from agent.mcp.config.definitions import StdioDefinition
 from agent.mcp.store import McpStore
 
 writer, rounds = sys.argv[1], int(sys.argv[2])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp.definitions import fingerprint
+from agent.mcp.config.definitions import fingerprint
 from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpToolset
 from agent.messages import ToolResult

@@ -15,7 +15,8 @@ from typing import Any
 
 import pexpect
 
-AGENT = str(Path(sys.executable).with_name("agent"))
+from tests.pty_chat import AGENT, spawn_agent
+
 TIMEOUT = 30
 
 # Writes its arguments (after the script name) as JSON to argv.json in its working directory.
@@ -56,10 +57,10 @@ def save_commands_server(
 ) -> None:
     """Save a commands server (cwd: the project) enabled with every tool selected, trusted
     for `environ` as answering yes to the trust question records it."""
-    from agent.mcp.definitions import fingerprint
-    from agent.mcp.document import parse_document_data
-    from agent.mcp.launch_trust import launch_trust_for, remember
+    from agent.mcp.config.definitions import fingerprint
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import CachedTool, McpStore
+    from agent.mcp.trust.launches import launch_trust_for, remember
 
     store = McpStore(agent_home / "mcp-servers.json")
     server: dict[str, Any] = {"type": "commands", "cwd": str(project), "tools": tools}
@@ -120,10 +121,7 @@ def at_terminal(
     """`agent ARGS` in `cwd` on a pseudo-terminal, answering each prompt once it shows."""
     environ = {**(env or os.environ), "PROMPT_TOOLKIT_NO_CPR": "1"}
     shown = io.StringIO()
-    child = pexpect.spawn(
-        AGENT, list(args), cwd=str(cwd), env=environ, encoding="utf-8", timeout=TIMEOUT,
-        dimensions=(50, 300),
-    )  # fmt: skip
+    child = spawn_agent(list(args), environ, cwd, dimensions=(50, 300), timeout=TIMEOUT)
     child.logfile_read = shown
     try:
         for prompt, answer in answers:

@@ -1,26 +1,21 @@
 """The hostile dialog server saved as a trusted, enabled server, as a person would have it
-after trusting it and selecting its tools (mirrors save_trusted_echo_server), and the chat
-that meets it in a pty."""
+after trusting it and selecting its tools (mirrors save_trusted_echo_server); the chat that
+meets it in a pty is tests/pty_chat.py's running_chat."""
 
 from __future__ import annotations
 
-import os
 import socket
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pexpect
-
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
-from agent.mcp.names import model_tool_name
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.config.document import parse_document_data
+from agent.mcp.config.names import model_tool_name
 from agent.mcp.store import CachedTool, McpStore
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
 from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME, LONG_DESCRIPTION, SIGNAL_ENV
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 SERVER = "hx"
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
@@ -82,39 +77,3 @@ def send_signal(path: Path) -> None:
     already: connecting fails at once otherwise, so this never waits)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.connect(str(path))
-
-
-@contextmanager
-def running_chat(
-    tmp_path: Path, agent_home: Path, turns: list[dict[str, Any]], cwd: Path | None = None
-) -> Iterator[tuple[pexpect.spawn, FakeModelProcess]]:
-    """The real chat in a pty against a scripted model; leaving the block types /exit and
-    waits for the chat to end (after a failure it only closes it). The model's requests stay
-    readable afterwards (`fake.requests()`)."""
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), cwd or tmp_path)
-        try:
-            yield chat, fake
-            chat.send("/exit\r")
-            chat.expect(pexpect.EOF)
-        finally:
-            chat.close(force=True)
-    finally:
-        fake.stop()
-
-
-def pty_env(agent_home: Path, tmp_path: Path) -> dict[str, str]:
-    """The environment of a chat under pexpect: its own homes, a fake key, no colours."""
-    env = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    env.update(
-        HOME=str(tmp_path / "home"),  # no user skills from the real ~/.agents
-        AGENT_HOME=str(agent_home),
-        OPENAI_API_KEY="sk-test",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        NO_COLOR="1",
-        TERM="xterm",
-    )
-    env.pop("AGENT_MODEL", None)
-    return env

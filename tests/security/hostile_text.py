@@ -14,8 +14,8 @@ def save_trusted_hostile_server(agent_home: Path) -> None:
 
     Its working directory is fixed, so trust does not depend on the project; a test that
     runs agent with another environment trusts that one too (`trust_hx_for`)."""
-    from agent.mcp.definitions import fingerprint
-    from agent.mcp.document import parse_document_data
+    from agent.mcp.config.definitions import fingerprint
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import McpStore
 
     store = McpStore(agent_home / "mcp-servers.json")

@@ -53,8 +53,8 @@ def agent_environment(agent_home: Path, home: Path) -> dict[str, str]:
 
 def _save(agent_home: Path, server: dict[str, object], env: dict[str, str]) -> None:
     """Save `server` as lx, enabled, tools never listed (the first listing selects them all)."""
-    from agent.mcp.definitions import StdioDefinition, fingerprint
-    from agent.mcp.document import parse_document_data
+    from agent.mcp.config.definitions import StdioDefinition, fingerprint
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import McpStore
 
     store = McpStore(agent_home / "mcp-servers.json")

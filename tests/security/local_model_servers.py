@@ -5,7 +5,6 @@ hostile lists, answers that never finish, and answers trickled a byte at a time.
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +15,7 @@ from typing import Any
 
 import pexpect
 
-AGENT = str(Path(sys.executable).with_name("agent"))
+from tests.pty_chat import spawn_agent
 
 
 @dataclass
@@ -106,10 +105,7 @@ def discovery_settings(agent_home: Path, comment: str = "", **ports: float) -> P
 
 def chat_with_the_first_local_model(env: dict[str, str], cwd: Path, timeout: float) -> None:
     """The first run's chooser takes its first choice; one turn answered "Local answer."; exit."""
-    chat = pexpect.spawn(
-        AGENT, [], env=env, cwd=str(cwd), encoding="utf-8", timeout=timeout,
-        dimensions=(40, 120),
-    )  # fmt: skip
+    chat = spawn_agent([], env, cwd, timeout=timeout)
     chat.expect("Enter for 1")
     chat.send("\r")  # the first choice: the local server's model
     chat.expect("Saved model: ")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pexpect
 
+from tests.pty_chat import scripted_chat
 from tests.security.command_tools_helpers import make_project, probe_tool, save_commands_server
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 
 def test_a_number_json_cannot_carry_is_refused_before_any_approval(
@@ -39,9 +39,7 @@ def test_a_number_json_cannot_carry_is_refused_before_any_approval(
         {"tool_calls": [call]},
         {"text": "Understood."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, env, project)
+    with scripted_chat(tmp_path, turns, env, project) as (chat, fake):
         chat.expect("MCP server cmd ready")
         chat.expect("›")
         chat.send("prune\r")
@@ -53,8 +51,6 @@ def test_a_number_json_cannot_carry_is_refused_before_any_approval(
         chat.expect(pexpect.EOF)
         chat.close()
         requests = fake.requests()
-    finally:
-        fake.stop()
 
     ran = project / "argv.json"
     assert not ran.exists(), f"approved 'Infinity', ran {json.loads(ran.read_text())}"

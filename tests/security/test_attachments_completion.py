@@ -14,7 +14,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from agent.mcp.store import McpStore
-from agent.ui.completion import chat_completer
+from agent.ui.completion.completer import chat_completer
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, save, script_server, served_host
 from tests.ui.ui_helpers import chat_state

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import save_trusted_resources_server
-from tests.test_oneshot import model_args, oneshot_env, run_without_terminal  # noqa: F401
+from tests.ui.test_oneshot import model_args, oneshot_env, run_without_terminal  # noqa: F401
 
 UNTRUSTED_FILE = (
     "# Release notes\n\nFixed a bug.\n\n"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.messages import TextPart
-from agent.ui.prompt_slash import TurnToSend
-from agent.ui.slash import run_slash
+from agent.ui.slash.commands import run_slash
+from agent.ui.slash.prompts import TurnToSend
 from tests.fixtures.servers.resources_server import HOSTILE_TEXT
 from tests.ui.prompt_helpers import served_chat
 

@@ -25,7 +25,7 @@ def leaky(request: pytest.FixtureRequest, agent_home: Path, tmp_path: Path) -> I
 
 def cache_unmasked(agent_home: Path, secret: str) -> None:
     """Write the tools as a version that did not mask listings would have cached them."""
-    from agent.mcp.definitions import fingerprint
+    from agent.mcp.config.definitions import fingerprint
     from agent.mcp.store import CachedTool, McpStore
 
     url = f"postgres://app:{secret}@db.internal/app"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_mcp_console import (  # noqa: F401  (trusted_store is a fixture)
+from tests.commands.test_cli_mcp_console import (  # noqa: F401  (trusted_store is a fixture)
     CANARY,
     agent,
     trusted_store,

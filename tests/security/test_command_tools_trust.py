@@ -13,6 +13,7 @@ from pathlib import Path
 import pexpect
 
 from agent.mcp.store import McpStore
+from tests.pty_chat import scripted_chat
 from tests.security.command_tools_helpers import (
     agent,
     at_terminal,
@@ -22,7 +23,6 @@ from tests.security.command_tools_helpers import (
     save_commands_server,
     structured,
 )
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 STRING = {"type": "string"}
 
@@ -157,9 +157,7 @@ def test_the_chat_asks_before_each_command_call_and_a_denied_one_never_runs(
         {"tool_calls": [{"id": "c2", "name": say, "arguments": {"text": "denied; touch PWNED"}}]},
         {"text": "All done here."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, env, project)
+    with scripted_chat(tmp_path, turns, env, project) as (chat, fake):
         chat.expect("MCP server cmd ready")
         chat.expect("›")
         chat.send("run it twice\r")
@@ -177,8 +175,6 @@ def test_the_chat_asks_before_each_command_call_and_a_denied_one_never_runs(
         chat.expect(pexpect.EOF)
         chat.close()
         requests = fake.requests()
-    finally:
-        fake.stop()
 
     assert json.loads((project / "argv.json").read_text()) == ["approved-text"]  # not run again
     assert not (project / "PWNED").exists()

@@ -49,9 +49,9 @@ def test_the_question_shows_env_sources_as_written_arguments_and_a_long_timeout(
 def test_a_changed_tool_is_named_with_the_field_that_changed(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    from agent.mcp.definitions import fingerprint
-    from agent.mcp.launch_trust import launch_trust_for
+    from agent.mcp.config.definitions import fingerprint
     from agent.mcp.store import McpStore
+    from agent.mcp.trust.launches import launch_trust_for
 
     project = make_project(tmp_path)
     log = probe_tool("{n}", properties={"n": {"type": "integer"}})

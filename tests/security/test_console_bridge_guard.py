@@ -21,8 +21,8 @@ from unittest import mock
 
 import pytest
 
+from tests.commands.test_cli_mcp_console import AGENT
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
-from tests.test_cli_mcp_console import AGENT
 from tests.web.console_helpers import (
     Console,
     EventStream,
@@ -37,7 +37,7 @@ USED = "this console link was already used: run agent mcp console again for a ne
 
 def save_servers(home: Path, servers: dict[str, Any], trusted: tuple[str, ...]) -> None:
     """Save these mcpServers in `home`, trusting the named ones for the console's environment."""
-    from agent.mcp.document import parse_document_data
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import McpStore
 
     home.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agent.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+from agent.mcp.forms.elicitation import ElicitationAnswer, ElicitationRequest
 from agent.web.console_hub import ConsoleHub
 from agent.web.elicitations import FORMS_OPEN_IN_ALL, PageElicitation
 from tests.security.test_schema_pattern_bounds import save_attack_server

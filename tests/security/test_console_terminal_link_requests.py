@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pexpect
 
+from tests.commands.test_cli_mcp_console import AGENT
 from tests.fixtures.mcp_fixtures import pid_alive
-from tests.test_cli_mcp_console import AGENT
 
 TIMEOUT = 20  # seconds: every wait for the shell or the console
 LINK = r"Console: http://127\.0\.0\.1:(\d+)/open\?token=([A-Za-z0-9_-]+)"

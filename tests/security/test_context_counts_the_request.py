@@ -11,19 +11,17 @@ from pathlib import Path
 import pexpect
 
 from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
-from tests.test_chat_pty import FakeModelProcess, chat_env, spawn_chat  # noqa: F401
+from tests.pty_chat import scripted_chat
 
 
 def test_context_names_a_server_still_starting_whose_tools_the_request_will_wait_for(
     tmp_path: Path,
     agent_home: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     command = server_command("slow_start_server.py", "60")
     save_trusted_stdio_server(agent_home, "slow", command, chat_env)
-    fake = FakeModelProcess(tmp_path, [])
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, [], chat_env) as (chat, _fake):
         chat.expect("›")
         chat.send("/context\r")
         chat.expect("total")
@@ -32,6 +30,4 @@ def test_context_names_a_server_still_starting_whose_tools_the_request_will_wait
         chat.send("/exit\r")
         chat.expect(pexpect.EOF, timeout=15)
         chat.close()
-    finally:
-        fake.stop()
     assert chat.exitstatus == 0

@@ -18,9 +18,8 @@ import pexpect
 import pytest
 
 from agent.skills.folder_walk import MAX_DEPTH
-from tests.security.dialog_servers import pty_env
+from tests.pty_chat import pty_env, scripted_chat
 from tests.security.inputs_helpers import agent_env, one_shot, run_agent, tool_results
-from tests.test_chat_pty import FakeModelProcess, spawn_chat
 
 LEVELS = 1100  # past the default recursion limit of 1000
 SKILL = "---\nname: deep\ndescription: Goes deep.\n---\nSee notes.md.\n"
@@ -48,9 +47,8 @@ def project(tmp_path: Path) -> Iterator[Path]:
 def test_a_skill_folder_deeper_than_the_recursion_limit_is_asked_about_as_over_the_cap(
     tmp_path: Path, agent_home: Path, project: Path
 ) -> None:
-    fake = FakeModelProcess(tmp_path, [{"text": "Fine."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), project)
+    turns = [{"text": "Fine."}]
+    with scripted_chat(tmp_path, turns, pty_env(agent_home, tmp_path), project) as (chat, _fake):
         chat.expect("›")
         chat.send("hello\r")
         chat.expect("Use these skills in this project\\?")
@@ -59,8 +57,6 @@ def test_a_skill_folder_deeper_than_the_recursion_limit_is_asked_about_as_over_t
         chat.expect("Fine.")
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
-    finally:
-        fake.stop()
     assert "Traceback" not in drawn
     assert f"more than 1000 files, 32 MiB or {MAX_DEPTH} folder levels" in drawn
 

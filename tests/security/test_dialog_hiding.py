@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.mcp.document import parse_document_data
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.servers.hostile_dialog_server import HIDING_NAME
-from tests.security.dialog_servers import (
-    model_name,
-    pty_env,
-    running_chat,
-    save_trusted_hostile_server,
-)
+from tests.pty_chat import pty_env, running_chat
+from tests.security.dialog_servers import model_name, save_trusted_hostile_server
 
 
 def test_a_tool_name_with_thirty_line_breaks_cannot_push_the_arguments_out_of_the_approval(

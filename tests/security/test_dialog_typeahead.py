@@ -18,15 +18,14 @@ from typing import Any
 
 import pexpect
 
-from tests.security.dialog_servers import model_name, pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import (  # noqa: F401
-    AGENT,
-    TIMEOUT,
+from tests.pty_chat import (
     FakeModelProcess,
-    chat_env,
-    spawn_chat,
-    trusted_fixture_server,
+    model_args,
+    pty_env,
+    scripted_chat,
+    spawn_agent,
 )
+from tests.security.dialog_servers import model_name, save_trusted_hostile_server
 
 ECHO = "mcp__fx__echo"
 DECLINED = "Error: The person declined this tool call."
@@ -66,22 +65,19 @@ def hostile_agents_md_project(tmp_path: Path) -> Path:
     return project
 
 
-def spawn_quiet_chat(base_url: str, env: dict[str, str], cwd: Path) -> pexpect.spawn:
-    """A chat whose questions wait out a quiet pause before they take a key."""
+def quiet(env: dict[str, str]) -> dict[str, str]:
+    """The environment of a chat whose questions wait out a quiet pause before they take a key."""
     # A pause longer than a loaded machine's gap between seeing the dialog and the next key.
-    quiet = env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
-    return spawn_chat(base_url, quiet, cwd)
+    return env | {"AGENT_QUESTION_QUIET_SECONDS": "3"}
 
 
 def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_that_follows(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
     turns = [{"tool_calls": [echo_call("c1", "x")]}, {"text": "Fine, not run."}]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("run it\ry")  # one read: the message, its Enter, and a y
@@ -90,8 +86,6 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_tha
         chat.expect("Fine, not run.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert requests[0]["body"]["messages"][-1] == {"role": "user", "content": "run it"}
     assert tool_results(requests[1]) == {"c1": DECLINED}
     assert len(requests) == 2  # the y was not sent as a message either
@@ -99,12 +93,10 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_approve_the_call_tha
 
 def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agents_md(
     tmp_path: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     project = hostile_agents_md_project(tmp_path)
-    fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
-    try:
-        chat = spawn_quiet_chat(fake.base_url, chat_env, project)
+    with scripted_chat(tmp_path, [{"text": "Answered."}], quiet(chat_env), project) as (chat, fake):
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect(r"Use these instruction files in this project\? \[y\] yes  \[n\] no")
@@ -112,20 +104,16 @@ def test_a_y_in_the_same_read_as_the_prompts_enter_does_not_trust_a_hostile_agen
         chat.expect("Answered.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert "HOSTILE-RULE" not in requests[0]["body"]["messages"][0]["content"]
     assert requests[0]["body"]["messages"][-1] == {"role": "user", "content": "hi"}
 
 
 def test_yy_at_an_approval_does_not_approve_the_second_call_of_the_same_answer(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
-    fake = FakeModelProcess(tmp_path, two_calls_then_one_of_two())
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, two_calls_then_one_of_two(), chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("run both\r")
@@ -139,25 +127,22 @@ def test_yy_at_an_approval_does_not_approve_the_second_call_of_the_same_answer(
         chat.expect("One of two.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert tool_results(requests[1]) == {"c1": "first-call", "c2": DECLINED}
 
 
 def test_yy_at_the_one_shot_approver_on_the_terminal_does_not_approve_the_second_call(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
     fake = FakeModelProcess(tmp_path, two_calls_then_one_of_two())
     try:
         # The pty is agent's controlling terminal: the approver asks on /dev/tty.
-        agent = pexpect.spawn(
-            AGENT,
-            ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "run both"],
-            env=chat_env, cwd=str(tmp_path), encoding="utf-8", timeout=TIMEOUT,
-            dimensions=(40, 120),
-        )  # fmt: skip
+        agent = spawn_agent(
+            [*model_args(fake.base_url), "-p", "run both"],
+            chat_env,
+            tmp_path,
+        )
         agent.expect('"text": "first-call"')
         agent.expect("Approve\\?")
         agent.send("yy")
@@ -184,9 +169,7 @@ def test_yy_at_an_approval_does_not_answer_the_form_the_approved_call_sends(
         {"tool_calls": [{"id": "c1", "name": model_name("ask_secret"), "arguments": {}}]},
         {"text": "Form answered."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, env, tmp_path)
+    with scripted_chat(tmp_path, turns, env) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("sign me in\r")
@@ -198,21 +181,17 @@ def test_yy_at_an_approval_does_not_answer_the_form_the_approved_call_sends(
         assert chat.expect(["Form answered.", "who you are"]) == 0
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     result = json.loads(tool_results(requests[1])["c1"])
     assert result["action"] == "decline"
 
 
 def test_a_pasted_second_line_is_queued_as_the_next_message_and_answers_no_approval(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
     turns = [{"tool_calls": [echo_call("c1", "x")]}, {"text": "Fine, not run."}, {"text": "Got y."}]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("run it\ry\r")  # two lines pasted without bracketed paste
@@ -222,15 +201,13 @@ def test_a_pasted_second_line_is_queued_as_the_next_message_and_answers_no_appro
         chat.expect("Got y.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert tool_results(requests[1]) == {"c1": DECLINED}
     assert requests[2]["body"]["messages"][-1] == {"role": "user", "content": "y"}
 
 
 def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
     tmp_path: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     project = tmp_path / "repo"
     skill = project / ".agents" / "skills" / "deploy"
@@ -238,10 +215,7 @@ def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
     (project / ".git").mkdir()
     (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploys.\n---\nRun it.\n")
     # `agent skills trust⏎y⏎` pasted into a shell: the y is in the terminal before the question.
-    child = pexpect.spawn(
-        AGENT, ["skills", "trust"], env=chat_env, cwd=str(project), encoding="utf-8",
-        timeout=TIMEOUT,
-    )  # fmt: skip
+    child = spawn_agent(["skills", "trust"], chat_env, project, dimensions=None)
     child.send("y\r")
     child.expect_exact("[y/N] ")
     child.send("n\r")
@@ -253,14 +227,12 @@ def test_a_line_typed_before_agent_skills_trust_asks_does_not_trust_the_skills(
 
 def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_it(
     tmp_path: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
     # The person is still typing (the y in the burst after the message's Enter) when the
     # question appears: the next key they type, a moment later, was not typed at it either.
     project = hostile_agents_md_project(tmp_path)
-    fake = FakeModelProcess(tmp_path, [{"text": "Answered."}])
-    try:
-        chat = spawn_quiet_chat(fake.base_url, chat_env, project)
+    with scripted_chat(tmp_path, [{"text": "Answered."}], quiet(chat_env), project) as (chat, fake):
         chat.expect("›")
         chat.send("hi\ry")
         chat.expect("AGENTS.md")  # the dialog is drawn
@@ -270,6 +242,4 @@ def test_a_key_typed_just_after_a_question_appeared_mid_typing_does_not_answer_i
         chat.expect("Answered.")
         finish(chat)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert "HOSTILE-RULE" not in requests[0]["body"]["messages"][0]["content"]

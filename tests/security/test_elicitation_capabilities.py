@@ -7,8 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.security.dialog_servers import pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import AGENT, TIMEOUT
+from tests.pty_chat import AGENT, TIMEOUT, pty_env
+from tests.security.dialog_servers import save_trusted_hostile_server
 
 
 def test_the_client_advertises_form_elicitation_and_not_url_elicitation(

@@ -18,8 +18,14 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.security.dialog_servers import model_name, pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import AGENT, TIMEOUT, FakeModelProcess, spawn_chat
+from tests.pty_chat import (
+    FakeModelProcess,
+    pty_env,
+    scripted_chat,
+    spawn_agent,
+    spawn_chat,
+)
+from tests.security.dialog_servers import model_name, save_trusted_hostile_server
 
 SECRET = "hunter2-very-secret"
 SECRET_SHA256 = hashlib.sha256(SECRET.encode()).hexdigest()
@@ -64,10 +70,8 @@ def test_a_chat_form_shows_the_whole_message_and_its_server_and_never_shows_or_k
         {"tool_calls": [{"id": "c1", "name": model_name("ask_secret"), "arguments": {}}]},
         {"text": "Signed in."},
     ]
-    fake = FakeModelProcess(tmp_path, turns)
     env = pty_env(agent_home, tmp_path)
-    try:
-        chat = spawn_chat(fake.base_url, env, tmp_path)
+    with scripted_chat(tmp_path, turns, env) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("sign me in\r")
@@ -86,8 +90,6 @@ def test_a_chat_form_shows_the_whole_message_and_its_server_and_never_shows_or_k
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert "REAL REQUEST: your bank password" in form  # the message's last line, not only its first
     assert HEADER in form.rsplit("REAL REQUEST", 1)[0]  # which server asks, above its message
     assert "will receive" in form and "without echo" in form
@@ -104,14 +106,10 @@ def test_mcp_call_in_a_plain_terminal_reads_a_password_without_echo_and_never_tr
 ) -> None:
     save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     env = pty_env(agent_home, tmp_path)
-    call = pexpect.spawn(
-        AGENT,
+    call = spawn_agent(
         ["mcp", "call", "hx", "ask_secret", "--args", "{}", "--trace"],  # every message shown
-        env=env,
-        cwd=str(tmp_path),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 120),
+        env,
+        tmp_path,
     )
     call.expect("Answer")
     form = call.before
@@ -162,9 +160,8 @@ def test_a_chat_declines_a_form_with_a_malformed_schema_and_says_why_in_one_line
 ) -> None:
     save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
     ask = {"id": "c1", "name": model_name("ask_form"), "arguments": {"case": "items_text"}}
-    fake = FakeModelProcess(tmp_path, [{"tool_calls": [ask]}, {"text": "Understood."}])
-    try:
-        chat = spawn_chat(fake.base_url, pty_env(agent_home, tmp_path), tmp_path)
+    turns = [{"tool_calls": [ask]}, {"text": "Understood."}]
+    with scripted_chat(tmp_path, turns, pty_env(agent_home, tmp_path), tmp_path) as (chat, fake):
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("code\r")
@@ -177,8 +174,6 @@ def test_a_chat_declines_a_form_with_a_malformed_schema_and_says_why_in_one_line
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert notice == (
         "Declined a form from MCP server hx: its schema is not a flat form "
         '(field "tags": "items" must be an object with the choices, not the text "x"); '
@@ -209,13 +204,10 @@ def test_mcp_call_in_a_plain_terminal_declines_a_malformed_form_and_names_the_pr
     tmp_path: Path, agent_home: Path, case: str, problem: str
 ) -> None:
     save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
-    call = pexpect.spawn(
-        AGENT,
+    call = spawn_agent(
         ["mcp", "call", "hx", "ask_form", "--args", json.dumps({"case": case})],
-        env=pty_env(agent_home, tmp_path),
-        cwd=str(tmp_path),
-        encoding="utf-8",
-        timeout=TIMEOUT,
+        pty_env(agent_home, tmp_path),
+        tmp_path,
         dimensions=(40, 200),
     )
     call.expect(pexpect.EOF)
@@ -233,14 +225,8 @@ def test_enter_alone_never_sends_a_form_in_a_plain_terminal(
     tmp_path: Path, agent_home: Path
 ) -> None:
     save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
-    call = pexpect.spawn(
-        AGENT,
-        ["mcp", "call", "hx", "ask_secret", "--args", "{}"],
-        env=pty_env(agent_home, tmp_path),
-        cwd=str(tmp_path),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 120),
+    call = spawn_agent(
+        ["mcp", "call", "hx", "ask_secret", "--args", "{}"], pty_env(agent_home, tmp_path), tmp_path
     )
     call.expect(PLAIN_QUESTION)
     call.send("\r")  # Enter alone: the question is asked again, no field is

@@ -6,9 +6,7 @@ discovery timeout, and no provider key from the environment ever goes to a local
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +18,7 @@ from agent.chat.local_models import MAX_MODELS
 from agent.chat.model_choices import SHOWN_PER_SERVER, find_choices
 from agent.settings import ModelDiscovery
 from tests.fake_openai import FakeOpenAI
+from tests.pty_chat import AGENT, pty_env, spawn_agent
 from tests.security.local_model_servers import (
     Listing,
     chat_with_the_first_local_model,
@@ -28,7 +27,6 @@ from tests.security.local_model_servers import (
     ollama_tags,
 )
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30
 SECRETS = {
     "OPENAI_API_KEY": "sk-openai-SECRET-1",
@@ -47,17 +45,8 @@ HOSTILE_NAMES = (
 
 @pytest.fixture
 def env(agent_home: Path, tmp_path: Path) -> Iterator[dict[str, str]]:
-    environment = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    environment.update(
-        HOME=str(tmp_path / "home"),
-        AGENT_HOME=str(agent_home),
-        PROMPT_TOOLKIT_NO_CPR="1",
-        NO_COLOR="1",
-        TERM="xterm",
-        **SECRETS,
-    )
-    for name in ("AGENT_MODEL", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
+    environment = pty_env(agent_home, tmp_path) | SECRETS
+    for name in ("OPENAI_API_BASE", "OPENAI_BASE_URL"):
         environment.pop(name, None)
     yield environment
 
@@ -75,10 +64,7 @@ def test_model_names_with_escape_sequences_are_left_out_of_the_chooser_and_never
     with local_server(Listing(body=ollama_tags(*HOSTILE_NAMES))) as port:
         settings = discovery_settings(agent_home, ollama_port=port)
         before = settings.read_text()
-        chat = pexpect.spawn(
-            AGENT, [], env=env, cwd=str(tmp_path), encoding="utf-8", timeout=TIMEOUT,
-            dimensions=(40, 200),
-        )  # fmt: skip
+        chat = spawn_agent([], env, tmp_path, dimensions=(40, 200), timeout=TIMEOUT)
         chat.expect("Enter for 1")
         drawn = chat.before
         chat.sendcontrol("c")
@@ -184,10 +170,8 @@ def test_switching_from_a_local_model_to_a_provider_never_sends_its_key_to_the_l
         FakeOpenAI([{"text": "Provider answer."}]) as provider,
     ):
         env["OPENAI_API_BASE"] = provider.base_url  # where litellm sends openai/ by default
-        chat = pexpect.spawn(
-            AGENT, ["--model", "lm_studio/local-model", "--api-base", local.base_url], env=env,
-            cwd=str(tmp_path), encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 120),
-        )  # fmt: skip
+        local_model = ["--model", "lm_studio/local-model", "--api-base", local.base_url]
+        chat = spawn_agent(local_model, env, tmp_path, timeout=TIMEOUT)
         chat.expect("›")
         chat.send("one\r")
         chat.expect("Local answer.")

@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fake_openai import FakeOpenAI
+from tests.pty_chat import AGENT, spawn_agent, spawn_chat
 from tests.security.hostile_text import save_trusted_hostile_server, trust_hx_for
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 FORGED = "agent: server fx trusted"
 
 
@@ -140,13 +139,10 @@ def test_the_chat_greeting_shows_a_hostile_project_path_on_one_line(tmp_path: Pa
     env = dict(os.environ, OPENAI_API_KEY="sk-test", HOME=str(tmp_path), TERM="xterm")
     env.update(PROMPT_TOOLKIT_NO_CPR="1", NO_COLOR="1")
     env.pop("AGENT_MODEL", None)
-    chat = pexpect.spawn(
-        AGENT,
+    chat = spawn_agent(
         ["--model", "openai/fake-model", "--api-base", "http://127.0.0.1:9/v1"],
-        env=env,
-        cwd=str(project),
-        encoding="utf-8",
-        timeout=30,
+        env,
+        project,
         dimensions=(40, 200),
     )
     chat.expect("/exit quits")
@@ -166,7 +162,7 @@ def test_the_chats_mcp_tools_listing_shows_each_hostile_tool_on_one_line(
 ) -> None:
     import pexpect
 
-    from tests.test_chat_pty import FakeModelProcess
+    from tests.pty_chat import FakeModelProcess
 
     fake = FakeModelProcess(tmp_path, [])
     env = dict(os.environ, OPENAI_API_KEY="sk-test", HOME=str(tmp_path), TERM="xterm")
@@ -174,15 +170,7 @@ def test_the_chats_mcp_tools_listing_shows_each_hostile_tool_on_one_line(
     env.pop("AGENT_MODEL", None)
     trust_hx_for(agent_home, env)
     try:
-        chat = pexpect.spawn(
-            AGENT,
-            ["--model", "openai/fake-model", "--api-base", fake.base_url],
-            env=env,
-            cwd=str(tmp_path),
-            encoding="utf-8",
-            timeout=30,
-            dimensions=(40, 200),
-        )
+        chat = spawn_chat(fake.base_url, env, tmp_path, dimensions=(40, 200))
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("/mcp tools hx\r")

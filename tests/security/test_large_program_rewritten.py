@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.mcp.program_files import MAX_HASHED_BYTES
+from agent.mcp.config.program_files import MAX_HASHED_BYTES
 from tests.security.command_tools_helpers import call, make_project, save_commands_server
 
 HARMLESS = b"#!/bin/sh\necho harmless\nexit 0\n"

@@ -19,9 +19,9 @@ from typing import Any
 import pexpect
 import pytest
 
+from tests.pty_chat import scripted_chat, spawn_agent
 from tests.security.inputs_helpers import one_shot, run_agent
 from tests.security.leaky_servers import SERVER, Leaky, leaky_server
-from tests.test_chat_pty import AGENT, TIMEOUT, FakeModelProcess, spawn_chat
 from tests.web.console_helpers import EventStream, running_console
 
 MASKED_URL = "postgres://app:***@db.internal/app"
@@ -94,14 +94,8 @@ def test_the_models_request_never_carries_a_servers_secret(
 def test_a_form_in_mcp_call_trace_shows_the_secret_masked_and_a_leaky_field_is_declined(
     leaky: Leaky, tmp_path: Path
 ) -> None:
-    call = pexpect.spawn(
-        AGENT,
-        ["mcp", "call", SERVER, "ask", "--args", "{}", "--trace"],
-        env=leaky.env,
-        cwd=str(tmp_path),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 120),
+    call = spawn_agent(
+        ["mcp", "call", SERVER, "ask", "--args", "{}", "--trace"], leaky.env, tmp_path
     )
     call.expect("Answer")
     output = call.before + call.after
@@ -134,9 +128,7 @@ def test_a_chat_form_and_the_models_requests_never_show_the_secret(
     ]
     with leaky_server("stdio", agent_home, tmp_path / "home") as leaky:
         agent(leaky, tmp_path, "mcp", "tools", SERVER)  # lists and selects them
-        fake = FakeModelProcess(tmp_path, turns)
-        try:
-            chat = spawn_chat(fake.base_url, leaky.env, tmp_path)
+        with scripted_chat(tmp_path, turns, leaky.env) as (chat, fake):
             chat.expect("MCP server lx ready")
             chat.expect("›")
             chat.send("connect me\r")
@@ -152,8 +144,6 @@ def test_a_chat_form_and_the_models_requests_never_show_the_secret(
             chat.send("/exit\r")
             chat.expect(pexpect.EOF)
             requests = fake.requests()
-        finally:
-            fake.stop()
 
     assert f"Log in to {MASKED_URL}" in visible(form)
     assert f"User at {MASKED_URL}" in visible(fields)

@@ -14,19 +14,14 @@ import anyio
 import pytest
 
 from agent.errors import ToolCallError
-from agent.mcp.definitions import fingerprint
-from agent.mcp.document import parse_document_data
-from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.client.results import tool_result_from_mcp
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
 from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save
 
 AGENT = str(Path(sys.executable).with_name("agent"))
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def save_trusted_hostile(agent_home: Path, *args: str) -> None:

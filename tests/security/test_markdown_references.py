@@ -7,13 +7,12 @@ reference, and rich would print the real U+202E, reordering the line on screen.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pexpect
 
 from agent.ui.markdown import MarkdownStream, make_console
-from tests.test_chat_pty import AGENT, TIMEOUT, FakeModelProcess
+from tests.pty_chat import pty_env, scripted_chat
 
 REFERENCES = (
     "Run `cat &#x202e;fdp.exe` please &#x202e;gnp.exe &rlm; zero&#8203;width "
@@ -37,27 +36,12 @@ def test_references_in_every_kind_of_markdown_block_stay_escaped() -> None:
     assert "code &#x202e; stays literal" in shown  # inside code a reference is not decoded
 
 
-def test_the_chat_shows_references_in_a_model_answer_as_escapes(tmp_path: Path) -> None:
-    fake = FakeModelProcess(tmp_path, [{"text": REFERENCES, "text_chunks": 7}])
-    try:
-        env = dict(os.environ)
-        (tmp_path / "home").mkdir()
-        env.update(
-            HOME=str(tmp_path / "home"),
-            OPENAI_API_KEY="sk-test",
-            PROMPT_TOOLKIT_NO_CPR="1",
-            TERM="xterm-256color",
-        )
-        env.pop("AGENT_MODEL", None)
-        chat = pexpect.spawn(
-            AGENT,
-            ["--model", "openai/fake-model", "--api-base", fake.base_url],
-            env=env,
-            cwd=str(tmp_path),
-            encoding="utf-8",
-            timeout=TIMEOUT,
-            dimensions=(40, 120),
-        )
+def test_the_chat_shows_references_in_a_model_answer_as_escapes(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    turns = [{"text": REFERENCES, "text_chunks": 7}]
+    env = pty_env(agent_home, tmp_path, colours=True)
+    with scripted_chat(tmp_path, turns, env) as (chat, _fake):
         chat.expect("›")
         chat.send("show me\r")
         chat.expect(r"tokens \d+ in")
@@ -66,8 +50,6 @@ def test_the_chat_shows_references_in_a_model_answer_as_escapes(tmp_path: Path) 
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         chat.close()
-    finally:
-        fake.stop()
 
     assert chat.exitstatus == 0
     for char in DECODED:

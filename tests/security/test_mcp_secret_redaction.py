@@ -12,7 +12,7 @@ import mcp_types as types
 import pytest
 
 from agent.errors import ToolCallError
-from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.client.results import tool_result_from_mcp
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import running_http_server, server_command
 from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save

@@ -16,9 +16,9 @@ import pexpect
 import pytest
 
 from tests.fake_openai import FakeOpenAI
+from tests.pty_chat import spawn_agent
 from tests.security.inputs_helpers import run_agent, tool_results
 from tests.security.leaky_servers import SERVER, Leaky, leaky_server
-from tests.test_chat_pty import AGENT, TIMEOUT
 
 OPAQUE = "application/octet-stream"
 
@@ -61,10 +61,7 @@ def test_a_secret_in_a_media_type_never_reaches_the_models_request(
     ]  # fmt: skip
     with FakeOpenAI([{"tool_calls": calls}, {"text": "Looked."}]) as fake:
         args = ["--model", "openai/fake-model", "--api-base", fake.base_url, "-p", "look"]
-        one_shot = pexpect.spawn(
-            AGENT, args, env=leaky.env, cwd=str(tmp_path), encoding="utf-8", timeout=TIMEOUT,
-            dimensions=(40, 120),
-        )  # fmt: skip
+        one_shot = spawn_agent(args, leaky.env, tmp_path)
         for _call in calls:
             one_shot.expect("Approve\\?")
             one_shot.send("y")

@@ -2,7 +2,7 @@
 
 A local model server (Ollama, LM Studio, vLLM, llama.cpp) at http://127.0.0.1 gets the API key
 as a bearer header and the whole conversation: a plain-http loopback connection must go direct,
-as every MCP and OAuth client does (agent/mcp/http_client.py), whichever litellm provider
+as every MCP and OAuth client does (agent/mcp/oauth/http_client.py), whichever litellm provider
 carries it, and so must litellm's own look-ups (Ollama's model info at localhost:11434), and
 whichever transport litellm's switches pick: its default aiohttp one, or plain httpx
 (DISABLE_AIOHTTP_TRANSPORT, LITELLM_HTTP2), whose proxies httpx takes from the environment.

@@ -13,7 +13,7 @@ import pytest
 
 from agent.depth import too_deep
 from agent.errors import DocumentError, SettingsError
-from agent.mcp.document import parse_document
+from agent.mcp.config.document import parse_document
 from agent.settings import load_settings
 from tests.security.inputs_helpers import agent_env, one_shot, run_agent, tool_results
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pexpect
 
-from tests.fixtures.oauth_cli import AGENT, OAuthCli
+from tests.fixtures.oauth_cli import OAuthCli
 from tests.fixtures.oauth_fixtures import PRE_REGISTERED_ID, running_oauth_server
-from tests.test_chat_pty import FakeModelProcess
+from tests.pty_chat import FakeModelProcess, spawn_chat
 
 CLIENT_SECRET = "canary-client-secret-7f3a9c1e"
 ECHO = "mcp__fx__echo"
@@ -88,15 +88,7 @@ def _chat_with_one_call(tmp_path: Path, cli: OAuthCli) -> str:
     }
     try:
         cli.server.knobs(expire_all=True)
-        chat = pexpect.spawn(
-            AGENT,
-            ["--model", "openai/fake-model", "--api-base", fake.base_url],
-            env=env,
-            cwd=str(tmp_path),
-            encoding="utf-8",
-            timeout=30,
-            dimensions=(40, 200),
-        )
+        chat = spawn_chat(fake.base_url, env, tmp_path, dimensions=(40, 200))
         chat.logfile_read = transcript = _Transcript()
         chat.expect("›")
         chat.send("/mcp\r")  # waits for the chat's MCP runtime, so the tool is on offer

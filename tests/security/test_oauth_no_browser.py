@@ -13,7 +13,7 @@ import pexpect
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.oauth_cli import AGENT, OAuthCli, recording_browser
 from tests.fixtures.oauth_fixtures import OAuthServer, running_oauth_server
-from tests.test_chat_pty import FakeModelProcess
+from tests.pty_chat import FakeModelProcess, spawn_chat
 
 ECHO = "mcp__fx__echo"
 NEEDS_LOGIN = "MCP server fx needs login; its tools are left out. run: agent mcp login fx"
@@ -80,14 +80,8 @@ def test_a_chat_reports_needs_login_once_and_slash_login_brings_the_tools_back(
         fake = FakeModelProcess(tmp_path, [{"text": "Before."}, {"text": "After."}])
         hops_before = cli.hops.read_text()
         try:
-            chat = pexpect.spawn(
-                AGENT,
-                ["--model", "openai/fake-model", "--api-base", fake.base_url],
-                env=_env(tmp_path, cli.browser),
-                cwd=str(tmp_path),
-                encoding="utf-8",
-                timeout=30,
-                dimensions=(40, 200),
+            chat = spawn_chat(
+                fake.base_url, _env(tmp_path, cli.browser), tmp_path, dimensions=(40, 200)
             )
             chat.expect_exact(NEEDS_LOGIN + " (or /mcp login fx here)")
             chat.expect("›")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp.token_store import ServerAuth, TokenStore
+from agent.mcp.oauth.token_store import ServerAuth, TokenStore
 from tests.fixtures.oauth_cli import OAuthCli
 from tests.fixtures.oauth_fixtures import running_oauth_server
 

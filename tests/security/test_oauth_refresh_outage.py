@@ -18,19 +18,20 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp.token_store import ServerAuth, TokenStore
+from agent.mcp.oauth.token_store import ServerAuth, TokenStore
 from tests.fixtures.oauth_cli import OAuthCli
 from tests.fixtures.oauth_fixtures import running_oauth_server
 
 
 @contextmanager
 def closed_port() -> Iterator[str]:
-    """A token endpoint nobody listens on (connection refused)."""
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    yield f"http://127.0.0.1:{port}/token"
+    """A token endpoint nobody listens on (connection refused).
+
+    The port stays bound without listening while the test runs: a connection to it is refused,
+    and no other process (a parallel test's server) can take it meanwhile."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{probe.getsockname()[1]}/token"
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx2
 
-from agent.mcp.token_store import TokenStore
+from agent.mcp.oauth.token_store import TokenStore
 from tests.fixtures.oauth_cli import OAuthCli
 from tests.fixtures.oauth_fixtures import running_oauth_server
 

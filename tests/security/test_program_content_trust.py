@@ -10,8 +10,8 @@ import os
 import sys
 from pathlib import Path
 
-from agent.mcp.document import parse_document_data
-from agent.mcp.launch_trust import launch_trust_for
+from agent.mcp.config.document import parse_document_data
+from agent.mcp.trust.launches import launch_trust_for
 from tests.security.command_tools_helpers import (
     at_terminal,
     call,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pty_chat import pty_env, running_chat
 from tests.security.command_tools_helpers import make_project, save_commands_server
-from tests.security.dialog_servers import pty_env, running_chat
 
 HARMLESS = "#!/bin/sh\necho harmless\n"
 HOSTILE = "#!/bin/sh\ntouch owned\necho replaced\n"

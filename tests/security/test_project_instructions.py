@@ -14,7 +14,6 @@ import io
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +25,8 @@ from agent.skills.instruction_files import MAX_READ_BYTES, find_instruction_file
 from agent.skills.trust import SkillTrustStore
 from agent.skills.usable import project_skills
 from tests.fake_openai import FakeOpenAI
+from tests.pty_chat import AGENT, spawn_agent, spawn_chat
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- hunter2-do-not-send"
 
 
@@ -194,11 +193,7 @@ def test_a_folder_name_cannot_forge_the_question_and_the_content_is_never_drawn(
     hostile.mkdir()
     (hostile / "CLAUDE.md").write_text("SUB-MARKER\n")
     with FakeOpenAI([{"text": "Answered."}]) as fake:
-        chat = pexpect.spawn(
-            AGENT, ["--model", "openai/fake-model", "--api-base", fake.base_url],
-            env=env_for(places), cwd=str(hostile), encoding="utf-8", timeout=30,
-            dimensions=(40, 200),
-        )  # fmt: skip
+        chat = spawn_chat(fake.base_url, env_for(places), hostile, dimensions=(40, 200))
         chat.logfile_read = io.StringIO()  # everything drawn, from here on
         chat.expect("›")
         chat.send("hello\r")
@@ -259,9 +254,7 @@ def test_agent_skills_trust_shows_the_files_with_the_skills_and_one_answer_cover
     (project / "AGENTS.md").write_text("RULE-ONE\n")
     env = env_for(places)
 
-    child = pexpect.spawn(
-        AGENT, ["skills", "trust"], env=env, cwd=str(project), encoding="utf-8", timeout=30
-    )
+    child = spawn_agent(["skills", "trust"], env, project, dimensions=None)
     child.expect_exact("Use these instruction files and skills in this project? [y/N] ")
     shown = str(child.before)
     child.sendline("y")

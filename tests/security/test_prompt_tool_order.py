@@ -16,7 +16,7 @@ import pytest
 
 from agent.chat.approval import ApprovalRequest, Decision
 from agent.chat.conversation import Conversation
-from agent.mcp.definitions import fingerprint
+from agent.mcp.config.definitions import fingerprint
 from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpToolset
 from agent.model import LiteLLMModel, ModelSettings

@@ -10,26 +10,19 @@ from pathlib import Path
 
 import pexpect
 
-from tests.test_chat_pty import (  # noqa: F401
-    FakeModelProcess,
-    chat_env,
-    spawn_chat,
-    trusted_fixture_server,
-)
+from tests.pty_chat import scripted_chat
 
 STREAMING = {"text": "Streaming the first answer slowly.", "chunk_delay": 0.4, "text_chunks": 8}
 
 
 def test_a_queued_y_does_not_approve_the_tool_call_that_follows_and_is_sent_as_a_message(
     tmp_path: Path,
-    trusted_fixture_server: None,  # noqa: F811
-    chat_env: dict[str, str],  # noqa: F811
+    trusted_fixture_server: None,
+    chat_env: dict[str, str],
 ) -> None:
     call = {"id": "c1", "name": "mcp__fx__echo", "arguments": {"text": "x"}}
     turns = [{**STREAMING, "tool_calls": [call]}, {"text": "Fine, not run."}, {"text": "Got y."}]
-    fake = FakeModelProcess(tmp_path, turns)
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("go\r")
@@ -43,8 +36,6 @@ def test_a_queued_y_does_not_approve_the_tool_call_that_follows_and_is_sent_as_a
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert requests[1]["body"]["messages"][-1]["content"] == (
         "Error: The person declined this tool call."
     )
@@ -53,9 +44,8 @@ def test_a_queued_y_does_not_approve_the_tool_call_that_follows_and_is_sent_as_a
 
 def test_escape_sequences_typed_ahead_reach_neither_the_terminal_nor_the_model(
     tmp_path: Path,
-    chat_env: dict[str, str],  # noqa: F811
+    chat_env: dict[str, str],
 ) -> None:
-    fake = FakeModelProcess(tmp_path, [STREAMING, {"text": "Second answer."}])
     hostile = (
         "\x1b]0;pwned-title\x07"  # set the window title
         "\x1b[2J"  # clear the screen
@@ -66,8 +56,8 @@ def test_escape_sequences_typed_ahead_reach_neither_the_terminal_nor_the_model(
         "\x9b2J"  # a C1 CSI
         "\r"
     )
-    try:
-        chat = spawn_chat(fake.base_url, chat_env, tmp_path)
+    turns = [STREAMING, {"text": "Second answer."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.logfile_read = transcript = io.StringIO()  # everything the terminal was sent
         chat.expect("›")
         chat.send("first question\r")
@@ -79,8 +69,6 @@ def test_escape_sequences_typed_ahead_reach_neither_the_terminal_nor_the_model(
         chat.expect(pexpect.EOF)
         screen = transcript.getvalue()
         requests = fake.requests()
-    finally:
-        fake.stop()
     assert requests[1]["body"]["messages"][-1] == {"role": "user", "content": "hello there"}
     assert "pwned" not in screen and "evil.invalid" not in screen
     assert "\x1b[2J" not in screen and "\x1b]" not in screen

@@ -20,9 +20,9 @@ from prompt_toolkit.output import DummyOutput
 
 from agent.chat.state import ChatSession
 from agent.messages import TextPart
-from agent.ui.completion import chat_completer
-from agent.ui.prompt_slash import TurnToSend
-from agent.ui.slash import run_slash
+from agent.ui.completion.completer import chat_completer
+from agent.ui.slash.commands import run_slash
+from agent.ui.slash.prompts import TurnToSend
 from tests.security.remote_helpers import (
     chat_with_remote,
     connections_made,

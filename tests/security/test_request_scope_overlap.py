@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.client.results import tool_result_from_mcp
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import running_http_server
 from tests.mcp.runtime_helpers import runtime, save

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp.document import parse_document_data
+from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
+from tests.commands.test_cli_mcp_console import agent
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
-from tests.test_cli_mcp_console import agent
 
 LIMIT = 100_000  # output_limit_chars in the default settings
 

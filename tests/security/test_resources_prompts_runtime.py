@@ -13,9 +13,9 @@ import anyio
 import pytest
 
 from agent.errors import ToolCallError
-from agent.mcp.catalog import CompletionRef, Listing, ResourceInfo
-from agent.mcp.catalog_requests import MAX_PAGES
-from agent.mcp.contents import ResourceText
+from agent.mcp.catalog.contents import ResourceText
+from agent.mcp.catalog.entries import CompletionRef, Listing, ResourceInfo
+from agent.mcp.client.catalog_requests import MAX_PAGES
 from agent.mcp.store import McpStore
 from agent.settings import McpLimits
 from tests.fixtures.mcp_fixtures import trust_launch

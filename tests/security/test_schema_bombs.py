@@ -29,7 +29,7 @@ from tests.fixtures.mcp_fixtures import (
     server_command,
 )
 from tests.fixtures.servers.schema_bomb_server import TOOLS
-from tests.test_oneshot import AGENT, model_args, run_without_terminal
+from tests.ui.test_oneshot import AGENT, model_args, run_without_terminal
 from tests.web.console_helpers import running_console
 
 TAKES_TOO_LONG = "the schema takes too long to check; the value cannot be checked"
@@ -212,7 +212,7 @@ def select_every_tool(agent_home: Path) -> None:
     """Offer the model every tool of the server, as listed (the store caches what it listed)."""
     from dataclasses import replace
 
-    from agent.mcp.definitions import fingerprint
+    from agent.mcp.config.definitions import fingerprint
     from agent.mcp.store import CachedTool, McpStore
 
     store = McpStore(agent_home / "mcp-servers.json")

@@ -27,7 +27,7 @@ from tests.fixtures.mcp_fixtures import (
     server_command,
 )
 from tests.fixtures.servers.schema_attack_server import SETS_IT_OFF, SLOW
-from tests.test_oneshot import model_args, run_without_terminal
+from tests.ui.test_oneshot import model_args, run_without_terminal
 from tests.web.console_helpers import EventStream, running_console
 
 CANNOT_CHECK = (
@@ -157,7 +157,7 @@ def select_search(agent_home: Path) -> None:
     """Offer the model the server's `search` as listed (the store caches what it listed)."""
     from dataclasses import replace
 
-    from agent.mcp.definitions import fingerprint
+    from agent.mcp.config.definitions import fingerprint
     from agent.mcp.store import CachedTool, McpStore
     from tests.fixtures.servers.schema_attack_server import TOOLS
 
@@ -254,7 +254,7 @@ def test_a_forms_pattern_is_not_mcps_and_is_not_run_on_the_persons_answer(tmp_pa
 
 
 def test_a_form_answer_is_still_checked_against_mcps_form_keywords(tmp_path: Path) -> None:
-    from agent.mcp.form_schema import form_keywords
+    from agent.mcp.forms.schema import form_keywords
 
     schema = {
         "type": "object",

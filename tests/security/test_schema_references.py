@@ -34,8 +34,8 @@ def _connected(listener: socket.socket) -> bool:
 
 
 def _save_hostile_server(agent_home: Path, ref_url: str) -> None:
-    from agent.mcp.definitions import fingerprint
-    from agent.mcp.document import parse_document_data
+    from agent.mcp.config.definitions import fingerprint
+    from agent.mcp.config.document import parse_document_data
     from agent.mcp.store import McpStore
 
     store = McpStore(agent_home / "mcp-servers.json")

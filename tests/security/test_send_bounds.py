@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from agent.commands.mcp_send import ANSWER_CAP
+from tests.commands.test_cli_mcp_console import trace_messages
 from tests.security.command_tools_helpers import agent, make_project, save_commands_server
-from tests.test_cli_mcp_console import trace_messages
 
 
 def test_a_huge_answer_is_printed_cut_with_a_note(tmp_path: Path, agent_home: Path) -> None:

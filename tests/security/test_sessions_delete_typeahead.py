@@ -7,8 +7,8 @@ import os
 
 import pexpect
 
-from tests.test_chat_pty import AGENT, TIMEOUT
-from tests.test_cli_sessions import ONE, Sessions, chat, sessions  # noqa: F401
+from tests.commands.test_cli_sessions import ONE, Sessions, chat, sessions  # noqa: F401
+from tests.pty_chat import AGENT, TIMEOUT
 
 PROMPT = "shell$ "
 

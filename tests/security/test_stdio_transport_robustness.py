@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from agent.errors import ToolCallError
-from agent.mcp.results import tool_result_from_mcp
+from agent.mcp.client.results import tool_result_from_mcp
 from agent.mcp.store import McpStore
 from agent.settings import McpLimits
 from tests.fixtures.mcp_fixtures import server_command

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.test_cli_mcp_console import FX, at_terminal, import_servers
+from tests.commands.test_cli_mcp_console import FX, at_terminal, import_servers
 
 AWS = "aws-secret-value-Zr42"
 

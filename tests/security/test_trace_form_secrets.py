@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pexpect
 
-from tests.security.dialog_servers import pty_env, save_trusted_hostile_server
-from tests.test_chat_pty import AGENT, TIMEOUT
+from tests.pty_chat import pty_env, spawn_agent
+from tests.security.dialog_servers import save_trusted_hostile_server
 
 PIN = "7%9"
 
@@ -20,14 +20,10 @@ def test_a_three_character_password_typed_into_a_form_is_blanked_in_the_trace(
     tmp_path: Path, agent_home: Path
 ) -> None:
     save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
-    call = pexpect.spawn(
-        AGENT,
+    call = spawn_agent(
         ["mcp", "call", "hx", "ask_secret", "--args", "{}", "--trace"],
-        env=pty_env(agent_home, tmp_path),
-        cwd=str(tmp_path),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 120),
+        pty_env(agent_home, tmp_path),
+        tmp_path,
     )
     call.expect("Answer")
     call.send("y\r")

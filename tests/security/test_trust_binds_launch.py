@@ -23,8 +23,8 @@ import pytest
 
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import server_path
+from tests.pty_chat import AGENT, spawn_agent
 
-AGENT = str(Path(sys.executable).with_name("agent"))
 TIMEOUT = 30
 TOOLS_SERVER = server_path("tools_server.py")
 SECRET = "tok-5f1c9e-first-value"
@@ -70,15 +70,7 @@ def at_terminal(
     """`agent ARGS` in `cwd` on a pseudo-terminal, answering each prompt once it shows."""
     environ = {**(env or os.environ), "PROMPT_TOOLKIT_NO_CPR": "1"}
     shown = io.StringIO()
-    child = pexpect.spawn(
-        AGENT,
-        list(args),
-        cwd=str(cwd),
-        env=environ,
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(50, 300),
-    )
+    child = spawn_agent(list(args), environ, cwd, dimensions=(50, 300), timeout=TIMEOUT)
     child.logfile_read = shown
     try:
         for prompt, answer in answers:

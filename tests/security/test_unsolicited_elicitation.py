@@ -12,13 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.security.dialog_servers import (
-    model_name,
-    pty_env,
-    running_chat,
-    save_trusted_hostile_server,
-    send_signal,
-)
+from tests.pty_chat import pty_env, running_chat
+from tests.security.dialog_servers import model_name, save_trusted_hostile_server, send_signal
 
 
 def test_an_elicitation_outside_any_call_is_declined_at_once_with_a_notice_at_the_prompt(

@@ -12,7 +12,7 @@ from agent.chat.approval import ApprovalRequest, Decision
 from agent.chat.conversation import Conversation
 from agent.chat.events import TurnEnded
 from agent.commands.sessions import list_command
-from agent.mcp.definitions import fingerprint
+from agent.mcp.config.definitions import fingerprint
 from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpToolset
 from agent.model import LiteLLMModel, ModelSettings

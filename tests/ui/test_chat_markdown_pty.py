@@ -3,7 +3,6 @@ rendered, and escape sequences the model writes never reach the screen."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.test_chat_pty import AGENT, TIMEOUT, FakeModelProcess
+from tests.pty_chat import FakeModelProcess, pty_env, spawn_chat
 from tests.ui.ui_helpers import screen
 
 ANSWER = (
@@ -34,27 +33,12 @@ def fake_model(tmp_path: Path) -> Iterator[FakeModelProcess]:
     fake.stop()
 
 
-def answer_on_screen(fake: FakeModelProcess, tmp_path: Path, **env_changes: str) -> str:
+def answer_on_screen(
+    fake: FakeModelProcess, tmp_path: Path, agent_home: Path, **env_changes: str
+) -> str:
     """Everything the chat wrote between sending one message and its usage line."""
-    env = dict(os.environ)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    env.update(
-        HOME=str(tmp_path / "home"),
-        OPENAI_API_KEY="sk-test",
-        PROMPT_TOOLKIT_NO_CPR="1",
-        TERM="xterm-256color",
-        **env_changes,
-    )
-    env.pop("AGENT_MODEL", None)
-    chat = pexpect.spawn(
-        AGENT,
-        ["--model", "openai/fake-model", "--api-base", fake.base_url],
-        env=env,
-        cwd=str(tmp_path),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-        dimensions=(40, 100),
-    )
+    env = pty_env(agent_home, tmp_path, colours=True) | env_changes
+    chat = spawn_chat(fake.base_url, env, tmp_path, dimensions=(40, 100))
     chat.expect("›")
     chat.send("plan the release\r")
     chat.expect(r"tokens \d+ in")
@@ -69,10 +53,13 @@ def answer_on_screen(fake: FakeModelProcess, tmp_path: Path, **env_changes: str)
 
 
 def test_a_markdown_answer_is_rendered_in_color_without_the_models_escape_sequences(
-    fake_model: FakeModelProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_model: FakeModelProcess,
+    tmp_path: Path,
+    agent_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
-    shown = answer_on_screen(fake_model, tmp_path)
+    shown = answer_on_screen(fake_model, tmp_path, agent_home)
 
     for sequence in INJECTED:
         assert sequence not in shown
@@ -87,9 +74,9 @@ def test_a_markdown_answer_is_rendered_in_color_without_the_models_escape_sequen
 
 
 def test_with_no_color_the_answer_has_no_escape_sequence_at_all(
-    fake_model: FakeModelProcess, tmp_path: Path
+    fake_model: FakeModelProcess, tmp_path: Path, agent_home: Path
 ) -> None:
-    shown = answer_on_screen(fake_model, tmp_path, NO_COLOR="1")
+    shown = answer_on_screen(fake_model, tmp_path, agent_home, NO_COLOR="1")
 
     assert "\x1b" not in shown
     assert [line.strip() for line in screen(shown.replace("\r\n", "\n")) if line.strip()] == [

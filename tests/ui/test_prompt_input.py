@@ -19,7 +19,7 @@ from agent.chat.events import ToolCallStarted, ToolFinished
 from agent.messages import ToolCall, ToolResult
 from agent.ui.chat import prompt_session
 from agent.ui.render import RECENT_RESULTS, EventRenderer
-from agent.ui.slash import run_slash
+from agent.ui.slash.commands import run_slash
 from tests.ui.ui_helpers import chat_state
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from agent.chat.events import TextDelta, ToolCallStarted, ToolFinished, TurnEnded
-from agent.mcp.definitions import fingerprint
+from agent.mcp.config.definitions import fingerprint
 from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpToolset
 from agent.messages import ToolCall, ToolResult

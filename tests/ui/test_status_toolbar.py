@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent.mcp.definitions import fingerprint
+from agent.mcp.config.definitions import fingerprint
 from agent.mcp.host import McpHost, ServerCounts
 from agent.mcp.store import McpStore
 from agent.messages import Usage

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.commands.test_cli_mcp_console import AGENT
 from tests.fixtures.mcp_fixtures import stop_child
-from tests.test_cli_mcp_console import AGENT
 
 START_TIMEOUT = 30.0
 REQUEST_TIMEOUT = 30.0

@@ -14,8 +14,8 @@ from unittest import mock
 
 import pytest
 
+from tests.commands.test_cli_mcp_console import TOOL_NAMES
 from tests.fixtures.mcp_fixtures import pid_alive, save_trusted_stdio_server, server_command
-from tests.test_cli_mcp_console import TOOL_NAMES
 from tests.web.console_helpers import (
     Console,
     EventStream,

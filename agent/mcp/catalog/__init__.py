@@ -1,0 +1,1 @@
+"""What a server offers besides tools: resources, templates, prompts, their cache and contents."""

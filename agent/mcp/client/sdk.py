@@ -1,0 +1,48 @@
+"""The one module that uses private names of the mcp SDK (DESIGN.md: one adapter file).
+
+Each private name below is re-exported with the reason we need it; when the SDK changes
+one, this file is the only place to follow it.
+"""
+
+from __future__ import annotations
+
+import mcp_types as types
+
+# The (read, write) stream pair every client transport yields and ClientSession takes. The
+# SDK's own transports import it from here; it is not exported elsewhere (the SDK notes that
+# it will move under mcp.shared).
+from mcp.client._transport import TransportStreams
+from mcp.client.session import ClientSession
+
+# The SDK's graceful stop of a stdio child: close stdin, wait, SIGTERM its process group,
+# wait, SIGKILL, every wait bounded. Our own stdio transport (client/stdio.py) spawns the child
+# exactly as the SDK would, so it stops it the same way rather than copying the sequence.
+from mcp.client.stdio import _stop_server_process as stop_server_process
+
+# The protocols of the two streams in TransportStreams; our stream taps (client/streams.py)
+# implement them, so they wrap any transport's streams without changing what flows.
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+
+__all__ = [
+    "FormElicitationSession",
+    "ReadStream",
+    "TransportStreams",
+    "WriteStream",
+    "stop_server_process",
+]
+
+
+class FormElicitationSession(ClientSession):
+    """A ClientSession that advertises form elicitation only.
+
+    The SDK advertises URL mode too whenever an elicitation callback is given; we decline every
+    URL request, so saying we support it would be a promise we break. Overriding the private
+    `_build_capabilities` is the only seam: ClientSession takes no capabilities argument.
+    """
+
+    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
+        capabilities = super()._build_capabilities(version)
+        if capabilities.elicitation is None:
+            return capabilities
+        form_only = types.ElicitationCapability(form=types.FormElicitationCapability())
+        return capabilities.model_copy(update={"elicitation": form_only})

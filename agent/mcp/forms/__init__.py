@@ -1,0 +1,1 @@
+"""Forms a server asks the person to fill (elicitation): schemas, answers, one server's forms."""

@@ -1,0 +1,1 @@
+"""Signing in to remote servers: login, callback, probe, revoke, tokens, the plain-http rule."""

@@ -1,0 +1,92 @@
+"""The requests a login sends so that the server's 401 starts the OAuth flow.
+
+`initialize` first; a server that answers it without a token but protects what follows (the
+MCP spec allows either) then gets `notifications/initialized` and `tools/list` in the same
+session, as a real connection would send them. The session is ended afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+
+from agent.errors import LoginError, ServerStartError
+from agent.mcp.config.launch import HttpLaunch
+from agent.mcp.oauth.http_client import http_client
+from agent.mcp.oauth.secure import SecureOnly, require_secure
+from agent.text import sanitize_line
+
+PROBE_TIMEOUT = httpx2.Timeout(30.0)
+PROTOCOL_VERSION = "2025-11-25"
+_ACCEPT = "application/json, text/event-stream"
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "agent", "version": "login"},
+    },
+}
+_INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+_LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+async def probe(launch: HttpLaunch, auth: httpx2.Auth, logged_in: Callable[[], bool]) -> None:
+    """Talk to the server through `auth` until it asked for (and got) a login, or all went."""
+    require_secure(launch.server, launch.url, "URL", LoginError)
+    secure = SecureOnly(auth, launch.server, launch.url)
+    async with http_client(
+        headers=dict(launch.headers), timeout=PROBE_TIMEOUT, follow_redirects=False, auth=secure
+    ) as client:
+        try:
+            if launch.transport == "sse":
+                status = await _status(client, "GET", launch.url, {"Accept": "text/event-stream"})
+            else:
+                status = await _streamable(client, launch.url, logged_in)
+        except LoginError:
+            raise
+        except ServerStartError as error:  # an insecure endpoint: our own sentence
+            raise LoginError(str(error)) from None
+        except Exception as error:  # the SDK's flow errors, httpx2's transport errors
+            text = sanitize_line(str(error).strip())[:300] or type(error).__name__
+            raise LoginError(f"{launch.server}: login failed: {text}") from None
+    if status in (401, 403):
+        raise LoginError(
+            f"{launch.server} still refused the request after the login (HTTP {status}); "
+            "check the scopes in its oauth settings"
+        )
+
+
+async def _streamable(client: httpx2.AsyncClient, url: str, logged_in: Callable[[], bool]) -> int:
+    headers = {"Accept": _ACCEPT}
+    status, session = await _post(client, url, _INITIALIZE, headers)
+    if session is not None:
+        headers["mcp-session-id"] = session
+    try:
+        if status < 400 and not logged_in():
+            headers["mcp-protocol-version"] = PROTOCOL_VERSION
+            await _post(client, url, _INITIALIZED, headers)
+            status, _ = await _post(client, url, _LIST_TOOLS, headers)
+    finally:
+        if session is not None:
+            await client.delete(url, headers=headers)
+    return status
+
+
+async def _post(
+    client: httpx2.AsyncClient, url: str, message: dict[str, Any], headers: dict[str, str]
+) -> tuple[int, str | None]:
+    # Streamed, and closed after the headers: an SSE answer may stay open.
+    async with client.stream("POST", url, json=message, headers=headers) as response:
+        return response.status_code, response.headers.get("mcp-session-id")
+
+
+async def _status(
+    client: httpx2.AsyncClient, method: str, url: str, headers: dict[str, str]
+) -> int:
+    async with client.stream(method, url, headers=headers) as response:
+        return response.status_code

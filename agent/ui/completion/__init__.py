@@ -1,0 +1,1 @@
+"""Tab completion at the prompt: commands, @mentions, prompt arguments, URI templates."""

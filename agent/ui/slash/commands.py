@@ -1,0 +1,274 @@
+"""Slash commands in the chat: /help, /new, /resume, /sessions, /compact, /skills, /skill,
+/export, /usage, /show, /exit, ..., and each MCP prompt as /mcp__<server>__<prompt>."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.shortcuts import PromptSession
+
+from agent.chat.prompt_commands import PREFIX as PROMPT_PREFIX
+from agent.chat.state import ChatSession
+from agent.errors import AgentError
+from agent.home import atomic_write, data_home
+from agent.text import sanitize, sanitize_line
+from agent.ui.dialogs.fresh_keys import ask_line
+from agent.ui.render import RECENT_RESULTS, describe_usage
+from agent.ui.style import styled
+
+if TYPE_CHECKING:
+    from agent.ui.slash.prompts import TurnToSend
+
+EXIT = "exit"
+
+
+def say(text: str) -> None:
+    print(sanitize(text))
+
+
+def note(text: str) -> None:
+    print(styled(sanitize(text), "yellow"))
+
+
+@dataclass(frozen=True)
+class Command:
+    summary: str
+    run: Callable[[ChatSession, str], Awaitable[str | None]]
+
+
+async def _help(chat: ChatSession, argument: str) -> None:
+    from agent.chat.prompt_commands import listed_prompt_commands
+
+    for name, command in COMMANDS.items():
+        say(f"  /{name:<9} {command.summary}")
+    clashes: list[str] = []
+    # A request of its own: a remote server listed here disconnects when /help is done.
+    async with chat.host.request_scope():
+        prompts = await listed_prompt_commands(chat.host.runtime, clashes)
+    if prompts or clashes:
+        say("MCP prompts (arguments as name=value; quote values with spaces):")
+    for name, prompt in prompts.items():
+        arguments = " ".join(
+            a.name if a.required else f"[{a.name}]" for a in prompt.prompt.arguments
+        )
+        about = prompt.prompt.title or prompt.prompt.description or ""
+        usage = f"/{name} {sanitize_line(arguments)}".rstrip()
+        say(f"  {usage}  {sanitize_line(about)[:80]}".rstrip())
+    for line in clashes:
+        note(f"  {sanitize_line(line)}")
+    return None
+
+
+async def _exit(chat: ChatSession, argument: str) -> str:
+    return EXIT
+
+
+async def _new(chat: ChatSession, argument: str) -> None:
+    chat.new()
+    note("New conversation (the previous one is saved; /resume brings it back).")
+    return None
+
+
+async def _sessions(chat: ChatSession, argument: str) -> None:
+    from agent.session.store import list_sessions
+
+    summaries = list_sessions(project=chat.project)[:15]
+    if not summaries:
+        say("No saved sessions for this project yet.")
+    for index, summary in enumerate(summaries, start=1):
+        current = " (current)" if summary.header.id == chat.recorder.session_id else ""
+        title = sanitize_line(summary.title)[:60]
+        say(
+            f"  {index:>2}. {summary.header.id}  {summary.last_activity[:16].replace('T', ' ')}  "
+            f"{summary.message_count:>3} msgs  {title}{current}"
+        )
+    return None
+
+
+async def _resume(chat: ChatSession, argument: str) -> None:
+    from agent.session.store import find_session, list_sessions
+
+    if argument:
+        path = find_session(argument)
+    else:
+        summaries = list_sessions(project=chat.project)[:15]
+        if not summaries:
+            say("No saved sessions for this project yet.")
+            return None
+        await _sessions(chat, "")
+        try:
+            answer = await ask_line(
+                PromptSession[str](), "Resume which one (number or id, Enter to cancel)? "
+            )
+        except (KeyboardInterrupt, EOFError):
+            return None
+        answer = answer.strip()
+        if not answer:
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(summaries):
+            path = summaries[int(answer) - 1].path
+        else:
+            path = find_session(answer)
+    notes = chat.resume(path)
+    note(f"Resumed {sanitize_line(path.stem)}: {len(chat.conversation.history)} messages.")
+    for line in notes:
+        note(f"  {sanitize_line(line)}")
+    return None
+
+
+async def _compact(chat: ChatSession, argument: str) -> None:
+    note("Compacting the conversation…")
+    say(await chat.compact(argument or None))
+    return None
+
+
+async def _skills(chat: ChatSession, argument: str) -> None:
+    if not chat.skills.skills:
+        say("No skills available.")
+    for skill in chat.skills.skills:
+        active = " (active)" if chat.skills.active.find(skill.name) else ""
+        hidden = " [only by /skill]" if skill.disable_model_invocation else ""
+        say(f"  {skill.name} ({skill.scope}){active}{hidden}: {skill.description[:80]}")
+    return None
+
+
+async def _skill(chat: ChatSession, argument: str) -> None:
+    if not argument:
+        raise AgentError("usage: /skill NAME (see /skills)")
+    snapshot, new = chat.activate_skill(argument)
+    note(f"Skill {snapshot.name} {'activated' if new else 'is already active'}.")
+    return None
+
+
+async def _export(chat: ChatSession, argument: str) -> None:
+    from agent.session.export import export_json, export_markdown
+    from agent.session.store import load_session
+
+    if chat.recorder.writer is None:
+        say("Nothing to export yet.")
+        return None
+    fmt = argument or "md"
+    if fmt not in ("md", "json"):
+        raise AgentError("usage: /export [md|json]")
+    loaded = load_session(chat.recorder.writer.path)
+    text = export_markdown(loaded) if fmt == "md" else export_json(loaded)
+    target = data_home() / "exports" / f"{loaded.header.id}.{fmt}"
+    atomic_write(target, text.encode("utf-8"))
+    say(f"Exported to {sanitize_line(str(target))}")
+    return None
+
+
+async def _usage(chat: ChatSession, argument: str) -> None:
+    usage = chat.conversation.usage
+    say(describe_usage(usage, usage))
+    return None
+
+
+async def _show(chat: ChatSession, argument: str) -> None:
+    number = int(argument) if argument.isdigit() else None
+    if argument and number is None:
+        raise AgentError("usage: /show [N] (1 is the most recent tool result)")
+    kept = RECENT_RESULTS.get(1 if number is None else number)
+    if kept is None:
+        say(f"No such tool result; {len(RECENT_RESULTS)} kept (1 is the most recent).")
+        return None
+    heading = f"⏺ {kept.title}" + (" (error)" if kept.is_error else "")
+    print(styled(heading, "red" if kept.is_error else "cyan"))
+    say(kept.text or "(empty)")
+    return None
+
+
+async def _mcp(chat: ChatSession, argument: str) -> None:
+    from agent.ui.slash.mcp import run_mcp
+
+    await run_mcp(chat, argument)
+    return None
+
+
+async def _model(chat: ChatSession, argument: str) -> None:
+    from agent.ui.dialogs.model_chooser import model_command
+
+    await model_command(chat, argument.strip())
+    return None
+
+
+async def _tools(chat: ChatSession, argument: str) -> None:
+    from agent.chat.approval import needs_approval
+    from agent.tools.combined import combine
+
+    by_source: dict[str, list[str]] = {}
+    for tool in combine(chat.conversation.toolsets).values():
+        asks = "asks every time" if needs_approval(tool.spec) else "no approval"
+        by_source.setdefault(sanitize_line(tool.spec.source), []).append(
+            f"{sanitize_line(tool.spec.name)} ({asks})"
+        )
+    if not by_source:
+        say("No tools in the next request.")
+    for source, names in by_source.items():
+        say(f"{source}:")
+        for name in names:
+            say(f"  {name}")
+    return None
+
+
+async def _context(chat: ChatSession, argument: str) -> None:
+    from agent.ui.slash.context_view import show_context
+
+    await show_context(chat, argument)
+    return None
+
+
+async def _clear(chat: ChatSession, argument: str) -> None:
+    from prompt_toolkit.shortcuts import clear
+
+    clear()
+    return None
+
+
+COMMANDS: dict[str, Command] = {
+    "help": Command("this list", _help),
+    "new": Command("start a new conversation", _new),
+    "resume": Command("[ID] continue a saved session (no id: choose from a list)", _resume),
+    "sessions": Command("recent sessions of this project", _sessions),
+    "compact": Command("[focus] summarise older turns into session memory", _compact),
+    "skills": Command("the skills available here", _skills),
+    "skill": Command("NAME activate a skill now", _skill),
+    "export": Command("[md|json] write this session to a file", _export),
+    "usage": Command("tokens and cost of this session", _usage),
+    "model": Command("[NAME|N] list the models found here, or switch", _model),
+    "tools": Command("the tools of the next request, by source, with approval", _tools),
+    "context": Command("what the next request holds, in tokens, and the window's share", _context),
+    "mcp": Command("[status|enable|disable|trust|restart|tools NAME|edit] MCP servers", _mcp),
+    "clear": Command("clear the screen", _clear),
+    "show": Command("[N] the N-th most recent tool result in full (default 1)", _show),
+    "exit": Command("quit (also Ctrl-D)", _exit),
+    "quit": Command("quit", _exit),
+}
+
+
+async def run_slash(chat: ChatSession, text: str) -> str | TurnToSend | None:
+    """Run one slash command; returns EXIT to leave the chat, or a turn to send (a prompt)."""
+    name, _, argument = text.strip()[1:].partition(" ")
+    if name.startswith(PROMPT_PREFIX):
+        try:
+            # Loaded on first use: prompt commands bring the form pieces, not needed to start.
+            from agent.ui.slash.prompts import run_prompt_command
+
+            return await run_prompt_command(chat, name, argument.strip())
+        except AgentError as error:
+            print(styled(f"error: {sanitize(str(error))}", "red"))
+            return None
+    command = COMMANDS.get(name)
+    if command is None:
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        hint = f" (did you mean /{close[0]}?)" if close else ""
+        note(f"Unknown command /{name}{hint}; /help lists them.")
+        return None
+    try:
+        return await command.run(chat, argument.strip())
+    except AgentError as error:
+        print(styled(f"error: {sanitize(str(error))}", "red"))
+        return None

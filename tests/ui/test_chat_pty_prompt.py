@@ -1,0 +1,165 @@
+"""The request, not the prompt, waits for MCP servers still starting; typing ahead while the
+agent works. The real `agent` in a pseudo-terminal, the scripted model as a process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+
+from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
+from tests.pty_chat import scripted_chat
+
+SLOW = "mcp__slow__echo"
+
+
+def tool_names(request: dict[str, object]) -> list[str]:
+    body = request["body"]
+    assert isinstance(body, dict)
+    return [tool["function"]["name"] for tool in body.get("tools", [])]
+
+
+def test_a_first_question_right_after_launch_waits_for_a_slow_server_and_gets_its_tools(
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],
+) -> None:
+    command = server_command("slow_start_server.py", "3")
+    save_trusted_stdio_server(agent_home, "slow", command, chat_env)
+    with scripted_chat(tmp_path, [{"text": "Echo is here."}], chat_env) as (chat, fake):
+        chat.expect("›")  # the prompt does not wait for the server
+        chat.send("what tools do you have?\r")
+        chat.expect("Waiting for MCP server slow")
+        chat.expect("MCP server slow ready")
+        chat.expect("Echo is here.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert len(requests) == 1
+    assert SLOW in tool_names(requests[0])
+
+
+def test_ctrl_c_while_waiting_for_a_starting_server_sends_without_its_tools(
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],
+) -> None:
+    command = server_command("slow_start_server.py", "60")
+    save_trusted_stdio_server(agent_home, "slow", command, chat_env)
+    with scripted_chat(tmp_path, [{"text": "No echo yet."}], chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("hello\r")
+        chat.expect("Waiting for MCP server slow")
+        chat.sendintr()
+        chat.expect("sending without slow")
+        chat.expect("No echo yet.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert len(requests) == 1
+    assert SLOW not in tool_names(requests[0])
+    assert requests[0]["body"]["messages"][-1] == {"role": "user", "content": "hello"}
+
+
+def test_leaving_the_chat_while_a_server_is_still_starting_does_not_wait_out_its_start_up(
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],
+) -> None:
+    command = server_command("slow_start_server.py", "60")
+    save_trusted_stdio_server(agent_home, "slow", command, chat_env)
+    with scripted_chat(tmp_path, [], chat_env) as (chat, _fake):
+        chat.expect("›")
+        chat.send("/exit\r")
+        # The start-up timeout is 30 s: leaving must not start the server again and wait it out.
+        chat.expect(pexpect.EOF, timeout=15)
+        chat.close()
+    assert chat.exitstatus == 0
+
+
+SLOW_ANSWER = {"text": "Streaming the first answer slowly.", "chunk_delay": 0.4, "text_chunks": 8}
+
+
+def test_a_message_typed_while_the_model_streams_is_queued_and_sent_when_the_turn_ends(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    turns = [SLOW_ANSWER, {"text": "Second answer."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("the next question\r")
+        chat.expect("queued: the next question")
+        chat.expect("Second answer.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert len(requests) == 2
+    assert requests[1]["body"]["messages"][-3:] == [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "Streaming the first answer slowly."},
+        {"role": "user", "content": "the next question"},
+    ]
+
+
+def test_esc_clears_the_queued_message_and_nothing_more_is_sent(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    with scripted_chat(tmp_path, [SLOW_ANSWER], chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("never mind this\r")
+        chat.expect("queued: never mind this")
+        chat.send("\x1b")
+        chat.expect("queued message cleared")
+        chat.expect("tokens")  # the turn's usage line: it has ended
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert len(requests) == 1
+
+
+def test_a_line_typed_ahead_without_enter_comes_back_in_the_prompt_to_finish(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    turns = [SLOW_ANSWER, {"text": "Second answer."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("half typed")
+        chat.expect("next: half typed")  # shown in the spinner's line as it is typed
+        chat.expect("tokens")  # the turn ended
+        chat.expect("› half typed")
+        chat.send(" and finished\r")
+        chat.expect("Second answer.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert requests[1]["body"]["messages"][-1] == {
+        "role": "user",
+        "content": "half typed and finished",
+    }
+
+
+def test_after_ctrl_c_a_queued_message_goes_back_to_the_prompt_unsent(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    hanging = {"text": "Streaming and then hanging.", "hang": True}
+    with scripted_chat(tmp_path, [hanging], chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("first question\r")
+        chat.expect("Streaming")
+        chat.send("queued one\r")
+        chat.expect("queued: queued one")
+        chat.sendintr()
+        chat.expect("interrupted")
+        chat.expect("› queued one")
+        chat.sendcontrol("u")  # prompt_toolkit: clear the line back to the prompt
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert len(requests) == 1
