@@ -111,7 +111,9 @@ async def test_a_second_start_of_a_modern_server_sends_no_probe(
             agent_home,
             tmp_path,
             trust=ScriptedTrust(),
-            observe=lambda server, direction, text: lines.append((server, direction, text)),
+            observe=lambda server, direction, text, lines=lines: lines.append(
+                (server, direction, text)
+            ),
         ) as rt:
             connection = await rt.start("fx")
             await rt.call_tool("fx", "echo", {"text": "hi"})
@@ -133,7 +135,9 @@ async def test_a_second_start_of_a_legacy_server_goes_straight_to_the_handshake(
             agent_home,
             tmp_path,
             trust=ScriptedTrust(),
-            observe=lambda server, direction, text: lines.append((server, direction, text)),
+            observe=lambda server, direction, text, lines=lines: lines.append(
+                (server, direction, text)
+            ),
         ) as rt:
             connection = await rt.start("fx")
             assert connection.info is not None
@@ -153,7 +157,9 @@ async def test_a_changed_launch_probes_afresh(
             agent_home,
             tmp_path,
             trust=ScriptedTrust(),
-            observe=lambda server, direction, text: lines.append((server, direction, text)),
+            observe=lambda server, direction, text, lines=lines: lines.append(
+                (server, direction, text)
+            ),
         ) as rt:
             await rt.start("fx")
         assert methods(lines)[0] == "server/discover"
