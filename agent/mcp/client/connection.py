@@ -27,6 +27,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+import agent.mcp.client.era_memory as era_memory
 from agent.errors import (
     NeedsLoginError,
     ServerStartError,
@@ -35,7 +36,6 @@ from agent.errors import (
     ToolTimeoutError,
 )
 from agent.mcp.catalog.entries import CatalogKind
-from agent.mcp.client import era_memory
 from agent.mcp.client.answer_redaction import redact_answer, redact_form, redact_tools
 from agent.mcp.client.era_client import AUTO, EraClient, EraStart, evicting, response_cache
 from agent.mcp.client.json_redaction import FORM_PROBLEM, UnmaskableError

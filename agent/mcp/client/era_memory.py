@@ -17,7 +17,6 @@ from typing import Any
 
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 
 from agent.home import atomic_write, data_home, file_lock
 from agent.mcp.client.era_client import AUTO, LEGACY, EraStart
@@ -55,7 +54,7 @@ def recall(launch: Launch, note: Note) -> EraStart:
     if entry.get("era") == "modern":
         try:
             discover = types.DiscoverResult.model_validate(entry.get("discover"))
-        except ValidationError:
+        except ValueError:  # pydantic's ValidationError is a ValueError
             note(f"ignored its remembered protocol era in {_path()} (not a discover result)")
             return AUTO
         if any(version in discover.supported_versions for version in MODERN_PROTOCOL_VERSIONS):
