@@ -12,7 +12,6 @@ from functools import partial
 from typing import Any, TypeVar
 
 import mcp_types as types
-from mcp.client.session import ClientSession
 
 from agent.mcp.catalog.contents import PromptResult, ResourcePart
 from agent.mcp.catalog.convert import (
@@ -31,6 +30,7 @@ from agent.mcp.catalog.entries import (
     ResourceTemplateInfo,
 )
 from agent.mcp.client.connection import Connection
+from agent.mcp.client.era_client import EraClient
 
 T = TypeVar("T")
 Item = TypeVar("Item")
@@ -40,14 +40,14 @@ MAX_ITEMS = 5_000
 MAX_COMPLETIONS = 100  # the protocol's own cap on one completion answer
 MAX_COMPLETION_CHARS = 1_000
 
-PageCall = Callable[[ClientSession, types.PaginatedRequestParams | None], Awaitable[Any]]
+PageCall = Callable[[EraClient, str | None], Awaitable[Any]]
 
 
 async def list_resources(connection: Connection) -> Listing[ResourceInfo]:
     """Every resource, following pagination (capped)."""
     return await _pages(
         connection,
-        lambda session, params: session.list_resources(params=params),
+        lambda client, cursor: client.list_resources(cursor),
         lambda result: [resource_info(item, connection.redact) for item in result.resources],
         "listing resources",
     )
@@ -57,7 +57,7 @@ async def list_templates(connection: Connection) -> Listing[ResourceTemplateInfo
     """Every resource template, following pagination (capped)."""
     return await _pages(
         connection,
-        lambda session, params: session.list_resource_templates(params=params),
+        lambda client, cursor: client.list_resource_templates(cursor),
         lambda result: [
             template_info(item, connection.redact) for item in result.resource_templates
         ],
@@ -69,7 +69,7 @@ async def list_prompts(connection: Connection) -> Listing[PromptInfo]:
     """Every prompt, following pagination (capped)."""
     return await _pages(
         connection,
-        lambda session, params: session.list_prompts(params=params),
+        lambda client, cursor: client.list_prompts(cursor),
         lambda result: [prompt_info(item, connection.redact) for item in result.prompts],
         "listing prompts",
     )
@@ -80,7 +80,7 @@ async def read_resource(
 ) -> tuple[ResourcePart, ...]:
     """The resource's contents, within `timeout` seconds."""
     result: types.ReadResourceResult = await connection.send(
-        lambda session: session.read_resource(uri), "reading a resource", timeout
+        lambda client: client.read_resource(uri), "reading a resource", timeout
     )
     return resource_parts(result, connection.name, connection.redact)
 
@@ -90,7 +90,7 @@ async def get_prompt(
 ) -> PromptResult:
     """The prompt's messages for `arguments`, within `timeout` seconds."""
     result: types.GetPromptResult = await connection.send(
-        lambda session: session.get_prompt(name, dict(arguments)), "getting a prompt", timeout
+        lambda client: client.get_prompt(name, dict(arguments)), "getting a prompt", timeout
     )
     return prompt_result(result, connection.name, connection.redact)
 
@@ -114,7 +114,7 @@ async def complete(
     else:
         reference = types.ResourceTemplateReference(type="ref/resource", uri=ref.name)
     result: types.CompleteResult = await connection.send(
-        lambda session: session.complete(
+        lambda client: client.complete(
             reference, {"name": argument, "value": value}, dict(context) if context else None
         ),
         "completing an argument",
@@ -123,10 +123,8 @@ async def complete(
     return tuple(dict.fromkeys(v for v in values if _fits_input_line(v)))
 
 
-def _page(
-    call: PageCall, params: types.PaginatedRequestParams | None, session: ClientSession
-) -> Awaitable[Any]:
-    return call(session, params)
+def _page(call: PageCall, cursor: str | None, client: EraClient) -> Awaitable[Any]:
+    return call(client, cursor)
 
 
 def _fits_input_line(value: str) -> bool:
@@ -146,8 +144,7 @@ async def _pages(
     cursor: str | None = None
     note: str | None = f"{what} stopped after {MAX_PAGES} pages (the server kept paging)"
     for page in range(MAX_PAGES):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        result = await connection.send(partial(_page, call, params), what)
+        result = await connection.send(partial(_page, call, cursor), what)
         converted = convert(result)
         kept = [item for item in converted if item is not None]
         left_out += len(converted) - len(kept)

@@ -23,10 +23,11 @@ from typing import Any, TypeVar
 import anyio
 import anyio.abc
 import mcp_types as types
-from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+import agent.mcp.client.era_memory as era_memory
 from agent.errors import (
     NeedsLoginError,
     ServerStartError,
@@ -36,8 +37,13 @@ from agent.errors import (
 )
 from agent.mcp.catalog.entries import CatalogKind
 from agent.mcp.client.answer_redaction import redact_answer, redact_form, redact_tools
+from agent.mcp.client.era_client import AUTO, EraClient, EraStart, evicting, response_cache
 from agent.mcp.client.json_redaction import FORM_PROBLEM, UnmaskableError
-from agent.mcp.client.sdk import FormElicitationSession
+from agent.mcp.client.sdk import (
+    DEFAULT_INPUT_REQUIRED_MAX_ROUNDS,
+    EraSession,
+    InputRequiredRoundsExceededError,
+)
 from agent.mcp.client.server_log import ServerLog
 from agent.mcp.client.server_requests import ConnectionTraffic
 from agent.mcp.client.stdio import ChildOutput
@@ -55,6 +61,16 @@ from agent.tools.validation import SCHEMA_CHECK_SECONDS, bounded_patterns
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
 _ERROR_LINE_CHARS = 500
+# How long a stdio server's first start waits for an answer to `server/discover` before it
+# falls back to the handshake (era_client.py; the SDK alone waits 10 s). SDK servers of both
+# eras answer at once (legacy ones with -32601); only a server that ignores unknown requests
+# costs this, once: its era is remembered (era_memory.py).
+STDIO_PROBE_SECONDS = 2.0
+# Error codes that say a remembered era is wrong: a legacy server refusing a modern request
+# (-32601, or -32600 for the envelope), a modern one refusing the handshake (-32022).
+_WRONG_ERA_CODES = frozenset(
+    {types.METHOD_NOT_FOUND, types.INVALID_REQUEST, types.UNSUPPORTED_PROTOCOL_VERSION}
+)
 
 T = TypeVar("T")
 ProgressCallback = Callable[[float, float | None, str | None], None]
@@ -100,7 +116,9 @@ class Connection:
         self.lost = False  # the server went away without our asking
         self._hooks = hooks
         self._startup_timeout = startup_timeout
-        self._session: ClientSession | None = None
+        self._client: EraClient | None = None
+        self._start: EraStart = AUTO  # how this start began (recalled from era_memory)
+        self._answered = False  # some request of ours got an answer (the era is proven)
         self._failure: ServerStartError | None = None
         self._stdout_junk: list[str] = []
         inherited = launch.inherited_env if isinstance(launch, StdioLaunch | CommandsLaunch) else {}
@@ -125,7 +143,7 @@ class Connection:
     @property
     def alive(self) -> bool:
         """True while calls can be made."""
-        return self._session is not None and not self.lost and not self._closing.is_set()
+        return self._client is not None and not self.lost and not self._closing.is_set()
 
     async def open(self, task_group: anyio.abc.TaskGroup) -> None:
         """Start the owner task and wait for the handshake; raise ServerStartError on failure."""
@@ -147,16 +165,23 @@ class Connection:
 
     async def list_tools(self) -> list[types.Tool]:
         """Every tool, following pagination."""
-        session = self._require_session()
+        client = self._require_session()
         tools: list[types.Tool] = []
         cursor: str | None = None
         self.withheld_tools = {}
+        client.session.header_refusals = {}
         for _page in range(10_000):  # a server that never stops paging must not hang us
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            result = await self._bounded(session.list_tools(params=params), "listing tools")
+            result = await self._bounded(client.list_tools(cursor), "listing tools")
             tools.extend(result.tools)
             cursor = result.next_cursor
             if not cursor:
+                self._withhold(
+                    {
+                        self._redactor.redact(name): f"its x-mcp-header annotations are invalid "
+                        f"({sanitize_line(self._redactor.redact(reason))})"
+                        for name, reason in client.session.header_refusals.items()
+                    }
+                )
                 return tools
         raise ToolCallError(f"MCP server {self.name!r}: tools/list never stopped paging")
 
@@ -168,7 +193,7 @@ class Connection:
         on_progress: ProgressCallback | None = None,
     ) -> types.CallToolResult:
         """Call `tool`; each progress notification moves the timeout `timeout` s further on."""
-        session = self._require_session()
+        client = self._require_session()
         scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
 
         async def progress(progress: float, total: float | None, message: str | None) -> None:
@@ -184,7 +209,7 @@ class Connection:
         # result also checks the schema itself (check_schema, linear in its size).
         with self._forms.tool_call(), scope, bounded_patterns(SCHEMA_CHECK_SECONDS):
             result: types.CallToolResult = await self._request(
-                session.call_tool(tool, arguments, progress_callback=progress),
+                client.call_tool(tool, arguments, progress),
                 f"calling {tool}",
             )
             return result
@@ -195,14 +220,14 @@ class Connection:
 
     async def send(
         self,
-        call: Callable[[ClientSession], Awaitable[T]],
+        call: Callable[[EraClient], Awaitable[T]],
         what: str,
         timeout: float | None = None,
     ) -> T:
         """One request of ours (`what` names it in errors), bounded by `timeout` (else the
         start-up timeout); failures become ToolCallError like a tool call's."""
-        session = self._require_session()
-        result: T = await self._bounded(call(session), what, timeout)
+        client = self._require_session()
+        result: T = await self._bounded(call(client), what, timeout)
         return result
 
     def redact(self, text: str) -> str:
@@ -244,10 +269,10 @@ class Connection:
             f"MCP server {self.name!r} did not answer within {limit:g} s while {what}"
         )
 
-    def _require_session(self) -> ClientSession:
-        if self._session is None or not self.alive:
+    def _require_session(self) -> EraClient:
+        if self._client is None or not self.alive:
             raise ToolCallError(f"MCP server {self.name!r} is not connected")
-        return self._session
+        return self._client
 
     def _invalid_answer(self, error: ValueError) -> str:
         """One line on what was wrong with an answer: server-chosen keys are in it, redacted."""
@@ -319,6 +344,7 @@ class Connection:
             more = self._more_access(error)
             if more is not None:
                 raise more from None
+            self._check_era(error)
             # The server's words go into our error as one line: a line break in them must
             # not print as a line of ours ("agent: ...").
             message = sanitize_line(self._redactor.redact(error.message))
@@ -333,6 +359,11 @@ class Connection:
                 f"MCP server {self.name!r} sent an answer that is not valid MCP while {what}: "
                 f"{self._invalid_answer(error)}"
             ) from None
+        except InputRequiredRoundsExceededError:
+            raise ToolCallError(
+                f"MCP server {self.name!r} kept asking for more input while {what} (more than "
+                f"{DEFAULT_INPUT_REQUIRED_MAX_ROUNDS} rounds); the request was given up"
+            ) from None
         except RuntimeError as error:
             # The SDK's other refusals of an answer: structured content against the tool's
             # output schema, an InputRequiredResult we never asked for.
@@ -340,7 +371,28 @@ class Connection:
                 f"MCP server {self.name!r} sent an answer the MCP client refused while {what}: "
                 f"{self._first_line(error)}"
             ) from None
+        self._answered = True
         return self._masked(answer, what)
+
+    def _check_era(self, error: MCPError) -> None:
+        """A remembered modern era the server no longer speaks: forget it, so the next start
+        probes, and say so (the first answer of a start is what proves the era)."""
+        if self._answered or self._start.mode != "modern" or error.code not in _WRONG_ERA_CODES:
+            return
+        era_memory.forget(self.launch, self._write_log)
+        self.lost = True
+        raise ToolCallError(
+            f"MCP server {self.name!r} no longer speaks the protocol version it spoke before "
+            f"({sanitize_line(self._redactor.redact(error.message))}); it will be asked again "
+            "when it next starts"
+        )
+
+    def _withhold(self, problems: dict[str, str]) -> None:
+        for name, problem in problems.items():
+            self.withheld_tools[name] = problem
+            if name not in self._withheld_logged:
+                self._withheld_logged.add(name)
+                self._write_log(withheld_reason(name, self.name, problem))
 
     def _masked(self, answer: Any, what: str) -> Any:
         """The answer with this server's secrets masked: the one form every part of agent
@@ -348,11 +400,7 @@ class Connection:
         try:
             if isinstance(answer, types.ListToolsResult):
                 answer, withheld = redact_tools(answer, self._redactor)
-                for tool in withheld:
-                    self.withheld_tools[tool.name] = tool.problem
-                    if tool.name not in self._withheld_logged:
-                        self._withheld_logged.add(tool.name)
-                        self._write_log(withheld_reason(tool.name, self.name, tool.problem))
+                self._withhold({tool.name: tool.problem for tool in withheld})
                 return answer
             return redact_answer(answer, self._redactor)
         except ValueError as error:  # masked, it was no longer valid MCP: nobody gets it
@@ -363,43 +411,77 @@ class Connection:
 
     async def _own(self) -> None:
         try:
-            output = ChildOutput(
-                stderr_line=self._stderr_line, note=self._write_log, secret=self._add_secret
-            )
-            async with open_transport(self.launch, output) as streams:
-                read, write = tap_streams(streams, self._observer(), self._transport_ended)
-                self._write = write
-                async with FormElicitationSession(
-                    read,
-                    write,
-                    elicitation_callback=self._elicit,
-                    list_roots_callback=self._list_roots,
-                    logging_callback=self._log_message,
-                    message_handler=self._on_message,
-                    client_info=types.Implementation(name="agent", version=_version()),
-                ) as session:
-                    if not await self._handshake(session):
-                        return
-                    self._session = session
-                    self.started_at = datetime.datetime.now(datetime.UTC)
-                    self._ready.set()
-                    await self._closing.wait()
+            self._start = era_memory.recall(self.launch, self._write_log)
+            if not await self._connect_once():
+                # A remembered handshake the server refused: it changed era; forget and probe.
+                self._write_log("refused the remembered protocol era; asking it again")
+                era_memory.forget(self.launch, self._write_log)
+                self._start = AUTO
+                self._failure = None
+                self._transport_gone = False
+                await self._connect_once()
         except Exception as error:  # one server's failure must not spread to the others
             self._record_failure(error)
         finally:
-            self._session = None
+            self._client = None
             self._closing.set()
             self._ready.set()
             self._finished.set()
 
-    async def _handshake(self, session: ClientSession) -> bool:
+    async def _connect_once(self) -> bool:
+        """One transport and session, in the era `self._start` says; False only when a
+        remembered legacy era was refused as such (the caller then probes once)."""
+        output = ChildOutput(
+            stderr_line=self._stderr_line, note=self._write_log, secret=self._add_secret
+        )
+        async with open_transport(self.launch, output) as streams:
+            read, write = tap_streams(streams, self._observer(), self._transport_ended)
+            self._write = write
+            probe = STDIO_PROBE_SECONDS if isinstance(self.launch, StdioLaunch) else None
+            # The cache reads the version the session negotiates, once it has.
+            cache = response_cache(
+                f"{self.name}\n{era_memory.launch_key(self.launch)}",
+                lambda: session.protocol_version,
+            )
+            session = EraSession(
+                read,
+                write,
+                elicitation_callback=self._elicit,
+                list_roots_callback=self._list_roots,
+                logging_callback=self._log_message,
+                message_handler=evicting(cache, self._on_message),
+                client_info=types.Implementation(name="agent", version=_version()),
+                probe_seconds=min(probe, self._startup_timeout) if probe else None,
+            )
+            async with session:
+                client = EraClient(session, cache, DEFAULT_INPUT_REQUIRED_MAX_ROUNDS)
+                verdict = await self._handshake(client)
+                if verdict is None:
+                    return False
+                if not verdict:
+                    return True
+                self._client = client
+                self.started_at = datetime.datetime.now(datetime.UTC)
+                self._ready.set()
+                await self._closing.wait()
+        return True
+
+    async def _handshake(self, client: EraClient) -> bool | None:
+        """True once started; False on failure (said); None when a remembered legacy
+        handshake was refused as the wrong era (nothing said: the caller probes)."""
+        try:
+            return await self._start_era(client)
+        except _WrongEra:
+            return None
+
+    async def _start_era(self, client: EraClient) -> bool:
         if self._closing.is_set():
             self._fail("was stopped before it finished starting")
             return False
         try:
             with anyio.CancelScope() as self._handshake_scope:
                 with anyio.fail_after(self._startup_timeout):
-                    result = await session.initialize()
+                    await client.start(self._start)
             if self._closing.is_set():  # close() cancelled the handshake
                 self._fail("was stopped before it finished starting")
                 return False
@@ -412,6 +494,10 @@ class Connection:
         except MCPError as error:
             if self._connection_gone(error):
                 self._fail("exited or closed the connection during start-up")
+            elif self._start.mode == "legacy" and era_memory.launch_key(self.launch):
+                if error.code in _WRONG_ERA_CODES or error.code == types.INVALID_PARAMS:
+                    raise _WrongEra from None
+                self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
             else:
                 self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
             return False
@@ -426,19 +512,37 @@ class Connection:
             return False
         finally:
             self._handshake_scope = None
+        return self._started(client)
+
+    def _started(self, client: EraClient) -> bool:
+        """ServerInfo from the handshake or the discover result, masked; the era remembered."""
+        session = client.session
         try:
-            result = redact_answer(result, self._redactor)  # its instructions, its name
+            # Its instructions and its name are the server's words: masked like any answer.
+            discover = session.discover_result
+            if discover is not None:
+                discover = redact_answer(discover, self._redactor)
+            handshake = session.initialize_result
+            if handshake is not None:
+                handshake = redact_answer(handshake, self._redactor)
+            implementation = handshake.server_info if handshake is not None else session.server_info
+            if implementation is not None:
+                implementation = redact_answer(implementation, self._redactor)
         except ValueError as error:
             self._fail(f"sent a handshake that could not be masked: {self._invalid_answer(error)}")
             return False
-        capabilities = result.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
+        answer = discover if discover is not None else handshake
+        assert answer is not None  # one of the two is set once the start succeeded
+        capabilities = answer.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
         self.info = ServerInfo(
-            name=result.server_info.name,
-            version=result.server_info.version,
-            protocol_version=result.protocol_version,
+            name=implementation.name if implementation is not None else self.name,
+            version=implementation.version if implementation is not None else "",
+            protocol_version=session.protocol_version or "",
             capabilities=capabilities,
-            instructions=result.instructions,
+            instructions=answer.instructions,
         )
+        if self._start.mode != "modern":
+            era_memory.remember(self.launch, discover, self._write_log)
         return True
 
     def _observer(self) -> MessageObserver | None:
@@ -481,7 +585,7 @@ class Connection:
             self._describe_failure(_first_leaf(error))
         except Exception as unexpected:  # describing must never be what breaks the app
             self._fail(f"failed: {describe_error(unexpected)}")
-        if self._ready.is_set() and self._session is not None:
+        if self._ready.is_set() and self._client is not None:
             self.lost = True
 
     def _describe_failure(self, leaf: BaseException) -> None:
@@ -575,6 +679,10 @@ class Connection:
             self._hooks.on_catalog_changed("resources")
         elif isinstance(message, types.PromptListChangedNotification):
             self._hooks.on_catalog_changed("prompts")
+
+
+class _WrongEra(Exception):
+    """A remembered era's start refused as the wrong era."""
 
 
 def _unparsed_line(error: Exception) -> str:

@@ -11,10 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-import mcp_types as types
-from mcp.client.session import ClientSession
-
 from agent.mcp.client.connection import Connection
+from agent.mcp.client.era_client import EraClient
 
 ListKind = Literal["tools", "resources", "resourceTemplates", "prompts"]
 LIST_KINDS: tuple[ListKind, ...] = ("tools", "resources", "resourceTemplates", "prompts")
@@ -50,16 +48,15 @@ async def list_page(
     connection: Connection, kind: ListKind, cursor: str | None, timeout: float
 ) -> tuple[list[Any], str | None]:
     """One page of a list: its items as MCP JSON and the cursor of the next page (or None)."""
-    params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
 
-    async def one_page(session: ClientSession) -> Any:
+    async def one_page(client: EraClient) -> Any:
         if kind == "tools":
-            return await session.list_tools(params=params)
+            return await client.list_tools(cursor)
         if kind == "resources":
-            return await session.list_resources(params=params)
+            return await client.list_resources(cursor)
         if kind == "resourceTemplates":
-            return await session.list_resource_templates(params=params)
-        return await session.list_prompts(params=params)
+            return await client.list_resource_templates(cursor)
+        return await client.list_prompts(cursor)
 
     result = await connection.send(one_page, f"listing {kind}", timeout)
     answer = mcp_json(connection, result)
@@ -71,7 +68,7 @@ async def list_page(
 async def read_resource(connection: Connection, uri: str, timeout: float) -> dict[str, Any]:
     """The resources/read result as MCP JSON."""
     result = await connection.send(
-        lambda session: session.read_resource(uri), "reading a resource", timeout
+        lambda client: client.read_resource(uri), "reading a resource", timeout
     )
     return mcp_json(connection, result)
 
@@ -81,6 +78,6 @@ async def get_prompt(
 ) -> dict[str, Any]:
     """The prompts/get result as MCP JSON."""
     result = await connection.send(
-        lambda session: session.get_prompt(name, dict(arguments)), "getting a prompt", timeout
+        lambda client: client.get_prompt(name, dict(arguments)), "getting a prompt", timeout
     )
     return mcp_json(connection, result)
