@@ -35,9 +35,14 @@ from agent.errors import (
     ToolTimeoutError,
 )
 from agent.mcp.catalog.entries import CatalogKind
-from agent.mcp.client.answer_redaction import redact_answer, redact_form, redact_tools
-from agent.mcp.client.json_redaction import FORM_PROBLEM, UnmaskableError
-from agent.mcp.client.sdk import FormElicitationSession
+from agent.mcp.client.answer_redaction import (
+    redact_answer,
+    redact_form,
+    redact_tools,
+    redact_url_elicitation,
+)
+from agent.mcp.client.json_redaction import FORM_PROBLEM, URL_PROBLEM, UnmaskableError
+from agent.mcp.client.sdk import ElicitationSession
 from agent.mcp.client.server_log import ServerLog
 from agent.mcp.client.server_requests import ConnectionTraffic
 from agent.mcp.client.stdio import ChildOutput
@@ -319,6 +324,8 @@ class Connection:
             more = self._more_access(error)
             if more is not None:
                 raise more from None
+            if error.code == types.URL_ELICITATION_REQUIRED:
+                raise await self._pages_required(error, what) from None
             # The server's words go into our error as one line: a line break in them must
             # not print as a line of ours ("agent: ...").
             message = sanitize_line(self._redactor.redact(error.message))
@@ -369,7 +376,7 @@ class Connection:
             async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
                 self._write = write
-                async with FormElicitationSession(
+                async with ElicitationSession(
                     read,
                     write,
                     elicitation_callback=self._elicit,
@@ -547,7 +554,39 @@ class Connection:
                 self._write_log(said)
                 self._hooks.elicitation.notice(said)
                 return types.ElicitResult(action="decline")
+        else:
+            masked = self._masked_url_request(params)
+            if masked is None:
+                return types.ElicitResult(action="decline")
+            params = masked
         return await self._forms.elicit(context.request_id, params)
+
+    def _masked_url_request(
+        self, params: types.ElicitRequestURLParams
+    ) -> types.ElicitRequestURLParams | None:
+        """A web page request with its message masked; None (said) when its URL holds one
+        of this server's secrets: masked, it would lead somewhere else."""
+        try:
+            return redact_url_elicitation(params, self._redactor)
+        except UnmaskableError:
+            said = f"Declined a web page from MCP server {self.name}: {URL_PROBLEM}."
+            self._write_log(said)
+            self._hooks.elicitation.notice(said)
+            return None
+
+    async def _pages_required(self, error: MCPError, what: str) -> ToolCallError:
+        """A `-32042` answer: the web pages it names offered to the person, then the error
+        that tells the model (or the person) the call can be retried once they are done."""
+        try:
+            data = types.ElicitationRequiredErrorData.model_validate(error.data or {})
+        except ValueError as invalid:
+            return ToolCallError(
+                f"MCP server {self.name!r} asked for web pages while {what} in an answer that "
+                f"is not valid MCP: {self._invalid_answer(invalid)}"
+            )
+        pages = [p for p in map(self._masked_url_request, data.elicitations) if p is not None]
+        outcome = await self._forms.pages_required(pages)
+        return ToolCallError(f"MCP server {self.name!r} {outcome} (while {what}; code -32042)")
 
     async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(
@@ -575,6 +614,8 @@ class Connection:
             self._hooks.on_catalog_changed("resources")
         elif isinstance(message, types.PromptListChangedNotification):
             self._hooks.on_catalog_changed("prompts")
+        elif isinstance(message, types.ElicitCompleteNotification):
+            self._forms.completed(message.params.elicitation_id)
 
 
 def _unparsed_line(error: Exception) -> str:
