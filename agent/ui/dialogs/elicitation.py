@@ -118,9 +118,9 @@ class ChatElicitation:
                 choice = await ask_with_pages(
                     ["", *lines],
                     "Open it in your browser? [y] yes  [n] no  [Esc] cancel ",
-                    {"y": "y", "n": "n"},
+                    {"y": "y", "n": "no"},  # Esc and Ctrl-C answer "n": cancel, not no
                 )
-        if choice == "n":
+        if choice == "no":
             return "decline"
         if choice != "y":
             return "cancel"
