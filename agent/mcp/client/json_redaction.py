@@ -58,8 +58,7 @@ FORM_PROBLEM = (
 
 
 URL_PROBLEM = (
-    "its URL carries a secret of this server's configuration (masked, it would lead "
-    "somewhere else)"
+    "its URL carries a secret of this server's configuration (masked, it would lead somewhere else)"
 )
 
 

@@ -33,7 +33,6 @@ from agent.mcp.forms.elicitation import (
 )
 from agent.mcp.forms.url_request import (
     RefusedUrlError,
-    UrlRequest,
     url_refusal,
     url_request,
 )

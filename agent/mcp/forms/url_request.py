@@ -108,12 +108,13 @@ def judge_url(url: str) -> JudgedUrl:
     if "\\" in url:
         # Browsers read a backslash as a slash: `https://evil.example\\@trusted.com/` is a page
         # on evil.example, while the parser here sees trusted.com.
-        raise RefusedUrlError(f"its URL holds a backslash, which browsers read as a slash: {_clip(url)}")
+        raise RefusedUrlError(
+            f"its URL holds a backslash, which browsers read as a slash: {_clip(url)}"
+        )
     ascii_host = _checked_host(parts.netloc, host)
     if scheme == "http" and not is_loopback_host(host):
         raise RefusedUrlError(
-            f"its URL is plain http to {ascii_host}, another machine: only https is "
-            "opened there"
+            f"its URL is plain http to {ascii_host}, another machine: only https is opened there"
         )
     user_part = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else None
     return JudgedUrl(url, host, ascii_host, port, user_part)
