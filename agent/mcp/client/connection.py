@@ -42,7 +42,7 @@ from agent.mcp.client.answer_redaction import (
     redact_url_elicitation,
 )
 from agent.mcp.client.json_redaction import FORM_PROBLEM, URL_PROBLEM, UnmaskableError
-from agent.mcp.client.sdk import ElicitationSession
+from agent.mcp.client.sdk import FormElicitationSession
 from agent.mcp.client.server_log import ServerLog
 from agent.mcp.client.server_requests import ConnectionTraffic
 from agent.mcp.client.stdio import ChildOutput
@@ -376,7 +376,7 @@ class Connection:
             async with open_transport(self.launch, output) as streams:
                 read, write = tap_streams(streams, self._observer(), self._transport_ended)
                 self._write = write
-                async with ElicitationSession(
+                async with FormElicitationSession(
                     read,
                     write,
                     elicitation_callback=self._elicit,

@@ -24,7 +24,7 @@ from mcp.client.stdio import _stop_server_process as stop_server_process
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 
 __all__ = [
-    "ElicitationSession",
+    "FormElicitationSession",
     "ReadStream",
     "TransportStreams",
     "WriteStream",
@@ -32,9 +32,10 @@ __all__ = [
 ]
 
 
-class ElicitationSession(ClientSession):
+class FormElicitationSession(ClientSession):
     """A ClientSession that advertises exactly the elicitation we perform: forms, and URL mode
     (a web page shown in full and opened only after the person's yes; forms/url_request.py).
+    (Named when it advertised forms only; the name stays while the dual-era client moves in.)
 
     The SDK decides what to advertise from whether a callback is given, and a later SDK may add
     modes (task-augmented elicitation) we do not perform: saying we support one would be a
