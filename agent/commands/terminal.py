@@ -23,6 +23,7 @@ import anyio.lowlevel
 
 from agent.errors import NotTrustedError
 from agent.mcp.forms.elicitation import (
+    Action,
     ElicitationAnswer,
     ElicitationRequest,
     FieldValue,
@@ -33,6 +34,8 @@ from agent.mcp.forms.elicitation import (
     form_fields,
     refusal,
 )
+from agent.mcp.forms.url_opening import open_in_browser, opened_line
+from agent.mcp.forms.url_request import UrlRequest, describe_url_request
 from agent.mcp.trust.question import TrustRequest
 from agent.text import sanitize, sanitize_line
 
@@ -168,6 +171,18 @@ class ConsoleElicitation:
         except NoAnswerError:
             return ElicitationAnswer("cancel")
         return ElicitationAnswer("accept", content)
+
+    async def elicit_url(self, request: UrlRequest) -> Action:
+        """Show the whole URL and its host, then the y/N every question here is: only a typed
+        y opens it; Enter, Ctrl-D or no terminal declines."""
+        if not sys.stdin.isatty():
+            return "decline"
+        for line in describe_url_request(request):
+            print(line, file=sys.stderr)
+        if not await ask_yes_no("Open it in your browser?"):
+            return "decline"
+        self.notice(opened_line(request, await open_in_browser(request)))
+        return "accept"
 
     def notice(self, text: str) -> None:
         """One line on stderr."""

@@ -154,7 +154,7 @@ def _elicitation(interactive: bool) -> ElicitationHandler:
     if not interactive:
         from agent.mcp.forms.elicitation import DeclineElicitation
 
-        return DeclineElicitation()
+        return DeclineElicitation(tell=_report)  # a page it wanted is said, with its host
     from agent.ui.dialogs.elicitation import ChatElicitation
 
     return ChatElicitation()

@@ -7,6 +7,10 @@ the open form closes). A form nobody answers within the wait is cancelled, and s
 tool call ended (the runtime cancels the wait). An answer is checked against the requested
 schema first (MCP's form keywords only: a server's `pattern` is not one), and a wrong one is
 refused with its problems; the form stays open.
+
+A web page request (URL mode) is shown the same way, under the same limits: the page gets the
+whole URL and its host lines as text, and only the person's click on its link opens it, in a
+new tab (the console page never navigates itself); that click answers accept.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import anyio
 
 from agent.mcp.forms.elicitation import Action, ElicitationAnswer, ElicitationRequest, refusal
 from agent.mcp.forms.schema import form_keywords
+from agent.mcp.forms.url_request import UrlRequest, host_lines
 from agent.tools.validation import argument_problems
 from agent.web.console_hub import ConsoleHub, Event
 
@@ -42,11 +47,21 @@ class BadAnswerError(ValueError):
 @dataclass
 class _Pending:
     id: str
-    request: ElicitationRequest
+    request: ElicitationRequest | UrlRequest
     done: anyio.Event = field(default_factory=anyio.Event)
     answer: ElicitationAnswer | None = None
 
     def shown(self) -> dict[str, Any]:
+        if isinstance(self.request, UrlRequest):
+            return {
+                "id": self.id,
+                "mode": "url",
+                "server": self.request.server,
+                "message": self.request.message,
+                "url": self.request.url,
+                "host": self.request.judged.ascii_host,
+                "hostLines": host_lines(self.request.judged),
+            }
         return {
             "id": self.id,
             "server": self.request.server,
@@ -77,6 +92,20 @@ class PageElicitation:
                 f"Declined a form from MCP server {request.server}: no console tab is open."
             )
             return ElicitationAnswer("decline")
+        return await self._shown_until_answered(request)
+
+    async def elicit_url(self, request: UrlRequest) -> Action:
+        """Show the page's URL to every tab; accept only once a tab's link was clicked."""
+        if self._hub.streams == 0:
+            self.notice(
+                f"Declined a web page from MCP server {request.server}: no console tab is open."
+            )
+            return "decline"
+        return (await self._shown_until_answered(request)).action
+
+    async def _shown_until_answered(
+        self, request: ElicitationRequest | UrlRequest
+    ) -> ElicitationAnswer:
         too_many = self._too_many(request.server)
         if too_many is not None:
             key = (request.server, too_many)
@@ -133,7 +162,9 @@ class PageElicitation:
             raise UnknownFormError(f"no form {form_id!r} is waiting for an answer")
         if action not in ACTIONS:
             raise BadAnswerError('action: must be "accept", "decline" or "cancel"')
-        if action != "accept":
+        if isinstance(pending.request, UrlRequest):
+            pending.answer = ElicitationAnswer(action)  # accept: the tab opened the page
+        elif action != "accept":
             pending.answer = ElicitationAnswer(action)
         else:
             checked = _checked_content(pending.request.schema, content)

@@ -13,7 +13,8 @@ from typing import Any
 import anyio
 
 from agent.mcp.config.document import parse_document_data
-from agent.mcp.forms.elicitation import ElicitationAnswer, ElicitationRequest
+from agent.mcp.forms.elicitation import Action, ElicitationAnswer, ElicitationRequest
+from agent.mcp.forms.url_request import UrlRequest
 from agent.mcp.host import McpHost
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
@@ -59,10 +60,16 @@ class ScriptedElicitation:
     answer: ElicitationAnswer
     requests: list[ElicitationRequest] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    url_action: Action = "decline"  # the answer to a web page request
+    url_requests: list[UrlRequest] = field(default_factory=list)
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         self.requests.append(request)
         return self.answer
+
+    async def elicit_url(self, request: UrlRequest) -> Action:
+        self.url_requests.append(request)
+        return self.url_action
 
     def notice(self, text: str) -> None:
         self.notices.append(text)

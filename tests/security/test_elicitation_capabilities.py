@@ -1,5 +1,6 @@
-"""The client advertises only the elicitation it performs: forms, not URL mode (which it
-would decline every time). The hostile server reports the capabilities it was sent."""
+"""The client advertises exactly the elicitation it performs: forms and URL mode (a web page
+shown in full and opened only after a yes), nothing the SDK might add. The hostile server
+reports the capabilities it was sent."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from tests.pty_chat import AGENT, TIMEOUT, pty_env
 from tests.security.dialog_servers import save_trusted_hostile_server
 
 
-def test_the_client_advertises_form_elicitation_and_not_url_elicitation(
+def test_the_client_advertises_form_and_url_elicitation_and_nothing_else(
     tmp_path: Path, agent_home: Path
 ) -> None:
     save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path))
@@ -26,4 +27,4 @@ def test_the_client_advertises_form_elicitation_and_not_url_elicitation(
     )
     assert completed.returncode == 0, completed.stderr
     advertised = json.loads(completed.stdout)
-    assert advertised["elicitation"] == {"form": {}}
+    assert advertised["elicitation"] == {"form": {}, "url": {}}

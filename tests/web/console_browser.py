@@ -49,6 +49,7 @@ SERVERS: dict[str, list[str]] = {
     "form": server_command("form_server.py"),
     "rs": server_command("resources_server.py", "--notes", "12", "--page-size", "5"),
     "hostile": server_command("form_server.py", "--hostile"),
+    "pages": server_command("url_elicitation_server.py"),  # asks the page to open web pages
 }
 
 

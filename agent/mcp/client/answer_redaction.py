@@ -31,6 +31,7 @@ from agent.mcp.client.json_redaction import (
     INPUT_PROBLEM,
     NAME_PROBLEM,
     OUTPUT_PROBLEM,
+    URL_PROBLEM,
     UnmaskableError,
     checked_schema,
     redact_json,
@@ -100,6 +101,22 @@ def redact_form(
     if schema is not None:
         masked["requestedSchema"] = checked_schema(schema, redactor, FORM_PROBLEM)
     return types.ElicitRequestFormParams.model_validate(masked)
+
+
+def redact_url_elicitation(
+    params: types.ElicitRequestURLParams, redactor: Redactor
+) -> types.ElicitRequestURLParams:
+    """A web page request's message masked; UnmaskableError when its URL (or id) carries a
+    secret, since a masked URL leads somewhere else."""
+    if not redactor:
+        return params
+    if redactor.redact(params.url) != params.url:
+        raise UnmaskableError(URL_PROBLEM)
+    if params.elicitation_id is not None and redactor.redact(params.elicitation_id) != (
+        params.elicitation_id
+    ):
+        raise UnmaskableError(URL_PROBLEM)
+    return params.model_copy(update={"message": redactor.redact(params.message)})
 
 
 def _redact_tool(tool: types.Tool, redactor: Redactor) -> types.Tool:

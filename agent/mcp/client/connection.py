@@ -36,9 +36,14 @@ from agent.errors import (
     ToolTimeoutError,
 )
 from agent.mcp.catalog.entries import CatalogKind
-from agent.mcp.client.answer_redaction import redact_answer, redact_form, redact_tools
+from agent.mcp.client.answer_redaction import (
+    redact_answer,
+    redact_form,
+    redact_tools,
+    redact_url_elicitation,
+)
 from agent.mcp.client.era_client import AUTO, EraClient, EraStart, evicting, response_cache
-from agent.mcp.client.json_redaction import FORM_PROBLEM, UnmaskableError
+from agent.mcp.client.json_redaction import FORM_PROBLEM, URL_PROBLEM, UnmaskableError
 from agent.mcp.client.sdk import (
     DEFAULT_INPUT_REQUIRED_MAX_ROUNDS,
     EraSession,
@@ -344,6 +349,8 @@ class Connection:
             more = self._more_access(error)
             if more is not None:
                 raise more from None
+            if error.code == types.URL_ELICITATION_REQUIRED:
+                raise await self._pages_required(error, what) from None
             self._check_era(error)
             # The server's words go into our error as one line: a line break in them must
             # not print as a line of ours ("agent: ...").
@@ -651,7 +658,39 @@ class Connection:
                 self._write_log(said)
                 self._hooks.elicitation.notice(said)
                 return types.ElicitResult(action="decline")
+        else:
+            masked = self._masked_url_request(params)
+            if masked is None:
+                return types.ElicitResult(action="decline")
+            params = masked
         return await self._forms.elicit(context.request_id, params)
+
+    def _masked_url_request(
+        self, params: types.ElicitRequestURLParams
+    ) -> types.ElicitRequestURLParams | None:
+        """A web page request with its message masked; None (said) when its URL holds one
+        of this server's secrets: masked, it would lead somewhere else."""
+        try:
+            return redact_url_elicitation(params, self._redactor)
+        except UnmaskableError:
+            said = f"Declined a web page from MCP server {self.name}: {URL_PROBLEM}."
+            self._write_log(said)
+            self._hooks.elicitation.notice(said)
+            return None
+
+    async def _pages_required(self, error: MCPError, what: str) -> ToolCallError:
+        """A `-32042` answer: the web pages it names offered to the person, then the error
+        that tells the model (or the person) the call can be retried once they are done."""
+        try:
+            data = types.ElicitationRequiredErrorData.model_validate(error.data or {})
+        except ValueError as invalid:
+            return ToolCallError(
+                f"MCP server {self.name!r} asked for web pages while {what} in an answer that "
+                f"is not valid MCP: {self._invalid_answer(invalid)}"
+            )
+        pages = [p for p in map(self._masked_url_request, data.elicitations) if p is not None]
+        outcome = await self._forms.pages_required(pages)
+        return ToolCallError(f"MCP server {self.name!r} {outcome} (while {what}; code -32042)")
 
     async def _list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(
@@ -679,6 +718,8 @@ class Connection:
             self._hooks.on_catalog_changed("resources")
         elif isinstance(message, types.PromptListChangedNotification):
             self._hooks.on_catalog_changed("prompts")
+        elif isinstance(message, types.ElicitCompleteNotification):
+            self._forms.completed(message.params.elicitation_id)
 
 
 class _WrongEra(Exception):

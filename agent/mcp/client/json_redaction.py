@@ -57,6 +57,11 @@ FORM_PROBLEM = (
 )
 
 
+URL_PROBLEM = (
+    "its URL carries a secret of this server's configuration (masked, it would lead somewhere else)"
+)
+
+
 class UnmaskableError(ValueError):
     """A secret where masking would change what something is: a name, a schema's structure."""
 

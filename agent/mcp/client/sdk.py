@@ -57,19 +57,24 @@ __all__ = [
 
 
 class FormElicitationSession(ClientSession):
-    """A ClientSession that advertises form elicitation only.
+    """A ClientSession that advertises exactly the elicitation we perform: forms, and URL mode
+    (a web page shown in full and opened only after the person's yes; forms/url_request.py).
+    (Named when it advertised forms only; the name stays while the dual-era client moves in.)
 
-    The SDK advertises URL mode too whenever an elicitation callback is given; we decline every
-    URL request, so saying we support it would be a promise we break. Overriding the private
-    `_build_capabilities` is the only seam: ClientSession takes no capabilities argument.
+    The SDK decides what to advertise from whether a callback is given, and a later SDK may add
+    modes (task-augmented elicitation) we do not perform: saying we support one would be a
+    promise we break. Overriding the private `_build_capabilities` is the only seam:
+    ClientSession takes no capabilities argument.
     """
 
     def _build_capabilities(self, version: str) -> types.ClientCapabilities:
         capabilities = super()._build_capabilities(version)
         if capabilities.elicitation is None:
             return capabilities
-        form_only = types.ElicitationCapability(form=types.FormElicitationCapability())
-        return capabilities.model_copy(update={"elicitation": form_only})
+        performed = types.ElicitationCapability(
+            form=types.FormElicitationCapability(), url=types.UrlElicitationCapability()
+        )
+        return capabilities.model_copy(update={"elicitation": performed})
 
 
 class EraSession(FormElicitationSession):

@@ -1,4 +1,5 @@
-"""Elicitation: a server asks the person for a few values through a flat form.
+"""Elicitation: a server asks the person for a few values through a flat form, or (URL mode,
+agent.mcp.forms.url_request) to open a web page.
 
 Pure logic here (fields from the requested schema, typed conversion, and the text both
 terminal front ends show); drawing is behind the ElicitationHandler protocol. With no person
@@ -10,11 +11,13 @@ description on one line, so a form cannot draw lines that look like ours.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agent.errors import McpServerError
 from agent.mcp.forms.schema import form_problem
+from agent.mcp.forms.url_request import UrlRequest, declined_without_asking
 from agent.text import sanitize, sanitize_line
 
 Action = Literal["accept", "decline", "cancel"]
@@ -39,22 +42,39 @@ class ElicitationAnswer:
 
 
 class ElicitationHandler(Protocol):
-    """Shows an elicitation form to the person."""
+    """Shows an elicitation form to the person, or asks whether to open a web page."""
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer: ...
+
+    async def elicit_url(self, request: UrlRequest) -> Action:
+        """Show the whole URL and its host and ask; open it only on yes ("accept"). Only a
+        URL `judge_url` let through reaches a front end."""
+        ...
 
     def notice(self, text: str) -> None:
         """Tell the person, in one line, about a form that was answered without asking them."""
 
 
 class DeclineElicitation:
-    """The answer when nobody can be asked."""
+    """The answer when nobody can be asked; `tell` (agent -p's stderr) hears of a web page
+    declined, with its host, since the person may want to open it themselves."""
+
+    def __init__(self, tell: Callable[[str], None] | None = None) -> None:
+        self._tell = tell
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         return ElicitationAnswer("decline")
 
+    async def elicit_url(self, request: UrlRequest) -> Action:
+        """Declined, never opened: nobody said yes."""
+        if self._tell is not None:
+            self._tell(declined_without_asking(request))
+        return "decline"
+
     def notice(self, text: str) -> None:
-        """Nobody to tell."""
+        """Told to `tell`, if any."""
+        if self._tell is not None:
+            self._tell(sanitize_line(text))
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,13 @@ nowhere else: the trace shows our answer with those fields blanked, by field nam
 short secret (a PIN) cannot be found by searching text; and the value becomes one of the
 server's secrets (`secret`), masked in everything it says afterwards, as a server that
 echoes it back ("signed in with ...") would otherwise hand it to the model and the session.
+
+A URL-mode request (a web page to open) follows the same rule, and more: its URL is judged
+before anyone sees it (agent.mcp.forms.url_request), only one is asked at a time per server and
+only a few per tool call, so a flood cannot bury the chat in questions; the rest are declined
+with one note. A page the person agreed to open is remembered by its elicitation id (a few), so
+the server's `notifications/elicitation/complete` for it can be told; other ids are ignored, as
+the spec says. A `-32042` error (the call needs pages opened first) offers its pages the same way.
 """
 
 from __future__ import annotations
@@ -18,10 +25,24 @@ from typing import Any
 import anyio
 import mcp_types as types
 
-from agent.mcp.forms.elicitation import ElicitationHandler, ElicitationRequest, form_fields
+from agent.mcp.forms.elicitation import (
+    Action,
+    ElicitationHandler,
+    ElicitationRequest,
+    form_fields,
+)
+from agent.mcp.forms.url_request import (
+    RefusedUrlError,
+    url_refusal,
+    url_request,
+)
 from agent.redaction import MASK
+from agent.text import sanitize_line
 
 _PENDING_ANSWERS = 16
+# Web pages asked about during one tool call, and pages agreed to whose completion is awaited.
+URL_REQUESTS_PER_CALL = 3
+_AWAITED_COMPLETIONS = 16
 
 
 class ServerForms:
@@ -41,6 +62,10 @@ class ServerForms:
         self._calls_running = 0
         self._open: set[anyio.CancelScope] = set()  # closed when the last call ends
         self._secret_fields: dict[types.RequestId, list[str]] = {}  # until the answer is sent
+        self._url_asking = False  # a web page question of this server is on screen
+        self._urls_this_call = 0  # asked since no call was running
+        self._urls_declined = 0  # declined as too many, said once the burst is over
+        self._awaited: dict[str, str] = {}  # elicitation id -> host, pages agreed to
 
     @contextmanager
     def tool_call(self) -> Iterator[None]:
@@ -54,13 +79,15 @@ class ServerForms:
                 # A form outliving the call it belongs to would stay drawn over the prompt.
                 for form in self._open:
                     form.cancel()
+                self._urls_this_call = 0
+                self._say_urls_declined()
 
     async def elicit(
         self, request_id: types.RequestId, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
         """Ask the person (or decline at once, saying why); remember the secret fields."""
-        if not isinstance(params, types.ElicitRequestFormParams):
-            return types.ElicitResult(action="decline")  # URL mode is not advertised
+        if isinstance(params, types.ElicitRequestURLParams):
+            return types.ElicitResult(action=await self.offer_url(params))
         if self._calls_running == 0:
             self._note("declined a form sent while none of its tool calls was running")
             self._handler.notice(
@@ -91,6 +118,80 @@ class ServerForms:
             if answer.content.get(name) not in (None, ""):
                 self._secret(str(answer.content[name]))
         return types.ElicitResult(action="accept", content=dict(answer.content))
+
+    async def offer_url(self, params: types.ElicitRequestURLParams) -> Action:
+        """Ask the person whether to open a server's web page: "accept" only once they said
+        yes (the front end has opened it by then); refused or too many, declined unseen."""
+        if self._calls_running == 0:
+            return self._decline_url("it asked while none of its tool calls was running")
+        try:
+            request = url_request(self._server, params.message, params.url, params.elicitation_id)
+        except RefusedUrlError as refused:
+            return self._decline_url(str(refused))
+        if self._url_asking or self._urls_this_call >= URL_REQUESTS_PER_CALL:
+            self._urls_declined += 1
+            return "decline"
+        self._urls_this_call += 1
+        self._url_asking = True
+        with anyio.CancelScope() as question:
+            self._open.add(question)
+            try:
+                action = await self._handler.elicit_url(request)
+            finally:
+                self._open.discard(question)
+                self._url_asking = False
+        if question.cancelled_caught:
+            self._handler.notice(
+                f"Closed a question of MCP server {self._server}: the tool call it asked for ended."
+            )
+            return "cancel"
+        self._note(f"web page on {request.judged.ascii_host}: {action}")
+        if action == "accept" and request.elicitation_id is not None:
+            self._awaited[request.elicitation_id] = request.judged.ascii_host
+            while len(self._awaited) > _AWAITED_COMPLETIONS:
+                del self._awaited[next(iter(self._awaited))]
+        return action
+
+    async def pages_required(self, pages: list[types.ElicitRequestURLParams]) -> str:
+        """A call's `-32042` answer: each page offered as a URL request is; the sentence
+        that ends the call (the model, or the person, may retry it once the pages are done)."""
+        actions = [await self.offer_url(page) for page in pages[:URL_REQUESTS_PER_CALL]]
+        self._urls_declined += len(pages) - len(actions)
+        if actions and all(action == "accept" for action in actions):
+            return (
+                "needs a web page finished first; it was opened in the person's browser: "
+                "retry the call once they have finished there"
+            )
+        return (
+            "needs a web page finished first and the person did not open it; the call can be "
+            "retried if they choose to open it"
+        )
+
+    def completed(self, elicitation_id: str) -> None:
+        """The server's `notifications/elicitation/complete`: told for a page agreed to."""
+        host = self._awaited.pop(elicitation_id, None)
+        if host is None:
+            self._note("ignored a completion for a web page this client did not open")
+            return
+        self._note(f"web page on {host} finished")
+        self._handler.notice(f"MCP server {self._server} says the page on {host} is finished.")
+
+    def _decline_url(self, reason: str) -> Action:
+        said = url_refusal(self._server, reason)
+        self._note(said)
+        self._handler.notice(said)
+        return "decline"
+
+    def _say_urls_declined(self) -> None:
+        if self._urls_declined:
+            count, self._urls_declined = self._urls_declined, 0
+            pages = "web page" if count == 1 else "web pages"
+            said = (
+                f"Declined {count} more {pages} from MCP server {sanitize_line(self._server)}: "
+                f"one question at a time, at most {URL_REQUESTS_PER_CALL} in a tool call."
+            )
+            self._note(said)
+            self._handler.notice(said)
 
     def for_trace(self, sent: bool, payload: dict[str, Any]) -> dict[str, Any]:
         """A message as the trace may show it: our answer to a form has its secret fields

@@ -7,6 +7,10 @@ cancels. A secret field is typed without echo into a prompt with no history, so 
 out of the scrollback and every file. Drawn with prompt_toolkit inside the turn, so Ctrl-C
 never leaves a reader behind. The question and each field hear only keys pressed after they
 are drawn (agent.ui.dialogs.fresh_keys): a value typed before its field was asked is dropped.
+
+A web page request (URL mode) shows the whole URL, wrapped, and its host on a line of its own
+(agent.mcp.forms.url_request), then asks: y opens it in the browser and accepts, n declines,
+Esc or Ctrl-C cancels. Nothing is opened but after that y.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.shortcuts import PromptSession
 
 from agent.mcp.forms.elicitation import (
+    Action,
     ElicitationAnswer,
     ElicitationRequest,
     FieldValue,
@@ -26,6 +31,8 @@ from agent.mcp.forms.elicitation import (
     form_fields,
     refusal,
 )
+from agent.mcp.forms.url_opening import open_in_browser, opened_line
+from agent.mcp.forms.url_request import UrlRequest, describe_url_request
 from agent.text import sanitize, sanitize_line
 from agent.ui.dialogs.frame import ask_with_pages
 from agent.ui.dialogs.fresh_keys import ask_line
@@ -101,6 +108,24 @@ class ChatElicitation:
         except (KeyboardInterrupt, EOFError):
             return ElicitationAnswer("cancel")
         return ElicitationAnswer("accept", content)
+
+    async def elicit_url(self, request: UrlRequest) -> Action:
+        """Ask whether to open the page; open it only on y."""
+        async with self._one_at_a_time:
+            with dialog_keys():  # a y typed ahead must never open a page
+                lines = describe_url_request(request)
+                lines[0] = styled(lines[0], "bold")
+                choice = await ask_with_pages(
+                    ["", *lines],
+                    "Open it in your browser? [y] yes  [n] no  [Esc] cancel ",
+                    {"y": "y", "n": "no"},  # Esc and Ctrl-C answer "n": cancel, not no
+                )
+        if choice == "no":
+            return "decline"
+        if choice != "y":
+            return "cancel"
+        self.notice(opened_line(request, await open_in_browser(request)))
+        return "accept"
 
     def notice(self, text: str) -> None:
         """One line above the prompt."""

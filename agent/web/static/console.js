@@ -969,8 +969,57 @@
 
   // ---- elicitations -------------------------------------------------------------------------
 
+  /**
+   * The bridge judged the URL already (https, or http to this machine); the page checks again
+   * before making a link of it, so nothing else could ever become one.
+   */
+  function openableUrl(text) {
+    let parsed;
+    try {
+      parsed = new URL(text);
+    } catch (_) {
+      return null;
+    }
+    const local = parsed.hostname === "localhost" || parsed.hostname === "[::1]" || /^127\./.test(parsed.hostname);
+    return parsed.protocol === "https:" || (parsed.protocol === "http:" && local) ? parsed.href : null;
+  }
+
+  /**
+   * A web page request: the whole URL and its host as text, and a link only the person's
+   * click follows, into a new tab (this page never navigates itself); the click accepts.
+   */
+  function showUrlElicitation(request) {
+    const url = String(request.url || "");
+    const form = el("form", { className: "elicitation url-elicitation", noValidate: true, dataset: { id: String(request.id) } });
+    const answer = async (action) => {
+      const { ok, status, data } = await api(`/api/elicitations/${encodeURIComponent(request.id)}`, { action, content: {} });
+      if (ok || status === 404) form.remove();
+      else showBridgeError(form, data.error);
+    };
+    form.addEventListener("submit", (event) => event.preventDefault());
+    const href = openableUrl(url);
+    const open = href === null
+      ? el("span", { className: "problem" }, "This URL cannot be opened from here.")
+      : el("a", {
+        className: "open-page primary", href, target: "_blank", rel: "noopener noreferrer",
+        on: { click: () => answer("accept") },
+      }, "Open this page in a new tab");
+    append(form, [
+      el("div", { className: "elicitation-head" }, el("span", { className: "badge" }, "asks"),
+        el("strong", { className: "origin" }, String(request.server || "")), " asks you to open a web page"),
+      textBlock(String(request.message || ""), "message"),
+      el("div", { className: "url-label" }, "The URL, in full:"),
+      el("pre", { className: "url" }, url),
+      el("pre", { className: "host" }, (Array.isArray(request.hostLines) ? request.hostLines : []).map(String).join("\n")),
+      el("div", { className: "row buttons" }, open,
+        el("button", { type: "button", className: "decline", on: { click: () => answer("decline") } }, "Decline"),
+        el("button", { type: "button", className: "cancel", on: { click: () => answer("cancel") } }, "Cancel"))]);
+    $("#elicitations").appendChild(form);
+  }
+
   function showElicitation(request) {
     if ($$("form.elicitation").some((form) => form.dataset.id === String(request.id))) return;
+    if (request.mode === "url") return showUrlElicitation(request);
     const answer = async (action, content) => {
       const body = action === "accept" ? { action, content } : { action, content: {} };
       const { ok, status, data } = await api(`/api/elicitations/${encodeURIComponent(request.id)}`, body);

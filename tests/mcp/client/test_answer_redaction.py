@@ -7,7 +7,13 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from agent.mcp.client.answer_redaction import WithheldTool, redact_answer, redact_form, redact_tools
+from agent.mcp.client.answer_redaction import (
+    WithheldTool,
+    redact_answer,
+    redact_form,
+    redact_tools,
+    redact_url_elicitation,
+)
 from agent.mcp.client.json_redaction import (
     FORM_PROBLEM,
     INPUT_PROBLEM,
@@ -162,3 +168,18 @@ def test_a_forms_words_are_masked_and_a_field_named_after_a_secret_cannot_be() -
     with pytest.raises(UnmaskableError, match="a field name"):
         redact_form(leaky, REDACTOR)
     assert str(FORM_PROBLEM).startswith("a field name")
+
+
+def test_a_web_pages_message_is_masked_and_a_url_carrying_a_secret_cannot_be() -> None:
+    plain = types.ElicitRequestURLParams(
+        message=f"key {SECRET}", url="https://example.com/x", elicitation_id="e1"
+    )
+    leaky = types.ElicitRequestURLParams(
+        message="hi", url=f"https://example.com/?key={SECRET}", elicitation_id="e2"
+    )
+
+    masked = redact_url_elicitation(plain, REDACTOR)
+
+    assert (masked.message, masked.url) == ("key ***", "https://example.com/x")
+    with pytest.raises(UnmaskableError, match="its URL carries a secret"):
+        redact_url_elicitation(leaky, REDACTOR)
