@@ -60,7 +60,7 @@ from agent.mcp.config.definitions import (
 from agent.mcp.config.expansions import expanded_secrets
 from agent.mcp.config.launch import Launch, expand_definition
 from agent.mcp.config.names import normalize_server_name
-from agent.mcp.discovery import cached_tools, with_discovered_tools
+from agent.mcp.discovery import cached_tools, fresh_until, is_fresh, with_discovered_tools
 from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
@@ -92,7 +92,9 @@ class _Slot:
     state: State = "stopped"
     last_error: str | None = None
     restart_used: bool = False  # the one automatic restart since the last good call
-    discovered_at_start: bool = False  # trust just ran discovery; do not list twice
+    discovered_at_start: bool = False  # the start just listed the tools; do not list twice
+    listed: bool = False  # tools listed since `definition` first started in this run
+    instructions: str | None = None  # what its latest start said (redacted), kept for the prompt
     log: ServerLog | None = None
 
 
@@ -180,6 +182,19 @@ class McpRuntime:
         connection = slot.connection if slot is not None else None
         return connection if connection is not None and connection.alive else None
 
+    def server_instructions(self) -> dict[str, str]:
+        """Each enabled server's instructions from its latest start in this run, in the
+        configuration's order (already masked of its secrets where they entered)."""
+        config = self.store.load()
+        found: dict[str, str] = {}
+        for definition in config.definitions:
+            slot = self._slots.get(definition.name)
+            if slot is None or not slot.instructions or not config.state(definition.name).enabled:
+                continue
+            if slot.definition == definition and slot.state != "failed":
+                found[definition.name] = slot.instructions
+        return found
+
     def running(self) -> list[str]:
         """Names of servers with a live connection."""
         return [
@@ -264,6 +279,7 @@ class McpRuntime:
             return
         async with slot.lock:
             await self._close_slot(slot)
+            slot.instructions = None
             self._catalogs.forget(name)
 
     async def stop_removed(self) -> list[str]:
@@ -555,6 +571,8 @@ class McpRuntime:
         # The lists of the same server stay on offer (an HTTP server reconnects for every
         # chat request), but notices may have been missed: the next use lists them again.
         self._catalogs.reconnected(definition.name, same=slot.definition == definition)
+        if slot.definition != definition:
+            slot.listed = False
         log = self._open_log(slot)
         slot.state = "starting"
         hooks = self._hooks(slot, log, expanded_secrets(definition, self._expander))
@@ -579,6 +597,7 @@ class McpRuntime:
         slot.definition = definition
         slot.state = "ready"
         slot.last_error = None
+        slot.instructions = connection.info.instructions if connection.info else None
         if not isinstance(definition, LOCAL_DEFINITIONS):
             self._scopes.hold(connection)
         slot.discovered_at_start = False
@@ -590,8 +609,33 @@ class McpRuntime:
                 with anyio.CancelScope(shield=True):
                     await self._close_slot(slot)
                 raise
-            slot.discovered_at_start = True
+            slot.discovered_at_start = slot.listed = True
+        else:
+            await self._list_at_start(slot, definition, connection)
         return connection
+
+    async def _list_at_start(
+        self, slot: _Slot, definition: ServerDefinition, connection: Connection
+    ) -> None:
+        """List the tools afresh once per run of this definition (an HTTP server reconnects
+        for every request: once is enough), unless the last listing's cache hint holds.
+
+        One round trip after the handshake (about a millisecond on stdio): a server upgraded
+        since the list was cached offers the model what it offers now. A listing that fails
+        keeps the cached list and says why in the server's log; the start stands.
+        """
+        before = self.store.load().state(definition.name)
+        if slot.listed or is_fresh(before):
+            return
+        try:
+            after = await self._discover(definition, connection)
+        except AgentError as error:
+            connection.note(f"listing tools at start failed; the cached list stays: {error}")
+            return
+        slot.discovered_at_start = slot.listed = True
+        changed = before.cached_tools is not None and after.cached_tools != before.cached_tools
+        if changed and self._on_tools_changed is not None:
+            self._on_tools_changed(definition.name)
 
     async def _discover(
         self,
@@ -602,9 +646,10 @@ class McpRuntime:
     ) -> ServerState:
         tools = await self._guard(connection, connection.list_tools())
         cached = cached_tools(definition.name, tools)
+        until = fresh_until(connection.tools_ttl_ms)
 
         def update(state: ServerState) -> ServerState:
-            updated = with_discovered_tools(state, cached)
+            updated = with_discovered_tools(state, cached, until)
             if trust is not None:
                 launches = remember(state.trusted_launches, trust.record)
                 updated = replace(updated, trusted_launches=launches)

@@ -117,6 +117,9 @@ class Connection:
         # Tools of the latest listing that carry a secret where masking cannot reach (their
         # name, a property name): masked name -> why. Front ends say it; the log says it once.
         self.withheld_tools: dict[str, str] = {}
+        # The latest listing's cache hint (`ttlMs`, the least of its pages); 0 when a server
+        # gives none (every legacy one): the list is stale at once.
+        self.tools_ttl_ms = 0
         self._withheld_logged: set[str] = set()
         self._ready = anyio.Event()
         self._closing = anyio.Event()
@@ -151,12 +154,15 @@ class Connection:
         tools: list[types.Tool] = []
         cursor: str | None = None
         self.withheld_tools = {}
+        ttls: list[int] = []
         for _page in range(10_000):  # a server that never stops paging must not hang us
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             result = await self._bounded(session.list_tools(params=params), "listing tools")
             tools.extend(result.tools)
+            ttls.append(result.ttl_ms)  # the SDK reads an absent hint as 0
             cursor = result.next_cursor
             if not cursor:
+                self.tools_ttl_ms = min(ttls)
                 return tools
         raise ToolCallError(f"MCP server {self.name!r}: tools/list never stopped paging")
 
