@@ -21,9 +21,6 @@ from agent.mcp.store import CachedTool, ServerState
 # A cache hint longer than this is taken as this: a mistaken (or hostile) hint must not keep
 # a server's upgrade from the model for longer than a day.
 MAX_FRESH_SECONDS = 24 * 60 * 60
-# How many new tool names one notice names; the rest are counted. A server that invents new
-# names at every start gets one short line per start, never a flood.
-NOTICE_NAMES = 5
 
 
 def cached_tools(server: str, tools: Sequence[types.Tool]) -> tuple[CachedTool, ...]:
@@ -86,24 +83,4 @@ def with_discovered_tools(
         enabled_tools=tuple(selected),
         tools_fresh_until=until,
         new_tools=tuple(new),
-    )
-
-
-def told_new_tools(state: ServerState) -> ServerState:
-    """`state` once the person has been told of its new tools."""
-    return replace(state, new_tools=())
-
-
-def new_tools_notice(server: str, names: Sequence[str], select_hint: str) -> str:
-    """One line naming a server's new (unselected) tools, at most NOTICE_NAMES of them."""
-    from agent.text import sanitize_line
-
-    shown = ", ".join(sanitize_line(name)[:64] for name in names[:NOTICE_NAMES])
-    more = len(names) - NOTICE_NAMES
-    if more > 0:
-        shown += f" and {more} more"
-    noun = "tool" if len(names) == 1 else "tools"
-    return (
-        f"MCP server {server} offers {len(names)} new {noun}, not selected: {shown} "
-        f"(select with: {select_hint})"
     )

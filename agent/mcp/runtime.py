@@ -62,6 +62,7 @@ from agent.mcp.config.launch import Launch, expand_definition
 from agent.mcp.config.names import normalize_server_name
 from agent.mcp.discovery import cached_tools, fresh_until, is_fresh, with_discovered_tools
 from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
+from agent.mcp.new_tools import told_new_tools
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
 from agent.mcp.trust.launches import LaunchVerdict, launch_trust_for, remember
@@ -359,6 +360,21 @@ class McpRuntime:
         if refresh or state.cached_tools is None:
             state = await self.discover(definition.name, ask_trust=True)
         return self.cached_state(definition, state).state
+
+    def take_new_tools(self, name: str) -> tuple[str, ...]:
+        """The server's new (unselected) tools the person was not told of yet, forgotten as
+        new now that the caller tells them: each is said once, whichever front end says it."""
+        definition = self.store.load().find(name)
+        state = self.store.load().state(definition.name)
+        if not state.new_tools:
+            return ()
+        try:
+            self.store.update_state(definition.name, fingerprint(definition), told_new_tools)
+        except AgentError:
+            return ()  # changed meanwhile (or unwritable): said by whoever lists it next
+        masked = self.cached_state(definition, state).state  # a secret in a name is withheld
+        shown = {tool.name for tool in masked.cached_tools or ()}
+        return tuple(tool for tool in state.new_tools if tool in shown)
 
     def cached_state(self, definition: ServerDefinition, state: ServerState) -> MaskedState:
         """`state` with its cached tools masked of the definition's secrets, as anything that
