@@ -14,30 +14,12 @@ import anyio
 import pytest
 
 from agent.mcp.config.definitions import fingerprint
-from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpToolset
-from tests.mcp.runtime_helpers import ScriptedTrust, runtime
-from tests.mcp.upgrading import release, save_upgrading
+from tests.mcp.runtime_helpers import runtime
+from tests.mcp.upgrading import release, save_upgrading, start_chat
 
 pytestmark = pytest.mark.anyio
-
-
-async def start_chat(store: McpStore, home: Path, project: Path) -> tuple[list[str], dict]:
-    """One chat's start, as its host does it: the reports and the tools it offers then."""
-    reports: list[str] = []
-    trust = ScriptedTrust(answer=False)
-    host = McpHost(lambda: runtime(store, home, project, trust=trust), report=reports.append)
-    stop = anyio.Event()
-    offered = {}
-    with anyio.fail_after(60):
-        async with anyio.create_task_group() as group:
-            group.start_soon(host.serve, stop)
-            await host.wait_for_servers(lambda names: None)
-            offered = {t.spec.name: t.spec for t in host.tools() if t.spec.name.startswith("mcp__")}
-            stop.set()
-    assert trust.requests == []  # a changed list never asks for trust again
-    return reports, offered
 
 
 @pytest.fixture

@@ -8,9 +8,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from agent.mcp.config.document import parse_document_data
+from agent.mcp.host import McpHost
 from agent.mcp.store import McpStore
+from agent.tools.base import ToolSpec
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
+from tests.mcp.runtime_helpers import ScriptedTrust, runtime
 
 
 def release(path: Path, number: int, **options: Any) -> None:
@@ -44,3 +49,22 @@ def save_upgrading(
         trust_launch(store, saved, SERVERS, environ)
         fp = fingerprint(store.load().find(saved))
         store.update_state(saved, fp, lambda s: replace(s, enabled=True))
+
+
+async def start_chat(
+    store: McpStore, home: Path, project: Path
+) -> tuple[list[str], dict[str, ToolSpec]]:
+    """One chat's start, as its host does it: the reports and the tools it offers then."""
+    reports: list[str] = []
+    trust = ScriptedTrust(answer=False)
+    host = McpHost(lambda: runtime(store, home, project, trust=trust), report=reports.append)
+    stop = anyio.Event()
+    offered: dict[str, ToolSpec] = {}
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(host.serve, stop)
+            await host.wait_for_servers(lambda names: None)
+            offered = {t.spec.name: t.spec for t in host.tools() if t.spec.name.startswith("mcp__")}
+            stop.set()
+    assert trust.requests == []  # a changed list never asks for trust again
+    return reports, offered
