@@ -255,6 +255,12 @@ class McpHost:
 
         return [*self._toolset.tools(), *resource_tools(self.runtime)]
 
+    def server_instructions(self) -> dict[str, str]:
+        """Each enabled, started server's instructions (masked), for the system prompt; none
+        before the runtime is up."""
+        runtime = self.runtime
+        return runtime.server_instructions() if runtime is not None else {}
+
     @asynccontextmanager
     async def request_scope(self) -> AsyncIterator[None]:
         """One chat request: HTTP connections opened in it close when it ends."""
