@@ -95,6 +95,7 @@ class _Slot:
     restart_used: bool = False  # the one automatic restart since the last good call
     discovered_at_start: bool = False  # the start just listed the tools; do not list twice
     listed: bool = False  # tools listed since `definition` first started in this run
+    latest_tools: list[types.Tool] | None = None  # the latest listing (kept for list_tools)
     instructions: str | None = None  # what its latest start said (redacted), kept for the prompt
     log: ServerLog | None = None
 
@@ -338,8 +339,14 @@ class McpRuntime:
     # -- using a server -------------------------------------------------------------------
 
     async def list_tools(self, name: str) -> list[types.Tool]:
-        """Every tool of the server, following pagination."""
+        """Every tool of the server, following pagination (right after a start that listed
+        them, that listing: the server is not asked twice)."""
         connection = await self.connection(name)
+        slot = self._slot(connection.name)
+        fresh = slot.discovered_at_start and slot.connection is connection
+        if fresh and slot.latest_tools is not None:
+            slot.discovered_at_start = False
+            return slot.latest_tools
         return await self._guard(connection, connection.list_tools())
 
     async def discover(self, name: str, *, ask_trust: bool = False) -> ServerState:
@@ -616,35 +623,46 @@ class McpRuntime:
         slot.instructions = connection.info.instructions if connection.info else None
         if not isinstance(definition, LOCAL_DEFINITIONS):
             self._scopes.hold(connection)
-        slot.discovered_at_start = False
-        if trust_verdict is not None:
-            # Trust is recorded only once the handshake and discovery have both succeeded.
-            try:
-                await self._discover(definition, connection, trust=trust_verdict)
-            except BaseException:
-                with anyio.CancelScope(shield=True):
-                    await self._close_slot(slot)
-                raise
-            slot.discovered_at_start = slot.listed = True
-        else:
-            await self._list_at_start(slot, definition, connection)
+        await self._list_at_start(slot, definition, connection, trust_verdict)
         return connection
 
     async def _list_at_start(
-        self, slot: _Slot, definition: ServerDefinition, connection: Connection
+        self,
+        slot: _Slot,
+        definition: ServerDefinition,
+        connection: Connection,
+        trust: LaunchVerdict | None,
     ) -> None:
         """List the tools afresh once per run of this definition (an HTTP server reconnects
         for every request: once is enough), unless the last listing's cache hint holds.
 
         One round trip after the handshake (about a millisecond on stdio): a server upgraded
         since the list was cached offers the model what it offers now. A listing that fails
-        keeps the cached list and says why in the server's log; the start stands.
+        keeps the cached list and says why in the server's log; the start stands, unless the
+        server asks for a login (the start is then the login's, as at the handshake) or the
+        start is the one that trusts it.
         """
+        slot.discovered_at_start = False
+        if trust is not None:
+            # Trust is recorded only once the handshake and discovery have both succeeded.
+            try:
+                await self._discover(definition, connection, trust=trust)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await self._close_slot(slot)
+                raise
+            slot.discovered_at_start = slot.listed = True
+            return
         before = self.store.load().state(definition.name)
         if slot.listed or is_fresh(before):
             return
         try:
             after = await self._discover(definition, connection)
+        except NeedsLoginError as error:
+            with anyio.CancelScope(shield=True):
+                await self._close_slot(slot)
+            slot.state, slot.last_error = "stopped", str(error)
+            raise
         except AgentError as error:
             connection.note(f"listing tools at start failed; the cached list stays: {error}")
             return
@@ -661,6 +679,7 @@ class McpRuntime:
         trust: LaunchVerdict | None = None,
     ) -> ServerState:
         tools = await self._guard(connection, connection.list_tools())
+        self._slot(definition.name).latest_tools = tools
         cached = cached_tools(definition.name, tools)
         until = fresh_until(connection.tools_ttl_ms)
 
