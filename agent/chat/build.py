@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
 from agent.chat.prompt import SystemPrompt
+from agent.chat.server_notes import server_notes_section
 from agent.chat.state import ChatSession
 from agent.home import data_home, mcp_store_path
 from agent.mcp.host import McpHost
@@ -78,12 +79,14 @@ def build_chat(
         recorder=recorder,
     )
     # The system prompt is composed for each request: the instruction files, the skills
-    # catalog and active skills, then the session memory of this conversation.
+    # catalog, the MCP servers' instructions, the active skills, then the session memory of
+    # this conversation (the ones that change least first: the cached prefix lasts longer).
     system_prompt = SystemPrompt(
         project,
         sections=[
             ("instruction files", instructions.section),
             ("skills catalog", skill_session.catalog_section),
+            ("server instructions", lambda: server_notes_section(host.server_instructions())),
             ("active skills", skill_session.active_section),
             ("session memory", lambda: memory_section(conversation.memory)),
         ],

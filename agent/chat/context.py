@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.chat.server_notes import cut_notes, fitted_notes
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import estimate_tokens
@@ -114,13 +115,26 @@ def measure_context(chat: ChatSession) -> ContextReport:
 
 
 def _system_parts(chat: ChatSession, counter: _Counter) -> list[ContextPart]:
+    # Each part counts what it adds to the prompt as rendered (its blank-line separator too):
+    # tokens of the prompt up to it, less those before it. So the rows sum to the system
+    # prompt's own count exactly, though a tokenizer may merge across a part's edges.
     parts = []
+    shown: list[str] = []
+    before = 0
     for name, text in chat.system_parts():
+        if text:
+            shown.append(text)
+        upto = counter.text("\n\n".join(shown))
+        tokens, before = upto - before, upto
         detail = ""
         if name == "instruction files" and chat.instructions is not None:
             used, _left_out = chat.instructions.fitted()
             detail = ", ".join(f.file.label for f in used)
-        parts.append(ContextPart(name or "other", counter.text(text), detail))
+        elif name == "server instructions":
+            detail = ", ".join(
+                note.server for note in fitted_notes(chat.host.server_instructions())
+            )
+        parts.append(ContextPart(name or "other", tokens, detail))
     return parts
 
 
@@ -128,6 +142,7 @@ def _notes(chat: ChatSession) -> list[str]:
     notes: list[str | None] = [_pending_note(chat)]
     if chat.instructions is not None:
         notes += [chat.instructions.cut_note(), chat.instructions.untrusted_note()]
+    notes += cut_notes(chat.host.server_instructions())
     return [note for note in notes if note]
 
 

@@ -1,5 +1,6 @@
 """The system prompt: base instructions, context, the instruction files (AGENTS.md and the
-like), the skills catalog and active skills, and session memory (framed by
+like), the skills catalog, the MCP servers' instructions (framed by agent.chat.server_notes as
+each server's information about its tools), active skills, and session memory (framed by
 agent.session.compaction.memory_section as the model's own summary of earlier turns, never as
 the person's instructions)."""
 
@@ -29,7 +30,8 @@ class SystemPrompt:
     """Composes the system prompt afresh for each request.
 
     Order: base instructions with the context, then each section in the order given: the
-    instruction files, the skills catalog, the active skills, the session memory. Sections may
+    instruction files, the skills catalog, the servers' instructions, the active skills, the
+    session memory. Sections may
     be named (`/context` measures each part by its name).
     """
 

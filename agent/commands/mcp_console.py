@@ -6,6 +6,7 @@ before the command returns.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import sys
@@ -27,6 +28,7 @@ from agent.home import data_home
 from agent.mcp.cache_redaction import masked_state
 from agent.mcp.config.definitions import LOCAL_DEFINITIONS, fingerprint
 from agent.mcp.config.names import model_tool_names
+from agent.mcp.new_tools import told_new_tools
 from agent.mcp.oauth.token_key import default_expander
 from agent.mcp.store import McpStore, ServerState
 from agent.project import find_project_dir
@@ -114,6 +116,10 @@ def tools_command(
     if enable or disable:
         state = _select(store, server, state, enable, disable)
     _print_tools(server, state, schema)
+    if state.new_tools:  # shown as new once: the next listing shows them as any other
+        definition = store.load().find(server)
+        with contextlib.suppress(AgentError):  # changed meanwhile: shown as new next time
+            store.update_state(server, fingerprint(definition), told_new_tools)
     return 0
 
 
@@ -145,6 +151,7 @@ def _print_tools(name: str, state: ServerState, schema: bool) -> None:
         return
     model_names = model_tool_names(name, [tool.name for tool in tools])
     selected = set(state.enabled_tools)
+    new = set(state.new_tools)
     if schema:
         for tool in tools:
             say(f"{sanitize_line(tool.name)}  ({model_names[tool.name]})")
@@ -152,7 +159,7 @@ def _print_tools(name: str, state: ServerState, schema: bool) -> None:
         return
     rows = [
         [
-            "yes" if tool.name in selected else "no",
+            "yes" if tool.name in selected else ("no (new)" if tool.name in new else "no"),
             tool.name,
             model_names[tool.name],
             (tool.description or "").strip().split("\n")[0][:70],

@@ -1,12 +1,13 @@
 """Masking the tools cached in mcp-servers.json on their way out, with the secrets known here.
 
-A live connection masks every listing before it is cached (client/answer_redaction.py), but a chat
-offers cached tools without listing them again (an HTTP server is not even connected), and a
-cache may be older than that masking or have been listed while a secret was not yet one of
-the definition's. So whatever offers or shows cached tools masks them first, by the same
-rules (client/json_redaction.py), with the secrets the definition has here and now: its `${VAR}`
-values, its env, header and URL secrets, and its stored OAuth tokens. A cached tool whose
-name or argument names carry one is withheld, like a listed one.
+A live connection masks every listing before it is cached (client/answer_redaction.py), but a
+chat offers cached tools before a server lists them again (an HTTP server is not connected
+until a request uses it; a cache hint may spare a listing), and a cache may be older than that
+masking or have been listed while a secret was not yet one of the definition's. So whatever
+offers or shows cached tools masks them first, by the same rules (client/json_redaction.py),
+with the secrets the definition has here and now: its `${VAR}` values, its env, header and URL
+secrets, and its stored OAuth tokens. A cached tool whose name or argument names carry one is
+withheld, like a listed one.
 
 No SDK import: `agent mcp tools` shows a cache without loading mcp.
 """

@@ -21,6 +21,7 @@ import anyio.to_thread
 
 from agent.errors import AgentError
 from agent.home import mcp_store_path
+from agent.mcp.new_tools import new_tools_notice
 from agent.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -191,12 +192,19 @@ class McpHost:
         try:
             await runtime.start(name, ask_trust=False)
             count = len(runtime.store.load().state(name).enabled_tools)
-            self._report(f"MCP server {name} ready ({count} tools)")
+            self._report(f"MCP server {name} ready ({count} tools)" + self._new_tools(name))
         except AgentError as error:
             self._report(f"MCP server {name} failed to start: {error}")
         finally:
             self._starting.remove(name)
             self._signal_change()
+
+    def _new_tools(self, name: str) -> str:
+        """ "; <the notice of its new tools>" when the start found some, else ""."""
+        if self.runtime is None:
+            return ""
+        new = self.runtime.take_new_tools(name)
+        return "; " + new_tools_notice(name, new) if new else ""
 
     def _report_needs_login(self, config: McpConfig) -> None:
         # Once, at start: an enabled remote server whose login ran out is left out (no browser
@@ -246,6 +254,12 @@ class McpHost:
         from agent.mcp.resource_tools import resource_tools
 
         return [*self._toolset.tools(), *resource_tools(self.runtime)]
+
+    def server_instructions(self) -> dict[str, str]:
+        """Each enabled, started server's instructions (masked), for the system prompt; none
+        before the runtime is up."""
+        runtime = self.runtime
+        return runtime.server_instructions() if runtime is not None else {}
 
     @asynccontextmanager
     async def request_scope(self) -> AsyncIterator[None]:

@@ -60,8 +60,9 @@ from agent.mcp.config.definitions import (
 from agent.mcp.config.expansions import expanded_secrets
 from agent.mcp.config.launch import Launch, expand_definition
 from agent.mcp.config.names import normalize_server_name
-from agent.mcp.discovery import cached_tools, with_discovered_tools
+from agent.mcp.discovery import cached_tools, fresh_until, is_fresh, with_discovered_tools
 from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
+from agent.mcp.new_tools import told_new_tools
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
 from agent.mcp.trust.launches import LaunchVerdict, launch_trust_for, remember
@@ -92,7 +93,10 @@ class _Slot:
     state: State = "stopped"
     last_error: str | None = None
     restart_used: bool = False  # the one automatic restart since the last good call
-    discovered_at_start: bool = False  # trust just ran discovery; do not list twice
+    discovered_at_start: bool = False  # the start just listed the tools; do not list twice
+    listed: bool = False  # tools listed since `definition` first started in this run
+    latest_tools: list[types.Tool] | None = None  # the latest listing (kept for list_tools)
+    instructions: str | None = None  # what its latest start said (redacted), kept for the prompt
     log: ServerLog | None = None
 
 
@@ -180,6 +184,19 @@ class McpRuntime:
         connection = slot.connection if slot is not None else None
         return connection if connection is not None and connection.alive else None
 
+    def server_instructions(self) -> dict[str, str]:
+        """Each enabled server's instructions from its latest start in this run, in the
+        configuration's order (already masked of its secrets where they entered)."""
+        config = self.store.load()
+        found: dict[str, str] = {}
+        for definition in config.definitions:
+            slot = self._slots.get(definition.name)
+            if slot is None or not slot.instructions or not config.state(definition.name).enabled:
+                continue
+            if slot.definition == definition and slot.state != "failed":
+                found[definition.name] = slot.instructions
+        return found
+
     def running(self) -> list[str]:
         """Names of servers with a live connection."""
         return [
@@ -264,6 +281,7 @@ class McpRuntime:
             return
         async with slot.lock:
             await self._close_slot(slot)
+            slot.instructions = None
             self._catalogs.forget(name)
 
     async def stop_removed(self) -> list[str]:
@@ -321,8 +339,14 @@ class McpRuntime:
     # -- using a server -------------------------------------------------------------------
 
     async def list_tools(self, name: str) -> list[types.Tool]:
-        """Every tool of the server, following pagination."""
+        """Every tool of the server, following pagination (right after a start that listed
+        them, that listing: the server is not asked twice)."""
         connection = await self.connection(name)
+        slot = self._slot(connection.name)
+        fresh = slot.discovered_at_start and slot.connection is connection
+        if fresh and slot.latest_tools is not None:
+            slot.discovered_at_start = False
+            return slot.latest_tools
         return await self._guard(connection, connection.list_tools())
 
     async def discover(self, name: str, *, ask_trust: bool = False) -> ServerState:
@@ -343,6 +367,21 @@ class McpRuntime:
         if refresh or state.cached_tools is None:
             state = await self.discover(definition.name, ask_trust=True)
         return self.cached_state(definition, state).state
+
+    def take_new_tools(self, name: str) -> tuple[str, ...]:
+        """The server's new (unselected) tools the person was not told of yet, forgotten as
+        new now that the caller tells them: each is said once, whichever front end says it."""
+        definition = self.store.load().find(name)
+        state = self.store.load().state(definition.name)
+        if not state.new_tools:
+            return ()
+        try:
+            self.store.update_state(definition.name, fingerprint(definition), told_new_tools)
+        except AgentError:
+            return ()  # changed meanwhile (or unwritable): said by whoever lists it next
+        masked = self.cached_state(definition, state).state  # a secret in a name is withheld
+        shown = {tool.name for tool in masked.cached_tools or ()}
+        return tuple(tool for tool in state.new_tools if tool in shown)
 
     def cached_state(self, definition: ServerDefinition, state: ServerState) -> MaskedState:
         """`state` with its cached tools masked of the definition's secrets, as anything that
@@ -555,6 +594,8 @@ class McpRuntime:
         # The lists of the same server stay on offer (an HTTP server reconnects for every
         # chat request), but notices may have been missed: the next use lists them again.
         self._catalogs.reconnected(definition.name, same=slot.definition == definition)
+        if slot.definition != definition:
+            slot.listed = False
         log = self._open_log(slot)
         slot.state = "starting"
         hooks = self._hooks(slot, log, expanded_secrets(definition, self._expander))
@@ -579,19 +620,56 @@ class McpRuntime:
         slot.definition = definition
         slot.state = "ready"
         slot.last_error = None
+        slot.instructions = connection.info.instructions if connection.info else None
         if not isinstance(definition, LOCAL_DEFINITIONS):
             self._scopes.hold(connection)
+        await self._list_at_start(slot, definition, connection, trust_verdict)
+        return connection
+
+    async def _list_at_start(
+        self,
+        slot: _Slot,
+        definition: ServerDefinition,
+        connection: Connection,
+        trust: LaunchVerdict | None,
+    ) -> None:
+        """List the tools afresh once per run of this definition (an HTTP server reconnects
+        for every request: once is enough), unless the last listing's cache hint holds.
+
+        One round trip after the handshake (about a millisecond on stdio): a server upgraded
+        since the list was cached offers the model what it offers now. A listing that fails
+        keeps the cached list and says why in the server's log; the start stands, unless the
+        server asks for a login (the start is then the login's, as at the handshake) or the
+        start is the one that trusts it.
+        """
         slot.discovered_at_start = False
-        if trust_verdict is not None:
+        if trust is not None:
             # Trust is recorded only once the handshake and discovery have both succeeded.
             try:
-                await self._discover(definition, connection, trust=trust_verdict)
+                await self._discover(definition, connection, trust=trust)
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await self._close_slot(slot)
                 raise
-            slot.discovered_at_start = True
-        return connection
+            slot.discovered_at_start = slot.listed = True
+            return
+        before = self.store.load().state(definition.name)
+        if slot.listed or is_fresh(before):
+            return
+        try:
+            after = await self._discover(definition, connection)
+        except NeedsLoginError as error:
+            with anyio.CancelScope(shield=True):
+                await self._close_slot(slot)
+            slot.state, slot.last_error = "stopped", str(error)
+            raise
+        except AgentError as error:
+            connection.note(f"listing tools at start failed; the cached list stays: {error}")
+            return
+        slot.discovered_at_start = slot.listed = True
+        changed = before.cached_tools is not None and after.cached_tools != before.cached_tools
+        if changed and self._on_tools_changed is not None:
+            self._on_tools_changed(definition.name)
 
     async def _discover(
         self,
@@ -601,10 +679,12 @@ class McpRuntime:
         trust: LaunchVerdict | None = None,
     ) -> ServerState:
         tools = await self._guard(connection, connection.list_tools())
+        self._slot(definition.name).latest_tools = tools
         cached = cached_tools(definition.name, tools)
+        until = fresh_until(connection.tools_ttl_ms)
 
         def update(state: ServerState) -> ServerState:
-            updated = with_discovered_tools(state, cached)
+            updated = with_discovered_tools(state, cached, until)
             if trust is not None:
                 launches = remember(state.trusted_launches, trust.record)
                 updated = replace(updated, trusted_launches=launches)

@@ -1,12 +1,14 @@
 """mcp-servers.json: the saved server definitions and each server's runtime state.
 
-    {"version": 2,
+    {"version": 4,
      "definitions": [{"name": ..., "type": ..., ...}, ...],        # normalized, document order
-     "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_launches"}}}
+     "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_launches",
+                            "tools_fresh_until", "new_tools"}}}
 
 Trust is of effective launches (agent/mcp/trust/launches.py), recorded per project where the
 launch depends on it. Version 2 files, whose trust covered only the stored definition, are read
-with that trust dropped: each local server asks once more.
+with that trust dropped: each local server asks once more. Version 3 files lack the two keys
+of fresh tool lists (agent/mcp/discovery.py): read as "never fresh, nothing new".
 
 Every change is a locked read-modify-write with an atomic replace, so two `agent` processes
 saving at once lose nothing and a crash leaves the old file or the new one. A file we cannot
@@ -37,9 +39,10 @@ from agent.mcp.config.document import name_collisions, parse_server
 from agent.mcp.config.names import normalize_server_name
 from agent.mcp.trust.launches import TrustedLaunch, decode_trusted_launches
 
-STORE_VERSION = 3
-_READABLE_VERSIONS = (2, 3)
-_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_launches"})
+STORE_VERSION = 4
+_READABLE_VERSIONS = (2, 3, 4)
+_V3_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_launches"})
+_STATE_KEYS = _V3_STATE_KEYS | {"tools_fresh_until", "new_tools"}
 _V2_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"})
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "annotations"})
 
@@ -70,6 +73,11 @@ class ServerState:
     enabled_tools: tuple[str, ...] = ()
     cached_tools: tuple[CachedTool, ...] | None = None  # None: never discovered
     trusted_launches: tuple[TrustedLaunch, ...] = ()  # newest first
+    # Until when (seconds since the epoch) the server's cache hint (`ttlMs`) lets a start use
+    # `cached_tools` without listing again; None: listed afresh at every start.
+    tools_fresh_until: float | None = None
+    # Tools that appeared after the first listing (unselected) the person was not told of yet.
+    new_tools: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         tools = None if self.cached_tools is None else [t.to_json() for t in self.cached_tools]
@@ -78,6 +86,8 @@ class ServerState:
             "enabled_tools": list(self.enabled_tools),
             "cached_tools": tools,
             "trusted_launches": [launch.to_json() for launch in self.trusted_launches],
+            "tools_fresh_until": self.tools_fresh_until,
+            "new_tools": list(self.new_tools),
         }
 
 
@@ -301,7 +311,8 @@ def _decode_store(raw: bytes, path: Path) -> McpConfig:
     if type(version) is not int or version not in _READABLE_VERSIONS:
         raise StoreError(
             f"{path}: version {json.dumps(version)} is not supported (this agent reads versions "
-            f"{' and '.join(map(str, _READABLE_VERSIONS))}); {advice}"
+            f"{', '.join(map(str, _READABLE_VERSIONS[:-1]))} and {_READABLE_VERSIONS[-1]}); "
+            f"{advice}"
         )
     problems: list[Problem] = []
     unknown = sorted(set(data) - {"version", "definitions", "runtime"})
@@ -356,7 +367,7 @@ def _decode_runtime(
 def _decode_state(
     raw: object, path: str, problems: list[Problem], version: int
 ) -> ServerState | None:
-    keys = _STATE_KEYS if version == STORE_VERSION else _V2_STATE_KEYS
+    keys = {4: _STATE_KEYS, 3: _V3_STATE_KEYS}.get(version, _V2_STATE_KEYS)
     if not isinstance(raw, dict) or set(raw) != keys:
         problems.append(Problem(path, f"expected exactly the keys {sorted(keys)}"))
         return None
@@ -367,7 +378,8 @@ def _decode_state(
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
         problems.append(Problem(f"{path}.enabled_tools", "expected a list of tool names"))
     trusted: tuple[TrustedLaunch, ...] = ()
-    if version == STORE_VERSION:
+    fresh_until, new = _decode_freshness(raw, path, problems) if version >= 4 else (None, ())
+    if version >= 3:
         trusted = decode_trusted_launches(
             raw["trusted_launches"], f"{path}.trusted_launches", problems
         )
@@ -379,7 +391,22 @@ def _decode_state(
     cached_tools = None if cached is None else _decode_tools(cached, path, problems)
     if len(problems) != before:
         return None
-    return ServerState(enabled, tuple(tools), cached_tools, trusted)
+    return ServerState(enabled, tuple(tools), cached_tools, trusted, fresh_until, new)
+
+
+def _decode_freshness(
+    raw: dict[str, Any], path: str, problems: list[Problem]
+) -> tuple[float | None, tuple[str, ...]]:
+    fresh_until, new = raw["tools_fresh_until"], raw["new_tools"]
+    if fresh_until is not None and (
+        isinstance(fresh_until, bool) or not isinstance(fresh_until, int | float)
+    ):
+        problems.append(Problem(f"{path}.tools_fresh_until", "expected a number or null"))
+        fresh_until = None
+    if not isinstance(new, list) or not all(isinstance(t, str) for t in new):
+        problems.append(Problem(f"{path}.new_tools", "expected a list of tool names"))
+        new = []
+    return (None if fresh_until is None else float(fresh_until)), tuple(new)
 
 
 def _decode_tools(value: object, path: str, problems: list[Problem]) -> tuple[CachedTool, ...]:

@@ -16,6 +16,7 @@ from agent.mcp.client.connection import ProgressCallback
 from agent.mcp.client.results import tool_result_from_mcp
 from agent.mcp.config.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.config.names import model_tool_names
+from agent.mcp.new_tools import new_tools_notice
 from agent.mcp.oauth.status import needs_login
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool, McpConfig
@@ -122,6 +123,14 @@ class McpToolset:
         listed = live.withheld_tools if live is not None else {}
         for withheld, problem in {**listed, **masked.withheld}.items():
             self._withhold(definition.name, withheld, problem)
+        if state.new_tools and self._report is not None:
+            # Found by a listing after the start (list_changed, an HTTP server's first
+            # connection): said here, once; the start's own are said by the host.
+            new = self.runtime.take_new_tools(definition.name)
+            if new:
+                self._report(
+                    f"MCP server {definition.name}: {new_tools_notice(definition.name, new)}"
+                )
         for cached in selected:
             too_big = schema_limit_problem(cached.input_schema)
             if too_big is not None:

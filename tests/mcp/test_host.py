@@ -92,7 +92,9 @@ async def test_a_request_waits_for_a_starting_server_and_is_told_its_name(
             stop.set()
 
     assert told[-1] == ["slow"]  # the last thing waited for was the server itself
-    assert state == "ready" and reports == ["MCP server slow ready (1 tools)"]
+    # The cache held only echo; the start listed the server's 16 tools: 15 are new (said once).
+    assert state == "ready" and len(reports) == 1
+    assert reports[0].startswith("MCP server slow ready (1 tools); 15 new tools, not selected: ")
 
 
 OAUTH_PROBE = """

@@ -115,7 +115,7 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
     store.replace_definitions([GITHUB, CONTEXT7])
 
     assert json.loads(store.path.read_text(encoding="utf-8")) == {
-        "version": 3,
+        "version": 4,
         "definitions": [
             {
                 "name": "github",
@@ -137,6 +137,8 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
                 "enabled_tools": [],
                 "cached_tools": None,
                 "trusted_launches": [],
+                "tools_fresh_until": None,
+                "new_tools": [],
             }
             for name in ("github", "context7")
         },
@@ -239,7 +241,28 @@ def test_a_version_2_store_is_read_with_its_definition_trust_dropped(tmp_path: P
     # Trust of a definition says nothing about what it runs here: each server asks once more.
     assert config.state("a") == ServerState(enabled=True)
     store.update_state("a", fingerprint(config.find("a")), lambda s: replace(s, enabled=False))
-    assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 3
+    assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 4
+
+
+def test_a_version_3_store_is_read_as_never_fresh_with_nothing_new_and_written_as_4(
+    tmp_path: Path,
+) -> None:
+    store = McpStore(tmp_path / "mcp-servers.json")
+    state = {**_GOOD_STATE, "enabled": True, "enabled_tools": ["t"]}
+    store.path.write_text(
+        json.dumps({"version": 3, "definitions": [_GOOD_DEFINITION], "runtime": {"a": state}}),
+        encoding="utf-8",
+    )
+
+    config = store.load()
+
+    assert config.state("a") == ServerState(enabled=True, enabled_tools=("t",))
+    store.update_state("a", fingerprint(config.find("a")), lambda s: replace(s, enabled=False))
+    saved = json.loads(store.path.read_text(encoding="utf-8"))
+    assert saved["version"] == 4
+    assert saved["runtime"]["a"] == {
+        **_GOOD_STATE, "enabled_tools": ["t"], "tools_fresh_until": None, "new_tools": []
+    }  # fmt: skip
 
 
 def test_a_state_update_that_changes_nothing_leaves_the_file_alone() -> None:
@@ -386,15 +409,15 @@ _V2_STATE["trusted_fingerprint"] = None
         (b"[]", f"expected a JSON object; {_ADVICE}"),
         (
             b'{"version": 1, "servers": {}}',
-            f"version 1 is not supported (this agent reads versions 2 and 3); {_ADVICE}",
+            f"version 1 is not supported (this agent reads versions 2, 3 and 4); {_ADVICE}",
         ),
         (
             b'{"definitions": [], "runtime": {}}',
-            f"version null is not supported (this agent reads versions 2 and 3); {_ADVICE}",
+            f"version null is not supported (this agent reads versions 2, 3 and 4); {_ADVICE}",
         ),
         (
             b'{"version": "2", "definitions": [], "runtime": {}}',
-            f'version "2" is not supported (this agent reads versions 2 and 3); {_ADVICE}',
+            f'version "2" is not supported (this agent reads versions 2, 3 and 4); {_ADVICE}',
         ),
         (
             json.dumps({"version": 2, "definitions": {}, "runtime": [], "extra": 1}).encode(),

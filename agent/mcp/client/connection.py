@@ -140,6 +140,9 @@ class Connection:
         # Tools of the latest listing that carry a secret where masking cannot reach (their
         # name, a property name): masked name -> why. Front ends say it; the log says it once.
         self.withheld_tools: dict[str, str] = {}
+        # The latest listing's cache hint (`ttlMs`, the least of its pages); 0 when a server
+        # gives none (every legacy one): the list is stale at once.
+        self.tools_ttl_ms = 0
         self._withheld_logged: set[str] = set()
         self._ready = anyio.Event()
         self._closing = anyio.Event()
@@ -175,11 +178,14 @@ class Connection:
         cursor: str | None = None
         self.withheld_tools = {}
         client.session.header_refusals = {}
+        ttls: list[int] = []
         for _page in range(10_000):  # a server that never stops paging must not hang us
             result = await self._bounded(client.list_tools(cursor), "listing tools")
             tools.extend(result.tools)
+            ttls.append(result.ttl_ms)  # the SDK reads an absent hint as 0
             cursor = result.next_cursor
             if not cursor:
+                self.tools_ttl_ms = min(ttls)
                 self._withhold(
                     {
                         self._redactor.redact(name): f"its x-mcp-header annotations are invalid "

@@ -1,17 +1,23 @@
 """Which protocol era each server spoke, so only its first start pays for the probe.
 
 One small file in the data home (mcp-eras.json, 0600, replaced atomically under a lock): per
-launch, "legacy", or "modern" with the server's discover result (masked of its secrets) to
-adopt as is. Entries are keyed by a hash of the server's name and its launch (command,
-arguments and folder, or URL and transport), so a changed launch probes afresh and no URL
-(which may hold a credential) is written down. A file that cannot be read or is not ours is
-ignored, said in the server's log, and replaced at the next write: it only costs a probe.
+launch, "legacy", or "modern" with the server's discover result (masked of its secrets) and
+the time its cache hint (ttlMs) keeps it fresh. A legacy start skips the probe (a legacy stdio
+server that ignores `server/discover` would cost the probe's wait every time); a modern one
+adopts the remembered result only while it is fresh, and otherwise asks `server/discover`
+again: one quick request that brings the server's instructions and capabilities as they are
+now (a server upgraded between two chats must not be described as it was). Entries are keyed
+by a hash of the server's name and its launch (command, arguments and folder, or URL and
+transport), so a changed launch probes afresh and no URL (which may hold a credential) is
+written down. A file that cannot be read or is not ours is ignored, said in the server's log,
+and replaced at the next write: it only costs a probe.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -57,7 +63,9 @@ def recall(launch: Launch, note: Note) -> EraStart:
         except ValueError:  # pydantic's ValidationError is a ValueError
             note(f"ignored its remembered protocol era in {_path()} (not a discover result)")
             return AUTO
-        if any(version in discover.supported_versions for version in MODERN_PROTOCOL_VERSIONS):
+        fresh_until = entry.get("fresh_until")
+        fresh = isinstance(fresh_until, int | float) and time.time() < fresh_until
+        if fresh and any(v in discover.supported_versions for v in MODERN_PROTOCOL_VERSIONS):
             return EraStart("modern", discover)
     return AUTO
 
@@ -73,7 +81,8 @@ def remember(launch: Launch, discover: types.DiscoverResult | None, note: Note) 
         if len(json.dumps(dumped)) > MAX_DISCOVER_CHARS:
             _change(key, None, note)
             return
-        entry = {"era": "modern", "discover": dumped}
+        fresh_until = time.time() + max(discover.ttl_ms, 0) / 1000
+        entry = {"era": "modern", "discover": dumped, "fresh_until": fresh_until}
     _change(key, entry, note)
 
 

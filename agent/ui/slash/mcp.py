@@ -171,10 +171,12 @@ async def _tools(chat: ChatSession, name: str) -> None:
     definition = runtime.store.load().find(name)
     state = await runtime.tools_state(definition.name)
     selected = set(state.enabled_tools)
+    new = set(runtime.take_new_tools(definition.name))  # marked new here, once
     for tool in state.cached_tools or ():
         mark = "✓" if tool.name in selected else " "
         summary = (tool.description or "").strip().split("\n")[0][:70]
-        _say(f"  {mark} {sanitize_line(tool.name)}  {sanitize_line(summary)}")
+        tag = " (new)" if tool.name in new else ""
+        _say(f"  {mark} {sanitize_line(tool.name)}{tag}  {sanitize_line(summary)}")
     _say(f"Select with: agent mcp tools {definition.name} --enable/--disable TOOL")
 
 

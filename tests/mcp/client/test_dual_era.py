@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 
 from agent.errors import ToolCallError
@@ -100,11 +101,11 @@ async def test_a_tool_with_invalid_header_annotations_is_withheld_and_said(
         assert "x-mcp-header" in connection.withheld_tools["bad_header"]
 
 
-async def test_a_second_start_of_a_modern_server_sends_no_probe(
+async def test_a_second_start_of_a_modern_server_asks_discover_again_and_never_the_handshake(
     store: McpStore, agent_home: Path, tmp_path: Path
 ) -> None:
     save(store, {"fx": modern_server()})
-    for start in range(2):
+    for _start in range(2):
         lines: list[tuple[str, str, str]] = []
         async with runtime(
             store,
@@ -119,8 +120,39 @@ async def test_a_second_start_of_a_modern_server_sends_no_probe(
             await rt.call_tool("fx", "echo", {"text": "hi"})
             assert connection.info is not None
             assert connection.info.protocol_version == "2026-07-28"
-        assert ("server/discover" in methods(lines)) == (start == 0)
+        # Its discover result had no cache hint (ttlMs 0): asked again, so its instructions
+        # and capabilities are today's. (On a loaded machine a slow start can outlast the
+        # probe's wait: the fallback initialize is then answered -32022 and probed again,
+        # which still ends modern, as asserted above.)
+        sent = [m for m in methods(lines) if m in ("server/discover", "initialize")]
+        assert sent[0] == "server/discover"
     assert oct(os.stat(agent_home / "mcp-eras.json").st_mode & 0o777) == "0o600"
+
+
+def test_a_remembered_discover_result_is_adopted_only_while_its_cache_hint_holds(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    from agent.mcp.client import era_memory
+    from agent.mcp.config.launch import StdioLaunch
+
+    launch = StdioLaunch(
+        server="fx", command="python3", args=("server.py",), cwd=str(tmp_path), env={}
+    )
+    notes: list[str] = []
+
+    def discover(ttl_ms: int) -> types.DiscoverResult:
+        return types.DiscoverResult(
+            supported_versions=["2026-07-28"],
+            capabilities=types.ServerCapabilities(),
+            result_type="complete",
+            ttl_ms=ttl_ms,
+            cache_scope="public",
+        )
+
+    era_memory.remember(launch, discover(60_000), notes.append)
+    assert era_memory.recall(launch, notes.append).mode == "modern"
+    era_memory.remember(launch, discover(0), notes.append)
+    assert era_memory.recall(launch, notes.append).mode == "auto"
 
 
 async def test_a_second_start_of_a_legacy_server_goes_straight_to_the_handshake(

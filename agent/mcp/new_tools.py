@@ -1,0 +1,36 @@
+"""Telling the person of a server's new tools: they start unselected, and are said once.
+
+No SDK import: the chat's host and `agent mcp tools` say it without loading mcp.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import replace
+
+from agent.mcp.store import ServerState
+from agent.text import sanitize_line
+
+# How many new tool names one notice names; the rest are counted. A server that invents new
+# names at every start gets one short line per start, never a flood.
+NOTICE_NAMES = 5
+_NAME_CHARS = 64
+
+
+def new_tools_notice(server: str, names: Sequence[str]) -> str:
+    """One line naming a server's new (unselected) tools, at most NOTICE_NAMES of them."""
+    shown = ", ".join(sanitize_line(name)[:_NAME_CHARS] for name in names[:NOTICE_NAMES])
+    more = len(names) - NOTICE_NAMES
+    if more > 0:
+        shown += f" and {more} more"
+    noun = "tool" if len(names) == 1 else "tools"
+    return (
+        f"{len(names)} new {noun}, not selected: {shown} "
+        f"(select with: agent mcp tools {shlex.quote(server)} --enable TOOL)"
+    )
+
+
+def told_new_tools(state: ServerState) -> ServerState:
+    """`state` once the person has been told of its new tools."""
+    return replace(state, new_tools=())
