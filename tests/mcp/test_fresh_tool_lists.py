@@ -104,6 +104,20 @@ async def test_a_hint_on_a_legacy_session_is_not_one_and_the_tools_are_listed_at
     assert store.load().state("up").tools_fresh_until is None
 
 
+async def test_a_modern_servers_hint_keeps_its_listing_fresh_for_that_long(
+    store: McpStore, tmp_path: Path
+) -> None:
+    release_file = tmp_path / "release.json"
+    release(release_file, 1, ttl_ms=3_600_000, modern=True)
+    save_upgrading(store, "up", release_file, os.environ)
+
+    before = time.time()
+    await start_chat(store, tmp_path, tmp_path)
+
+    fresh_until = store.load().state("up").tools_fresh_until
+    assert fresh_until is not None and before + 3000 < fresh_until < time.time() + 3601
+
+
 async def test_the_toolset_says_new_tools_found_after_the_start_once(
     store: McpStore, tmp_path: Path
 ) -> None:
