@@ -60,6 +60,7 @@ from agent.mcp.config.definitions import (
 from agent.mcp.config.expansions import expanded_secrets
 from agent.mcp.config.launch import Launch, expand_definition
 from agent.mcp.config.names import normalize_server_name
+from agent.mcp.client.skill_requests import list_skills, offers_skills
 from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.store import McpStore, ServerState
@@ -71,6 +72,16 @@ from agent.settings import McpLimits
 T = TypeVar("T")
 _COMMAND_ANSWER_GRACE = 5.0  # seconds for a killed program's result to come back
 State = Literal["stopped", "starting", "ready", "offline", "failed"]
+
+
+@dataclass(frozen=True)
+class SkillListing:
+    """One server's answer to `skills/list`: its entries as sent (secrets masked)."""
+
+    server: str
+    entries: tuple[Any, ...]
+    note: str | None  # a cap cut the listing short
+    offered: bool  # the server declares the Skills extension
 
 
 @dataclass(frozen=True)
@@ -413,6 +424,17 @@ class McpRuntime:
         connection = await self._catalog_connection(server, "resources", allow_disabled)
         timeout = self.limits.tool_timeout_seconds
         return await self._guard(connection, requests.read_resource(connection, uri, timeout))
+
+    async def skills(self, server: str, *, allow_disabled: bool = False) -> SkillListing:
+        """The server's `skills/list` entries as it sent them (masked), never their files;
+        empty when it does not declare the Skills extension."""
+        connection = await self._catalog_connection(server, None, allow_disabled)
+        info = connection.info
+        if info is None or not offers_skills(info.capabilities):
+            return SkillListing(connection.name, (), None, offered=False)
+        timeout = self.limits.tool_timeout_seconds
+        entries, note = await self._guard(connection, list_skills(connection, timeout))
+        return SkillListing(connection.name, tuple(entries), note, offered=True)
 
     async def get_prompt(
         self,
