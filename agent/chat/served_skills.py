@@ -46,7 +46,10 @@ class RuntimeSkillServers:
         for definition in config.definitions:
             if not config.state(definition.name).enabled:
                 continue
-            if isinstance(definition, LOCAL_DEFINITIONS) and self.runtime.live(definition.name) is None:
+            if (
+                isinstance(definition, LOCAL_DEFINITIONS)
+                and self.runtime.live(definition.name) is None
+            ):
                 continue  # not started here (not trusted, or failed): nothing is started for skills
             try:
                 found.append(await self.listing(definition.name))

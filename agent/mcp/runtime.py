@@ -49,6 +49,7 @@ from agent.mcp.client.connection import (
 )
 from agent.mcp.client.request_scopes import RequestScopes
 from agent.mcp.client.server_log import ServerLog
+from agent.mcp.client.skill_requests import list_skills, offers_skills
 from agent.mcp.client.streams import Direction
 from agent.mcp.config.command_definitions import CommandsDefinition, command_timeout
 from agent.mcp.config.definitions import (
@@ -60,7 +61,6 @@ from agent.mcp.config.definitions import (
 from agent.mcp.config.expansions import expanded_secrets
 from agent.mcp.config.launch import Launch, expand_definition
 from agent.mcp.config.names import normalize_server_name
-from agent.mcp.client.skill_requests import list_skills, offers_skills
 from agent.mcp.discovery import cached_tools, with_discovered_tools
 from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.store import McpStore, ServerState

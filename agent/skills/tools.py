@@ -159,7 +159,7 @@ class SkillSession:
         """Activate a skill (the person may also activate those hidden from the model)."""
         skill = self.find(name)
         if skill is not None and skill.served:  # its body is not read yet: activate_async
-            raise SkillError(f"skill {name!r} is served by an MCP server; it is read when activated")
+            raise SkillError(f"skill {name!r} is served by an MCP server: read when activated")
         if skill is None or (skill.disable_model_invocation and not by_person):
             known = ", ".join(s.name for s in (self.skills if by_person else self.for_model()))
             raise SkillError(f"no skill named {name!r} (available: {known or 'none'})")

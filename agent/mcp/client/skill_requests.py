@@ -8,11 +8,14 @@ server's JSON, masked of its secrets like every answer (client/connection.py), a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 import mcp_types as types
+from mcp.client.session import ClientSession
 
 from agent.mcp.client.connection import SKILLS_EXTENSION, Connection
+
 LIST_METHOD = "skills/list"
 MAX_PAGES = 20
 MAX_ENTRIES = 1_000
@@ -21,13 +24,20 @@ MAX_ENTRIES = 1_000
 class _RawResult(types.Result):
     """A result whose fields we read ourselves: the SDK has no model for `skills/list`."""
 
-    model_config = {**types.Result.model_config, "extra": "allow"}
+    model_config: ClassVar[Any] = {**types.Result.model_config, "extra": "allow"}
 
 
 def offers_skills(capabilities: dict[str, Any]) -> bool:
     """Whether a server's capabilities declare the Skills extension."""
     extensions = capabilities.get("extensions")
     return isinstance(extensions, dict) and SKILLS_EXTENSION in extensions
+
+
+def _page_call(
+    params: dict[str, Any] | None,
+) -> Callable[[ClientSession], Awaitable[_RawResult]]:
+    request = types.Request[dict[str, Any] | None, str](method=LIST_METHOD, params=params)
+    return lambda session: session.send_request(request, _RawResult)
 
 
 async def list_skills(connection: Connection, timeout: float) -> tuple[list[Any], str | None]:
@@ -37,12 +47,7 @@ async def list_skills(connection: Connection, timeout: float) -> tuple[list[Any]
     seen: set[str] = set()
     for _page in range(MAX_PAGES):
         params: dict[str, Any] | None = {"cursor": cursor} if cursor else None
-        request = types.Request[dict[str, Any] | None, str](method=LIST_METHOD, params=params)
-        result: _RawResult = await connection.send(
-            lambda session: session.send_request(request, _RawResult),
-            "listing skills",
-            timeout,
-        )
+        result = await connection.send(_page_call(params), "listing skills", timeout)
         extra = result.model_extra or {}
         page = extra.get("skills")
         if not isinstance(page, list):
