@@ -27,7 +27,8 @@ def test_a_servers_skills_are_asked_about_offered_and_read_only_when_activated(
     reads = tmp_path / "reads.log"
     save_skills_server(agent_home, chat_env, served_skills(tmp_path), reads)
     turns = [
-        {"tool_calls": [{"id": "a1", "name": "activate_skill", "arguments": {"name": "sk:review"}}]},
+        {"tool_calls": [{"id": "a1", "name": "activate_skill",
+                         "arguments": {"name": "sk:review"}}]},
         {"tool_calls": [{"id": "a2", "name": "activate_skill",
                          "arguments": {"name": "sk:wrong-digest"}}]},
         {"tool_calls": [{"id": "a3", "name": "read_skill_resource",
@@ -67,5 +68,8 @@ def test_a_servers_skills_are_asked_about_offered_and_read_only_when_activated(
     ]
     [session] = (agent_home / "sessions").rglob("*.jsonl")
     events = [json.loads(line) for line in session.read_text().splitlines()]
-    snapshots = [e for e in events if "skill" in json.dumps(e) and e.get("type") == "skill"]
-    assert snapshots or any("skill://review/SKILL.md" in json.dumps(e) for e in events)
+    snapshots = [e["snapshot"] for e in events if e.get("type") == "skill_activation"]
+    assert [(s["name"], s["scope"], s["path"]) for s in snapshots] == [
+        ("sk:review", "server", "skill://review/SKILL.md")
+    ]
+    assert REVIEW_BODY in snapshots[0]["body"]
