@@ -246,6 +246,19 @@ TABLE: tuple[Group, ...] = (
          Arg("prompt", "a prompt as shown by agent mcp prompts", metavar="PROMPT"),
          Arg("--args", 'the arguments, e.g. {"city": "Paris"}', metavar="JSON", dest="args_json"),
          _TRACE)),
+    Command("skills", Call("agent.commands.mcp_skills", "skills_command", ("store", "name",
+                                                                          "skill", "trust",
+                                                                          "trace")),
+        "list the skills a server serves, show one (verified), or decide to use them",
+        "List the Agent Skills a server serves (SEP-2640): names, digests and files, read from "
+        "its listing only. With SKILL, read that skill's SKILL.md, verify it against the listing "
+        "(size, digest, frontmatter) and print it; a mismatch refuses it (exit 1). With --trust, "
+        "decide whether chats may use this server's skills (asked again when they change). "
+        f"{_TRUSTED_FIRST}",
+        (_NAME,
+         Arg("skill", "a skill as listed (NAME or SERVER:NAME)", metavar="SKILL", nargs="?"),
+         _switch("--trust", "decide whether chats may use this server's skills"),
+         _TRACE)),
     Command("login", Call(_MCP_AUTH, "login_command", ("store", "name", "no_browser")),
         "log in to a remote server with OAuth (opens a browser)",
         "Log in to a remote server with OAuth now. The browser opens ($BROWSER is honoured) and "

@@ -20,6 +20,8 @@ from agent.session.store import load_session
 from agent.skills.activation import ActiveSkills, SkillSnapshot, snapshot_of
 from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery
+from agent.skills.served import ServedSkill
+from agent.skills.served_trust import ServedSkillTrustPrompt, ServedSkillTrustStore
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustPrompt, SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import usable_from
@@ -49,7 +51,9 @@ class ChatSession:
     instructions: ProjectInstructions | None = None
     system_prompt: SystemPrompt | None = None
     share_cache: dict[str, object] = field(default_factory=dict)  # the toolbar's last count
+    served_trust: ServedSkillTrustStore = field(default_factory=ServedSkillTrustStore)
     _cut_said: str | None = field(default=None, init=False, repr=False)
+    _served_settled: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.skills.on_activate = self._record_activation
@@ -96,9 +100,57 @@ class ChatSession:
             notes = [f"Project {request.what} stay off (run `agent skills trust` to decide again)"]
         return [*notes, *self.instruction_cut_notice()]
 
-    def activate_skill(self, name: str) -> tuple[SkillSnapshot, bool]:
-        """The person's /skill NAME (may activate skills hidden from the model)."""
-        return self.skills.activate(name, by_person=True)
+    async def activate_skill(self, name: str) -> tuple[SkillSnapshot, bool]:
+        """The person's /skill NAME (may activate skills hidden from the model); a served
+        skill is read from its server now."""
+        return await self.skills.activate_async(name, by_person=True)
+
+    def served_skills_unsettled(self) -> bool:
+        """Whether the servers' skills are still to be listed (once, after they started)."""
+        if not self._served_settled and not self.host.enabled_servers():
+            self._served_settled = True  # no server: nothing to list, no SDK to import
+        return not self._served_settled
+
+    async def settle_served_skills(self, prompt: ServedSkillTrustPrompt | None) -> list[str]:
+        """List the started servers' skills (never their files) and offer those the person
+        chose to use: one question per server whose skills are new or changed (`prompt`
+        None: no person, so only skills trusted as they are now). Returns notes."""
+        if not self.served_skills_unsettled():
+            return []
+        await self.host.ready.wait()
+        runtime = self.host.runtime
+        if runtime is None:
+            return []
+        await self.host.wait_for_servers(lambda names: None)
+        from agent.chat.served_skills import RuntimeSkillServers
+
+        servers = RuntimeSkillServers(runtime)
+        self.skills.servers = servers
+        listings = await servers.listings()
+        self._served_settled = True
+        notes = list(servers.notes)
+        usable: list[ServedSkill] = []
+        for listing in listings:
+            notes.extend(listing.problems)
+            status, request = self.served_trust.assess(listing)
+            if request is not None and prompt is not None:
+                trusted = await prompt.confirm(request)
+                status = "trusted" if trusted else "declined"
+                self.served_trust.record(request, status)
+                names = ", ".join(skill.qualified for skill in listing.skills)
+                notes.append(
+                    f"Skills of MCP server {listing.server} trusted: {names}"
+                    if trusted
+                    else f"Skills of MCP server {listing.server} stay off"
+                )
+            elif request is not None:
+                notes.append(
+                    f"skills of MCP server {listing.server} are not trusted as listed now and "
+                    "stay off (only trusted ones are used without a terminal to ask)"
+                )
+            if status == "trusted":
+                usable.extend(listing.skills)
+        return [*notes, *self.skills.use_served(usable)]
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -128,6 +180,10 @@ class ChatSession:
         notes = []
         for snapshot in snapshots:
             skill = self.skills.find(snapshot.name)
+            if snapshot.served and skill is None:
+                continue  # its server's skills are listed once the servers are up
+            if skill is not None and skill.served:
+                continue  # served: compared when activated again (the listing has no body)
             if skill is None:
                 notes.append(
                     f"skill {snapshot.name!r} is no longer available; its saved instructions "

@@ -142,6 +142,10 @@ class McpHost:
             self.started.set()
             self._signal_change()
 
+    def enabled_servers(self) -> list[str]:
+        """The names of the enabled servers (none without a configuration)."""
+        return self._enabled_names()
+
     def _any_enabled(self) -> bool:
         return bool(self._enabled_names())
 

@@ -49,6 +49,7 @@ from agent.mcp.client.connection import (
 )
 from agent.mcp.client.request_scopes import RequestScopes
 from agent.mcp.client.server_log import ServerLog
+from agent.mcp.client.skill_requests import list_skills, offers_skills
 from agent.mcp.client.streams import Direction
 from agent.mcp.config.command_definitions import CommandsDefinition, command_timeout
 from agent.mcp.config.definitions import (
@@ -72,6 +73,16 @@ from agent.settings import McpLimits
 T = TypeVar("T")
 _COMMAND_ANSWER_GRACE = 5.0  # seconds for a killed program's result to come back
 State = Literal["stopped", "starting", "ready", "offline", "failed"]
+
+
+@dataclass(frozen=True)
+class SkillListing:
+    """One server's answer to `skills/list`: its entries as sent (secrets masked)."""
+
+    server: str
+    entries: tuple[Any, ...]
+    note: str | None  # a cap cut the listing short
+    offered: bool  # the server declares the Skills extension
 
 
 @dataclass(frozen=True)
@@ -452,6 +463,17 @@ class McpRuntime:
         connection = await self._catalog_connection(server, "resources", allow_disabled)
         timeout = self.limits.tool_timeout_seconds
         return await self._guard(connection, requests.read_resource(connection, uri, timeout))
+
+    async def skills(self, server: str, *, allow_disabled: bool = False) -> SkillListing:
+        """The server's `skills/list` entries as it sent them (masked), never their files;
+        empty when it does not declare the Skills extension."""
+        connection = await self._catalog_connection(server, None, allow_disabled)
+        info = connection.info
+        if info is None or not offers_skills(info.capabilities):
+            return SkillListing(connection.name, (), None, offered=False)
+        timeout = self.limits.tool_timeout_seconds
+        entries, note = await self._guard(connection, list_skills(connection, timeout))
+        return SkillListing(connection.name, tuple(entries), note, offered=True)
 
     async def get_prompt(
         self,

@@ -31,7 +31,14 @@ class SkillSnapshot:
     body: str
 
     @property
+    def served(self) -> bool:
+        """Whether an MCP server served it (its path is its SKILL.md's skill:// URI)."""
+        return self.scope == "server"
+
+    @property
     def directory(self) -> str:
+        if self.served:  # a URI: Path would fold its "//"
+            return self.path.rsplit("/", 1)[0]
         return str(Path(self.path).parent)
 
     def to_json(self) -> dict[str, Any]:
@@ -61,7 +68,7 @@ def snapshot_of(skill: Skill) -> SkillSnapshot:
     return SkillSnapshot(
         name=skill.name,
         scope=skill.scope,
-        path=str(skill.path),
+        path=skill.location,
         body_sha256=hashlib.sha256(body.encode("utf-8")).hexdigest(),
         body=body,
     )

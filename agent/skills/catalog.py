@@ -34,7 +34,7 @@ def _entry(skill: Skill, limit: int | None) -> str:
     return (
         f"<skill><name>{escape(skill.name)}</name>"
         f"<description>{escape(description)}</description>"
-        f"<location>{escape(str(skill.path))}</location></skill>"
+        f"<location>{escape(skill.location)}</location></skill>"
     )
 
 

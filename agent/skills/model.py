@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-Scope = Literal["bundled", "user", "project"]
-SCOPE_PRECEDENCE: tuple[Scope, ...] = ("bundled", "user", "project")  # lowest to highest
+# "server": a skill an MCP server serves (skills/served.py), named `server:skill`, lowest of
+# all: it never hides a skill of this machine, whatever its name.
+Scope = Literal["server", "bundled", "user", "project"]
+SCOPE_PRECEDENCE: tuple[Scope, ...] = ("server", "bundled", "user", "project")  # lowest first
 Level = Literal["warning", "error"]
 
 
@@ -35,10 +37,21 @@ class Skill:
     frontmatter: dict[str, Any] = field(default_factory=dict)
     disable_model_invocation: bool = False
     diagnostics: tuple[Diagnostic, ...] = ()
+    uri: str | None = None  # a served skill's SKILL.md (skill://...); its `path` is not a file
 
     @property
     def directory(self) -> Path:
         return self.path.parent
+
+    @property
+    def served(self) -> bool:
+        """Whether an MCP server serves this skill (its files are resources, not files)."""
+        return self.uri is not None
+
+    @property
+    def location(self) -> str:
+        """Where the skill is: its SKILL.md path, or a served skill's URI."""
+        return self.uri if self.uri is not None else str(self.path)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ from typing import Any
 
 from agent.errors import AgentError
 from agent.messages import ToolResult
-from agent.skills.activation import ActiveSkills, SkillSnapshot, skill_files
+from agent.skills.activation import MAX_LISTED_FILES, ActiveSkills, SkillSnapshot, skill_files
 from agent.skills.catalog import Catalog, build_catalog
 from agent.skills.model import Skill
 from agent.skills.names import skill_key
+from agent.skills.served import ServedSkill, SkillServers
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.credential_files import credential_rule, refusal
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
@@ -39,12 +40,112 @@ class SkillSession:
         active: ActiveSkills | None = None,
         catalog_budget: Callable[[], int] = lambda: 20_000,
     ) -> None:
-        self.skills = list(skills)
+        self.local: list[Skill] = list(skills)
+        # The skills of the MCP servers the person chose to use, as listed (not read), by
+        # their `server:name` key; `servers` reads their files when one is activated.
+        self.served: dict[str, ServedSkill] = {}
+        self.servers: SkillServers | None = None
         self.active = active or ActiveSkills()
         self.catalog_budget = catalog_budget
         self.last_catalog = Catalog("")
         self._catalog_key: object = None
         self.on_activate: Callable[[SkillSnapshot], None] = lambda snapshot: None
+
+    @property
+    def skills(self) -> list[Skill]:
+        """Every usable skill: this machine's, then the trusted servers' (never one with the
+        name of a skill of this machine: see `use_served`)."""
+        return [*self.local, *(served.listed_skill() for served in self.served.values())]
+
+    @skills.setter
+    def skills(self, skills: Sequence[Skill]) -> None:
+        self.local = list(skills)
+
+    def use_served(self, skills: Sequence[ServedSkill]) -> list[str]:
+        """Offer these servers' skills from now on; notes on any left out. A served name that
+        is also a skill of this machine's (after normalisation) is left out: a server's skill
+        never stands in for a local one."""
+        local = {skill_key(s.name) for s in self.local}
+        notes = []
+        for skill in skills:
+            key = skill_key(skill.qualified)
+            if key in local:
+                notes.append(
+                    f"MCP server {skill.server!r}: skill {skill.qualified!r} is left out: a "
+                    "skill of this machine has that name"
+                )
+            else:
+                self.served[key] = skill
+        return notes
+
+    def served_entry(self, name: str) -> ServedSkill | None:
+        """The listing entry of the served skill called `name`, while its server is trusted."""
+        return self.served.get(skill_key(name))
+
+    async def activate_async(
+        self, name: str, *, by_person: bool = False
+    ) -> tuple[SkillSnapshot, bool]:
+        """Activate a skill; a served one is read now (once), verified, then snapshotted."""
+        entry = self.served_entry(name)
+        if entry is None:
+            return self.activate(name, by_person=by_person)
+        existing = self.active.find(entry.qualified)
+        if existing is not None and not by_person:
+            return existing, False
+        skill = await self._load(entry)
+        if skill.disable_model_invocation and not by_person:
+            raise SkillError(f"no skill named {name!r} (it is activated only by the person)")
+        snapshot, new = self.active.activate(skill, refresh=by_person)
+        if new:
+            self.on_activate(snapshot)
+        return snapshot, new
+
+    async def _load(self, entry: ServedSkill) -> Skill:
+        from agent.skills.served import loaded_skill
+
+        if self.servers is None:
+            raise SkillError(f"MCP server {entry.server!r} is not available to read its skills")
+        try:
+            data = await self.servers.read(entry.server, entry.uri)
+            return loaded_skill(entry, data)
+        except AgentError as error:
+            raise SkillError(str(error)) from None
+
+    async def read_served(self, name: str, relative: str) -> str:
+        """A file of a served skill, as listed: read now, verified against the listing."""
+        from agent.skills.served import MAX_RESOURCE_BYTES as SERVED_LIMIT
+        from agent.skills.served import verified
+
+        entry = self.served_entry(name)
+        if entry is None or self.servers is None:
+            raise SkillError(f"no skill named {name!r} whose server is available")
+        file = entry.file(relative)
+        if file is None or file.uri == entry.uri:
+            listed = ", ".join(f.relative for f in entry.files if f.uri != entry.uri)
+            raise SkillError(
+                f"{relative!r} is not a file the skill {entry.qualified!r} lists "
+                f"(it lists: {listed or 'none'})"
+            )
+        if file.size > SERVED_LIMIT:
+            raise SkillError(
+                f"{relative!r} is {file.size} bytes; files over {SERVED_LIMIT} bytes are not read"
+            )
+        try:
+            data = verified(entry, file, await self.servers.read(entry.server, file.uri))
+        except AgentError as error:
+            raise SkillError(str(error)) from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise SkillError(f"{relative!r} is not UTF-8 text") from None
+
+    def listed_files(self, snapshot: SkillSnapshot) -> list[str]:
+        """The files of an active skill the model may read: a served one's as listed."""
+        if not snapshot.served:
+            return skill_files(Path(snapshot.directory))
+        entry = self.served_entry(snapshot.name)
+        files = entry.files if entry is not None else ()
+        return [f.relative for f in files if f.uri != snapshot.path][:MAX_LISTED_FILES]
 
     def for_model(self) -> list[Skill]:
         """Skills in the catalog: all but those with disable-model-invocation."""
@@ -57,6 +158,8 @@ class SkillSession:
     def activate(self, name: str, *, by_person: bool = False) -> tuple[SkillSnapshot, bool]:
         """Activate a skill (the person may also activate those hidden from the model)."""
         skill = self.find(name)
+        if skill is not None and skill.served:  # its body is not read yet: activate_async
+            raise SkillError(f"skill {name!r} is served by an MCP server: read when activated")
         if skill is None or (skill.disable_model_invocation and not by_person):
             known = ", ".join(s.name for s in (self.skills if by_person else self.for_model()))
             raise SkillError(f"no skill named {name!r} (available: {known or 'none'})")
@@ -100,19 +203,28 @@ class SkillSession:
         return tools
 
     def directory_of(self, name: str) -> Path | None:
+        """A local skill's folder (None for a served skill: its files are resources)."""
         snapshot = self.active.find(name)
         if snapshot is not None:
-            return Path(snapshot.directory)
+            return None if snapshot.served else Path(snapshot.directory)
         skill = self.find(name)
-        return skill.directory if skill is not None and not skill.disable_model_invocation else None
+        if skill is None or skill.served or skill.disable_model_invocation:
+            return None
+        return skill.directory
+
+    def is_served(self, name: str) -> bool:
+        """Whether `name` is a served skill (listed now, or active from a server)."""
+        snapshot = self.active.find(name)
+        return self.served_entry(name) is not None or (snapshot is not None and snapshot.served)
 
 
-def activation_text(snapshot: SkillSnapshot) -> str:
+def activation_text(snapshot: SkillSnapshot, files: list[str] | None = None) -> str:
     """What activate_skill returns: that the skill is active, and its files (not their text).
 
     The body itself is in the system prompt's active skills section from the next request
     on; repeating it here would send it twice in every later request."""
-    files = skill_files(Path(snapshot.directory))
+    if files is None:
+        files = skill_files(Path(snapshot.directory))
     listing = "\n".join(f"- {name}" for name in files) if files else "(none)"
     return (
         f"Skill {snapshot.name!r} is now active: its instructions are in your system prompt "
@@ -144,7 +256,7 @@ class ActivateSkill:
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:
-            snapshot, new = self.session.activate(str(arguments["name"]))
+            snapshot, new = await self.session.activate_async(str(arguments["name"]))
         except SkillError as error:
             return ToolResult(str(error), is_error=True)
         if not new:
@@ -152,7 +264,7 @@ class ActivateSkill:
                 f"Skill {snapshot.name!r} is already active; its instructions are in your "
                 "system prompt."
             )
-        return ToolResult(activation_text(snapshot))
+        return ToolResult(activation_text(snapshot, self.session.listed_files(snapshot)))
 
 
 @dataclass(frozen=True)
@@ -184,6 +296,12 @@ class ReadSkillResource:
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         import anyio.to_thread
 
+        name, relative = str(arguments["name"]), str(arguments["path"])
+        if self.session.is_served(name):  # a resource of its server, verified when read
+            try:
+                return ToolResult(await self.session.read_served(name, relative))
+            except SkillError as error:
+                return ToolResult(str(error), is_error=True)
         # Off the event loop: a slow disk must not stop the chat (Ctrl-C, MCP servers).
         return await anyio.to_thread.run_sync(self._result, arguments, abandon_on_cancel=True)
 

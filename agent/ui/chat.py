@@ -318,6 +318,13 @@ async def _before_turn(chat: ChatSession) -> None:
 
     for line in await chat.settle_skill_trust(ChatConfirm(SKILLS_QUESTION)):
         print(styled(sanitize_line(line), "yellow"))
+    if chat.served_skills_unsettled():
+        # Once, before the first request: the started servers' skills, asked about per server.
+        if waiting := chat.host.still_starting():
+            names = ", ".join(sanitize_line(name) for name in waiting)
+            print(styled(f"Waiting for MCP servers to list their skills: {names}", "yellow"))
+        for line in await chat.settle_served_skills(ChatConfirm(SKILLS_QUESTION)):
+            print(styled(sanitize_line(line), "yellow"))
     if chat.needs_compaction():
         from agent.session.compaction import NothingToCompactError
 

@@ -464,6 +464,9 @@ async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOut
                         f"MCP servers still starting after {MCP_START_SECONDS} s: "
                         "going on without them"
                     )
+                else:  # no person to ask: only servers' skills trusted as they are listed now
+                    for line in await chat.settle_served_skills(None):
+                        output.note(line)
                 async with host.request_scope():
                     parts = await _attachments(chat, sent.prompt, output)
                     async for event in conversation.turn(sent.text, parts):

@@ -152,6 +152,10 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
     document.write_text(json.dumps({"mcpServers": {SERVER: definition}}), encoding="utf-8")
     if (imported := agent(env, "mcp", "import", str(document))).returncode != 0:
         return imported.returncode
+    if scenario.startswith("sep-2640-"):  # the Skills extension: tests/conformance/skills_driver.py
+        from tests.conformance.skills_driver import skill_steps
+
+        return skill_steps(agent, env, SERVER, scenario)
     if scenario.startswith("auth/"):
         agent(env, "mcp", "login", SERVER)  # if it fails, the next step says what is missing
     listing = as_a_person(env, "mcp", "tools", SERVER)

@@ -66,7 +66,7 @@ NOT_PASSING: dict[str, str] = {
     "auth/2025-03-26-oauth-metadata-backcompat": (
         "the suite's 0.1.16 mock serves issuer .../oauth at the root well-known path, which "
         "RFC 8414 section 3.3 forbids and the mcp SDK refuses; the suite fixed its mock after "
-        "0.1.16 (\"make 2025-03-26 backcompat mock RFC 8414 section 3.3-compliant\")"
+        '0.1.16 ("make 2025-03-26 backcompat mock RFC 8414 section 3.3-compliant")'
     ),
     "auth/cross-app-access-complete-flow": (
         "enterprise cross-app access (SEP-990: ID-JAG token exchange at an identity provider) "

@@ -63,6 +63,11 @@ from agent.text import progress_text, sanitize, sanitize_line
 from agent.tools.schema_limits import withheld_reason
 from agent.tools.validation import SCHEMA_CHECK_SECONDS, bounded_patterns
 
+# The extensions we advertise (SEP-2133): Agent Skills served over MCP (SEP-2640), which we
+# list, and read only when a skill is activated (agent/skills/served.py checks them).
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+ADVERTISED_EXTENSIONS: dict[str, dict[str, Any]] = {SKILLS_EXTENSION: {}}
+
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
 _ERROR_LINE_CHARS = 500
@@ -464,6 +469,7 @@ class Connection:
                 logging_callback=self._log_message,
                 message_handler=evicting(cache, self._on_message),
                 client_info=types.Implementation(name="agent", version=_version()),
+                extensions=ADVERTISED_EXTENSIONS,
                 probe_seconds=min(probe, self._startup_timeout) if probe else None,
             )
             async with session:

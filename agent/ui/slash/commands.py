@@ -138,7 +138,7 @@ async def _skills(chat: ChatSession, argument: str) -> None:
 async def _skill(chat: ChatSession, argument: str) -> None:
     if not argument:
         raise AgentError("usage: /skill NAME (see /skills)")
-    snapshot, new = chat.activate_skill(argument)
+    snapshot, new = await chat.activate_skill(argument)
     note(f"Skill {snapshot.name} {'activated' if new else 'is already active'}.")
     return None
 
