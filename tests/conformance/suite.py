@@ -26,7 +26,7 @@ import pytest
 from tests.fixtures.install_lock import install_lock
 
 PACKAGE = "@modelcontextprotocol/conformance"
-VERSION = "0.1.16"
+VERSION = "0.2.0-alpha.12"
 NODE_VERSION = "22.23.5"
 INSTALL_TIMEOUT = 600  # seconds: the suite is ~120 small packages, node itself ~30 MB
 NODE_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
