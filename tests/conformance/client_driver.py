@@ -56,6 +56,14 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 2, "b": 3}}
 SCHEMA_ECHOES = {
     "json-schema-2020-12-preservation": ("json_schema_echo", "json_schema_2020_12_tool"),
 }
+# Scenarios whose checks need every tool called (the MRTR variants of sep-2322; the valid tool
+# beside the invalid ones of http-invalid-tool-headers): each tool our CLI lists is called,
+# with its required arguments filled, so a tool we should have left out reaches the wire and
+# the scenario sees it. Their forms are accepted with defaults on a pty.
+EVERY_TOOL = {"sep-2322-client-request-state", "http-invalid-tool-headers"}
+# A value of each JSON type, for a required argument nobody chose.
+FILLERS: dict[str, Any] = {"string": "x", "integer": 1, "number": 1, "boolean": True,
+                           "object": {}, "array": [], "null": None}  # fmt: skip
 
 
 def authorization_server(url: str) -> str | None:
@@ -166,6 +174,13 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
         return listing.returncode
     if scenario in SCHEMA_ECHOES:
         return echo_schema(env, *SCHEMA_ECHOES[scenario])
+    if calls := context.get("toolCalls"):  # the scenario names the calls to make
+        statuses = [as_a_person(env, "mcp", "call", SERVER, call["name"], "--args",
+                                json.dumps(call.get("arguments", {}))).returncode
+                    for call in calls]  # fmt: skip
+        return max(statuses)
+    if scenario in EVERY_TOOL:
+        return call_every_tool(env)
     names = tool_names(listing.stdout)
     if not names:
         return 0  # initialize and list was the whole job
@@ -199,6 +214,22 @@ def echo_schema(env: dict[str, str], echo: str, focal: str) -> int:
     schema = printed_schemas(shown.stdout)[focal]
     arguments = json.dumps({"schema": schema})
     return as_a_person(env, "mcp", "call", SERVER, echo, "--args", arguments).returncode
+
+
+def call_every_tool(env: dict[str, str]) -> int:
+    """Call each tool `agent mcp tools --schema` shows, its required arguments filled, on a pty
+    that accepts forms; the highest exit status."""
+    shown = agent(env, "mcp", "tools", SERVER, "--schema")
+    if shown.returncode != 0:
+        return shown.returncode
+    statuses = [0]
+    for tool, schema in printed_schemas(shown.stdout).items():
+        properties = schema.get("properties") or {}
+        arguments = {name: FILLERS.get((properties.get(name) or {}).get("type"), "x")
+                     for name in schema.get("required") or ()}  # fmt: skip
+        statuses.append(answering_forms(env, "mcp", "call", SERVER, tool, "--args",
+                                        json.dumps(arguments)))  # fmt: skip
+    return max(statuses)
 
 
 def answering_forms(env: dict[str, str], *args: str) -> int:

@@ -158,7 +158,11 @@ def expected(scenario: str) -> list[Any]:
 
 
 RUNS = [
-    *(pytest.param(rev, name, id=f"{rev}:{name}") for rev, names in REQUIRED.items() for name in names),
+    *(
+        pytest.param(rev, name, id=f"{rev}:{name}")
+        for rev, names in REQUIRED.items()
+        for name in names
+    ),
     *(
         pytest.param(rev, name, id=f"{rev}:{name}", marks=expected(name))
         for rev, names in NOT_SCORED.items()

@@ -40,7 +40,6 @@ async def test_a_server_that_sends_its_own_authorization_header_is_not_logged_in
     assert "sends its own Authorization header" in str(caught.value)
 
 
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("handshake", ["protected", "--open-handshake"])
 async def test_a_server_of_the_stateless_revision_gets_its_login_from_the_modern_requests(
