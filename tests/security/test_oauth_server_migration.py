@@ -63,8 +63,11 @@ def test_a_configured_secret_never_follows_the_resource_to_another_server(tmp_pa
         cli = OAuthCli(
             tmp_path,
             old,
-            oauth={"clientId": PRE_REGISTERED_ID, "clientSecret": "${FX_SECRET}",
-                   "issuer": old.base},  # fmt: skip
+            oauth={
+                "clientId": PRE_REGISTERED_ID,
+                "clientSecret": "${FX_SECRET}",
+                "issuer": old.base,
+            },
             env_extra={"FX_SECRET": PRE_REGISTERED_SECRET},
         )
         cli.login()
@@ -80,4 +83,3 @@ def test_a_configured_secret_never_follows_the_resource_to_another_server(tmp_pa
         f"names the authorization server {new.base}, but its client credentials belong to "
         f"{old.base} (oauth.issuer); nothing was sent there"
     ) in moved.stderr, moved.stderr
-
