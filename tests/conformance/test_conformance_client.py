@@ -14,7 +14,8 @@ scenario per test, so xdist spreads it and a failure names its scenario: the sui
 `client --scenario S --spec-version REVISION --force` is the very call its requirements run
 makes for S (dist/index.js: `Nc(command, S, timeout, out, yc(REVISION), force=true)`), and a
 scenario passes as the requirements run scores it: no check with status FAILURE (a WARNING is a
-SHOULD and does not count).
+SHOULD and does not count). The 2026-07-28 set needs the dual-era client (issue 25, branch
+era): without it every scenario of that wire fails at the first request.
 
 `REQUIRED` must equal the suite's own sets (a test compares them): every scored scenario
 passes, no exceptions. `NOT_SCORED` holds the rest each set runs; of those only scenarios the
