@@ -15,8 +15,10 @@ Like a person would, in a throwaway AGENT_HOME:
    tests/fixtures/follow_redirect.py (through an executable wrapper), which follows the
    authorization redirect to our loopback callback without a person;
 3. `agent mcp tools conformance`, then `agent mcp call conformance TOOL --args ...` for the
-   scenario's tool. When one of them says "run agent mcp login" (a step-up, say), the driver
-   does as a person would: logs in and runs it once more, never more. For elicitation
+   scenario's tool (or, where the scenario asks for it, one tool's schema as `agent mcp tools
+   --schema` prints it, echoed through another tool). When one of them says "run agent mcp
+   login" (a step-up, say), the driver does as a person would: logs in and runs it once more,
+   never more. For elicitation
    scenarios the call runs on a pty and accepts each form with its defaults. Every step's output
    goes to stderr (the suite keeps it in stderr.txt); the first step that fails ends the
    run with its exit status.
@@ -49,6 +51,19 @@ SECRET_VARIABLE = "CONFORMANCE_CLIENT_SECRET"
 KEY_FILE_VARIABLE = "CONFORMANCE_PRIVATE_KEY_FILE"
 # Arguments for the tools the suite's servers offer; any other tool is called with {}.
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 2, "b": 3}}
+# Scenarios that ask the client to echo a tool's inputSchema, as we received it, through
+# another tool: scenario -> (the echo tool, the tool whose schema it takes).
+SCHEMA_ECHOES = {
+    "json-schema-2020-12-preservation": ("json_schema_echo", "json_schema_2020_12_tool"),
+}
+# Scenarios whose checks need every tool called (the MRTR variants of sep-2322; the valid tool
+# beside the invalid ones of http-invalid-tool-headers): each tool our CLI lists is called,
+# with its required arguments filled, so a tool we should have left out reaches the wire and
+# the scenario sees it. Their forms are accepted with defaults on a pty.
+EVERY_TOOL = {"sep-2322-client-request-state", "http-invalid-tool-headers"}
+# A value of each JSON type, for a required argument nobody chose.
+FILLERS: dict[str, Any] = {"string": "x", "integer": 1, "number": 1, "boolean": True,
+                           "object": {}, "array": [], "null": None}  # fmt: skip
 
 
 def authorization_server(url: str) -> str | None:
@@ -161,6 +176,12 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
     listing = as_a_person(env, "mcp", "tools", SERVER)
     if listing.returncode != 0:
         return listing.returncode
+    if scenario in SCHEMA_ECHOES:
+        return echo_schema(env, *SCHEMA_ECHOES[scenario])
+    if calls := context.get("toolCalls"):  # the scenario names the calls to make
+        return max(named_call(env, call["name"], call.get("arguments", {})) for call in calls)
+    if scenario in EVERY_TOOL:
+        return call_every_tool(env)
     names = tool_names(listing.stdout)
     if not names:
         return 0  # initialize and list was the whole job
@@ -169,6 +190,60 @@ def run(url: str, scenario: str, context: dict[str, Any], home: Path) -> int:
     if scenario.startswith("elicitation"):
         return answering_forms(env, "mcp", "call", SERVER, tool, "--args", arguments)
     return as_a_person(env, "mcp", "call", SERVER, tool, "--args", arguments).returncode
+
+
+def printed_schemas(listing: str) -> dict[str, Any]:
+    """The schemas `agent mcp tools NAME --schema` prints: a `TOOL  (MODEL NAME)` line, then
+    the tool's JSON Schema."""
+    decoder, schemas, position = json.JSONDecoder(), {}, 0
+    while (line_end := listing.find("\n", position)) >= 0:
+        header = listing[position:line_end].split()
+        if not header:
+            position = line_end + 1
+            continue
+        schemas[header[0]], position = decoder.raw_decode(listing, line_end + 1)
+        position += 1
+    return schemas
+
+
+def echo_schema(env: dict[str, str], echo: str, focal: str) -> int:
+    """Call `echo` with `focal`'s inputSchema exactly as our CLI shows it (what a person
+    copies from `agent mcp tools --schema`): the scenario compares it with what it sent."""
+    shown = agent(env, "mcp", "tools", SERVER, "--schema")
+    if shown.returncode != 0:
+        return shown.returncode
+    schema = printed_schemas(shown.stdout)[focal]
+    arguments = json.dumps({"schema": schema})
+    return as_a_person(env, "mcp", "call", SERVER, echo, "--args", arguments).returncode
+
+
+def named_call(env: dict[str, str], tool: str, arguments: dict[str, Any]) -> int:
+    """Call `tool` with the scenario's arguments. Our CLI checks arguments against the tool's
+    schema and refuses a null where the schema wants a value (`verbose: null` for a boolean,
+    in http-custom-headers); a person then leaves that argument out, which is the "not
+    provided" case of the same check (the header must be omitted either way). So: once as
+    given, and once more without the nulls only when the CLI refused those arguments."""
+    done = as_a_person(env, "mcp", "call", SERVER, tool, "--args", json.dumps(arguments))
+    given = {name: value for name, value in arguments.items() if value is not None}
+    if done.returncode != 0 and "invalid arguments" in done.stderr and given != arguments:
+        done = as_a_person(env, "mcp", "call", SERVER, tool, "--args", json.dumps(given))
+    return done.returncode
+
+
+def call_every_tool(env: dict[str, str]) -> int:
+    """Call each tool `agent mcp tools --schema` shows, its required arguments filled, on a pty
+    that accepts forms; the highest exit status."""
+    shown = agent(env, "mcp", "tools", SERVER, "--schema")
+    if shown.returncode != 0:
+        return shown.returncode
+    statuses = [0]
+    for tool, schema in printed_schemas(shown.stdout).items():
+        properties = schema.get("properties") or {}
+        arguments = {name: FILLERS.get((properties.get(name) or {}).get("type"), "x")
+                     for name in schema.get("required") or ()}  # fmt: skip
+        statuses.append(answering_forms(env, "mcp", "call", SERVER, tool, "--args",
+                                        json.dumps(arguments)))  # fmt: skip
+    return max(statuses)
 
 
 def answering_forms(env: dict[str, str], *args: str) -> int:

@@ -1,8 +1,13 @@
 """The requests a login sends so that the server's 401 starts the OAuth flow.
 
-`initialize` first; a server that answers it without a token but protects what follows (the
-MCP spec allows either) then gets `notifications/initialized` and `tools/list` in the same
-session, as a real connection would send them. The session is ended afterwards.
+Both eras, as a connection probes them: the 2026-07-28 (stateless) `server/discover` first,
+then `tools/list`, each with the `_meta` and headers of that revision; a server that refuses
+them without a login (a handshake-era server answers 400 or a JSON-RPC error) then gets
+`initialize`, and when it answers that without a token but protects what follows (the MCP
+spec allows either), `notifications/initialized` and `tools/list` in the same session. The
+session is ended afterwards. A modern server may let discovery through and protect the rest,
+or protect discovery too and refuse `initialize` outright (the conformance suite's servers
+do): either way its 401 comes from the modern requests.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from agent.text import sanitize_line
 
 PROBE_TIMEOUT = httpx2.Timeout(30.0)
 PROTOCOL_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
 _ACCEPT = "application/json, text/event-stream"
 _INITIALIZE = {
     "jsonrpc": "2.0",
@@ -33,6 +39,17 @@ _INITIALIZE = {
 }
 _INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 _LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+# What every 2026-07-28 request carries in place of the handshake (mcp_types' *_META_KEY).
+_MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientInfo": {"name": "agent", "version": "login"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def _modern(request_id: int, method: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method,
+            "params": {"_meta": _MODERN_META}}  # fmt: skip
 
 
 async def probe(launch: HttpLaunch, auth: httpx2.Auth, logged_in: Callable[[], bool]) -> None:
@@ -62,6 +79,25 @@ async def probe(launch: HttpLaunch, auth: httpx2.Auth, logged_in: Callable[[], b
 
 
 async def _streamable(client: httpx2.AsyncClient, url: str, logged_in: Callable[[], bool]) -> int:
+    status = await _stateless(client, url)
+    if logged_in():
+        return status
+    return await _handshake(client, url, logged_in)
+
+
+async def _stateless(client: httpx2.AsyncClient, url: str) -> int:
+    """The 2026-07-28 requests; the status of the last one sent."""
+    status = 0
+    for request_id, method in enumerate(("server/discover", "tools/list")):
+        headers = {"Accept": _ACCEPT, "mcp-protocol-version": MODERN_VERSION, "mcp-method": method}
+        status, _ = await _post(client, url, _modern(request_id, method), headers)
+        if status >= 400:
+            break
+    return status
+
+
+async def _handshake(client: httpx2.AsyncClient, url: str, logged_in: Callable[[], bool]) -> int:
+    """The handshake-era requests; the status of the last one sent."""
     headers = {"Accept": _ACCEPT}
     status, session = await _post(client, url, _INITIALIZE, headers)
     if session is not None:

@@ -92,13 +92,22 @@ class FileTokenStorage:
         )
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
-        """The configured client, else the stored registration (dynamic or CIMD), if any."""
+        """The configured client, else the stored registration (dynamic or CIMD), if any,
+        bound to the authorization server it was registered with."""
         if self._configured is not None:
             return self._configured
         record = await anyio.to_thread.run_sync(self.store.get, self.name, self.url)
         if record is None or record.client is None:
             return None
-        return OAuthClientInformationFull.model_validate(record.client)
+        client = dict(record.client)
+        issuer = (record.metadata or {}).get("issuer")
+        if client.get("issuer") is None and isinstance(issuer, str):
+            # SEP-2352: the SDK reuses a registration that names no issuer with any server.
+            # One stored before the SDK recorded it was made at the login's issuer, which the
+            # login stored beside it: so a resource that moved gets a new registration, and
+            # never the old server's client id or secret.
+            client["issuer"] = issuer
+        return OAuthClientInformationFull.model_validate(client)
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         """Remember the registration, so the next login reuses it."""
