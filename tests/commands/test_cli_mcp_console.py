@@ -475,7 +475,11 @@ def test_trace_prints_each_json_rpc_message_with_env_values_hidden(
 
     messages = trace_messages(result.stderr)
     assert (result.returncode, result.stdout) == (0, "logged\n")
+    # The first start probes (server/discover: this fixture speaks the handshake era only,
+    # so it answers an error and the handshake follows); later starts remember the era.
     assert [(arrow, summary(message)) for arrow, message in messages] == [
+        ("->", "server/discover"),
+        ("<-", "error"),
         ("->", "initialize"),
         ("<-", "result"),
         ("->", "notifications/initialized"),
@@ -485,8 +489,8 @@ def test_trace_prints_each_json_rpc_message_with_env_values_hidden(
         ("<-", "notifications/message"),
         ("<-", "result"),
     ]
-    assert messages[5][1]["params"]["arguments"] == {"message": "***"}
-    assert messages[6][1]["params"]["data"] == "***"
+    assert messages[7][1]["params"]["arguments"] == {"message": "***"}
+    assert messages[8][1]["params"]["data"] == "***"
     assert CANARY not in result.stdout + result.stderr
     assert CANARY not in (agent_home / "mcp" / "fx.log").read_text()
 

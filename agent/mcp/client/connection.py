@@ -25,7 +25,7 @@ import anyio.abc
 import mcp_types as types
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
+from mcp.shared.message import ClientMessageMetadata, SessionMessage
 
 import agent.mcp.client.era_memory as era_memory
 from agent.errors import (
@@ -48,6 +48,7 @@ from agent.mcp.client.sdk import (
     DEFAULT_INPUT_REQUIRED_MAX_ROUNDS,
     EraSession,
     InputRequiredRoundsExceededError,
+    stamp_message,
 )
 from agent.mcp.client.server_log import ServerLog
 from agent.mcp.client.server_requests import ConnectionTraffic
@@ -253,7 +254,7 @@ class Connection:
     async def send_message(self, payload: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         """Send one hand-written JSON-RPC message; a request's answer (None when none came
         within `timeout` s), or None at once for anything else. Secrets are redacted."""
-        self._require_session()
+        client = self._require_session()
         if not self._hooks.watch_traffic:
             raise ToolCallError(f"MCP server {self.name!r}: this connection does not watch answers")
         try:
@@ -262,10 +263,20 @@ class Connection:
             raise ToolCallError(
                 f"not a JSON-RPC message: {sanitize_line(validation_summary(error))}"
             ) from None
+        metadata = None
+        if client.modern and isinstance(message, types.JSONRPCRequest):
+            # A 2026-07-28 server refuses a request without the envelope every request
+            # carries (protocol version, client info and capabilities in _meta; Mcp-* headers
+            # on HTTP): a hand-written one gets it as the session's own requests do.
+            data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+            headers = stamp_message(client.session, data)
+            message = types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+            metadata = ClientMessageMetadata(headers=headers) if headers else None
         write = self._write
+        sent = message
 
         async def send() -> None:
-            await write.send(SessionMessage(message))
+            await write.send(SessionMessage(sent, metadata=metadata))
 
         if not isinstance(message, types.JSONRPCRequest):
             await send()

@@ -122,3 +122,17 @@ def absorb_tool_listing(session: ClientSession, result: types.ListToolsResult) -
     """Let `session` learn a tools listing served from the response cache (its header maps,
     output schemas): what `mcp.Client.list_tools` does for a cache hit."""
     session._absorb_tool_listing(result, complete=result.next_cursor is None)
+
+
+def stamp_message(session: ClientSession, data: dict[str, Any]) -> dict[str, str]:
+    """Put the negotiated era's envelope on a hand-written message `data` (in place) as the
+    session puts it on its own requests: on 2026-07-28 the `_meta` keys every request must
+    carry, and the Mcp-* headers returned for the HTTP transport. `_stamp` is the session's
+    private per-era stamp; keys the person wrote in `_meta` themselves are kept as written."""
+    written = dict((data.get("params") or {}).get("_meta") or {})
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)  # type: ignore[arg-type]
+    if written:
+        data.setdefault("params", {}).setdefault("_meta", {}).update(written)
+    headers: dict[str, str] = opts.get("headers") or {}
+    return headers
