@@ -1,10 +1,11 @@
 """McpHost: the chat's MCP side, brought up after the prompt is on screen.
 
 Importing the mcp SDK costs most of a second, so it happens in a worker thread; then the
-runtime starts every enabled, trusted stdio server in the background. The prompt never waits
-for them; a request does (`wait_for_servers`), so every tool the person enabled is in it: a
-server still starting is waited for (each start is bounded by its start-up timeout), one that
-failed is left out with a notice. One-shot mode asks for `only_if_used`: with no server enabled
+runtime starts every enabled, trusted stdio server in the background (each start lists its
+tools again, so an upgraded server is offered as it is now). The prompt never waits for them;
+a request does (`wait_for_servers`), so every tool the person enabled is in it: a server still
+starting is waited for (each start is bounded by its start-up timeout), one that failed is left
+out with a notice. One-shot mode asks for `only_if_used`: with no server enabled
 it imports nothing of the SDK at all. This module imports nothing heavy at load time.
 """
 
@@ -21,7 +22,6 @@ import anyio.to_thread
 
 from agent.errors import AgentError
 from agent.home import mcp_store_path
-from agent.mcp.new_tools import new_tools_notice
 from agent.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -207,6 +207,8 @@ class McpHost:
         """ "; <the notice of its new tools>" when the start found some, else ""."""
         if self.runtime is None:
             return ""
+        from agent.mcp.new_tools import new_tools_notice
+
         new = self.runtime.take_new_tools(name)
         return "; " + new_tools_notice(name, new) if new else ""
 

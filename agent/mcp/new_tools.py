@@ -8,9 +8,12 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from agent.mcp.store import ServerState
 from agent.text import sanitize_line
+
+if TYPE_CHECKING:
+    from agent.mcp.store import ServerState
 
 # How many new tool names one notice names; the rest are counted. A server that invents new
 # names at every start gets one short line per start, never a flood.

@@ -1,12 +1,14 @@
 """Attack: mcp-servers.json holds a server's tools as an earlier version cached them, unmasked:
 its secret in a description, a schema's words, an annotation, and a tool named after it. A
-chat offers cached tools without listing them again (an HTTP server is not even connected),
+chat offers cached tools without listing them again (an HTTP server is not even connected; a
+stdio server whose cache hint still holds is not listed),
 so the cache must be masked with the secrets known for the definition on its way to the
 model and to `agent mcp tools`, and the tool whose name carries the secret withheld."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -44,8 +46,15 @@ def cache_unmasked(agent_home: Path, secret: str) -> None:
     store = McpStore(agent_home / "mcp-servers.json")
     fp = fingerprint(store.load().find(SERVER))
     names = tuple(tool.name for tool in tools)
+    # Fresh by a cache hint (as a 2026-07-28 server may give): a start offers this cache
+    # without listing again, which every start does otherwise.
+    fresh = time.time() + 3600
     store.update_state(
-        SERVER, fp, lambda state: replace(state, cached_tools=tools, enabled_tools=names)
+        SERVER,
+        fp,
+        lambda state: replace(
+            state, cached_tools=tools, enabled_tools=names, tools_fresh_until=fresh
+        ),
     )
 
 

@@ -54,7 +54,14 @@ def test_a_call_after_the_page_listed_the_tool_sends_no_tools_list(tmp_path: Pat
         finally:
             events.close()
 
-    assert sent_methods(events) == ["initialize", "tools/list", "tools/call", "tools/call"]
+    # The start's own listing (every start lists again), then the page's: the calls list nothing.
+    assert sent_methods(events) == [
+        "initialize",
+        "tools/list",
+        "tools/list",
+        "tools/call",
+        "tools/call",
+    ]
 
 
 def test_a_call_of_a_tool_the_page_never_listed_lists_once_then_remembers(tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ from agent.mcp.client.answer_redaction import (
 )
 from agent.mcp.client.era_client import AUTO, EraClient, EraStart, evicting, response_cache
 from agent.mcp.client.json_redaction import FORM_PROBLEM, URL_PROBLEM, UnmaskableError
+from agent.mcp.client.list_changes import ListenHooks, listen_for_changes
 from agent.mcp.client.sdk import (
     DEFAULT_INPUT_REQUIRED_MAX_ROUNDS,
     EraSession,
@@ -493,7 +494,7 @@ class Connection:
                 self._client = client
                 self.started_at = datetime.datetime.now(datetime.UTC)
                 self._ready.set()
-                await self._closing.wait()
+                await self._wait_listening(client)
         return True
 
     async def _handshake(self, client: EraClient) -> bool | None:
@@ -574,6 +575,23 @@ class Connection:
         if self._start.mode != "modern":
             era_memory.remember(self.launch, discover, self._write_log)
         return True
+
+    async def _wait_listening(self, client: EraClient) -> None:
+        """Wait until closed; on a modern server, listen for list changes meanwhile (the
+        legacy era's list_changed notifications arrive through _on_message instead)."""
+        if not client.modern:
+            await self._closing.wait()
+            return
+        hooks = ListenHooks(
+            on_tools_changed=self._hooks.on_tools_changed,
+            on_catalog_changed=self._hooks.on_catalog_changed,
+            note=self._write_log,
+            ack_timeout=self._startup_timeout,
+        )
+        async with anyio.create_task_group() as group:
+            group.start_soon(listen_for_changes, client, hooks)
+            await self._closing.wait()
+            group.cancel_scope.cancel()
 
     def _observer(self) -> MessageObserver | None:
         observe = self._hooks.observe

@@ -87,6 +87,25 @@ class EraClient:
         """Whether the session speaks 2026-07-28 (or later)."""
         return self.session.protocol_version in MODERN_PROTOCOL_VERSIONS
 
+    @property
+    def server_capabilities(self) -> types.ServerCapabilities:
+        """What the server said it can do (the handshake's or the discover result's)."""
+        return self.session.server_capabilities or types.ServerCapabilities()
+
+    def listen(
+        self, *, tools_list_changed: bool, prompts_list_changed: bool, resources_list_changed: bool
+    ) -> Any:
+        """One `subscriptions/listen` stream (2026-07-28 only): `mcp.Client.listen` without
+        the Client (whose import loads the SDK's server side)."""
+        from mcp.client.subscriptions import listen
+
+        return listen(
+            self.session,
+            tools_list_changed=tools_list_changed,
+            prompts_list_changed=prompts_list_changed,
+            resources_list_changed=resources_list_changed,
+        )
+
     async def start(self, how: EraStart) -> None:
         """The handshake, the probe, or adopting a remembered discover result."""
         if how.mode == "legacy":

@@ -27,8 +27,10 @@ from agent.mcp.oauth.http_client import http_client
 
 # The SDK logs tracebacks (junk on a server's stdout, dropped streams) through `logging`;
 # with no handler Python would print them on the person's terminal. What matters reaches
-# the person as our own errors and the server's log file instead.
-for _logger_name in ("mcp", "httpx2", "httpcore2"):
+# the person as our own errors and the server's log file instead. ("client" is the logger of
+# the SDK's ClientSession, which warns there of each tool it drops for a bad x-mcp-header:
+# we say that once ourselves, like the schema limits.)
+for _logger_name in ("mcp", "client", "httpx2", "httpcore2"):
     logging.getLogger(_logger_name).addHandler(logging.NullHandler())
     logging.getLogger(_logger_name).propagate = False
 
