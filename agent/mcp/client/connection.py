@@ -565,9 +565,11 @@ class Connection:
         answer = discover if discover is not None else handshake
         assert answer is not None  # one of the two is set once the start succeeded
         capabilities = answer.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # The discover result's serverInfo stamp sits in its _meta, which answer masking
+        # leaves as data: the name and version are masked here, as every answer's text is.
         self.info = ServerInfo(
-            name=implementation.name if implementation is not None else self.name,
-            version=implementation.version if implementation is not None else "",
+            name=self._redactor.redact(implementation.name) if implementation else self.name,
+            version=self._redactor.redact(implementation.version) if implementation else "",
             protocol_version=session.protocol_version or "",
             capabilities=capabilities,
             instructions=answer.instructions,

@@ -260,7 +260,7 @@ async def test_modern_requests_over_http_carry_the_mcp_headers(
     store: McpStore, agent_home: Path, tmp_path: Path
 ) -> None:
     headers_log = tmp_path / "headers.jsonl"
-    with running_http_server(headers_log=headers_log) as server:
+    with running_http_server(extra_args=("--era", "dual"), headers_log=headers_log) as server:
         save(store, {"fx": {"url": server.url}})
         async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust()) as rt:
             connection = await rt.start("fx")
