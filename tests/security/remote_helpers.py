@@ -26,15 +26,19 @@ def requests_made(headers_log: Path) -> int:
 
 
 def connections_made(headers_log: Path) -> int:
-    """MCP sessions the server saw start: requests sent before a session id was given."""
+    """MCP sessions the server saw start: requests sent before a session id was given, but
+    the era probe (`Mcp-Method: server/discover`, which this handshake-era server refuses
+    before any session starts)."""
     if not headers_log.exists():
         return 0
     requests = [json.loads(line) for line in headers_log.read_text().splitlines()]
-    return sum(
-        1
-        for r in requests
-        if r["method"] == "POST" and "mcp-session-id" not in {k.lower() for k in r["headers"]}
-    )
+    started = 0
+    for r in requests:
+        headers = {k.lower(): v for k, v in r["headers"].items()}
+        probe = headers.get("mcp-method") == "server/discover"
+        if r["method"] == "POST" and "mcp-session-id" not in headers and not probe:
+            started += 1
+    return started
 
 
 @asynccontextmanager
