@@ -37,20 +37,26 @@ class RuntimeSkillServers:
         self.allow_disabled = allow_disabled
         self.notes: list[str] = []  # servers whose listing failed, said once by the caller
 
-    async def listings(self) -> list[ServerSkills]:
-        """The skills of every running (local) or enabled (remote) server that offers them."""
+    async def listings(self, listed: set[str] | None = None) -> list[ServerSkills]:
+        """The skills of every running (local) or enabled (remote) server that offers them.
+
+        `listed`: the servers already asked, left out; each server asked now is added to it
+        (a failed listing too: it is said once, not again every turn). A local server not
+        running yet is not asked and not added, so it is asked once it has started."""
         from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
+        listed = set() if listed is None else listed
         config = self.runtime.store.load()
         found = []
         for definition in config.definitions:
-            if not config.state(definition.name).enabled:
+            if not config.state(definition.name).enabled or definition.name in listed:
                 continue
             if (
                 isinstance(definition, LOCAL_DEFINITIONS)
                 and self.runtime.live(definition.name) is None
             ):
                 continue  # not started here (not trusted, or failed): nothing is started for skills
+            listed.add(definition.name)
             try:
                 found.append(await self.listing(definition.name))
             except AgentError as error:

@@ -28,6 +28,7 @@ from agent.skills.usable import usable_from
 
 if TYPE_CHECKING:
     from agent.chat.prompt import SystemPrompt
+    from agent.chat.served_skills import RuntimeSkillServers
 
 
 @dataclass
@@ -53,7 +54,8 @@ class ChatSession:
     share_cache: dict[str, object] = field(default_factory=dict)  # the toolbar's last count
     served_trust: ServedSkillTrustStore = field(default_factory=ServedSkillTrustStore)
     _cut_said: str | None = field(default=None, init=False, repr=False)
-    _served_settled: bool = field(default=False, init=False, repr=False)
+    _served_listed: set[str] = field(default_factory=set, init=False, repr=False)
+    _served_servers: RuntimeSkillServers | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.skills.on_activate = self._record_activation
@@ -106,28 +108,30 @@ class ChatSession:
         return await self.skills.activate_async(name, by_person=True)
 
     def served_skills_unsettled(self) -> bool:
-        """Whether the servers' skills are still to be listed (once, after they started)."""
-        if not self._served_settled and not self.host.enabled_servers():
-            self._served_settled = True  # no server: nothing to list, no SDK to import
-        return not self._served_settled
+        """Whether an enabled server's skills are still to be listed (each server once, after
+        it started: one still starting when a turn is sent is listed before a later turn)."""
+        return any(name not in self._served_listed for name in self.host.enabled_servers())
 
     async def settle_served_skills(self, prompt: ServedSkillTrustPrompt | None) -> list[str]:
-        """List the started servers' skills (never their files) and offer those the person
-        chose to use: one question per server whose skills are new or changed (`prompt`
-        None: no person, so only skills trusted as they are now). Returns notes."""
+        """List the skills (never their files) of the started servers not listed before, and
+        offer those the person chose to use: one question per server whose skills are new or
+        changed (`prompt` None: no person, so only skills trusted as they are now). Servers
+        still starting are not waited for: the turn's own wait says so and Ctrl-C ends it.
+        Returns notes."""
         if not self.served_skills_unsettled():
             return []
         await self.host.ready.wait()
         runtime = self.host.runtime
         if runtime is None:
             return []
-        await self.host.wait_for_servers(lambda names: None)
         from agent.chat.served_skills import RuntimeSkillServers
 
-        servers = RuntimeSkillServers(runtime)
+        if self._served_servers is None or self._served_servers.runtime is not runtime:
+            self._served_servers = RuntimeSkillServers(runtime)
+        servers = self._served_servers
         self.skills.servers = servers
-        listings = await servers.listings()
-        self._served_settled = True
+        servers.notes.clear()
+        listings = await servers.listings(self._served_listed)
         notes = list(servers.notes)
         usable: list[ServedSkill] = []
         for listing in listings:

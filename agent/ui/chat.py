@@ -71,27 +71,32 @@ async def _run_turn(
     `parts`: what goes with the text (a prompt's messages); None: read its @-mentions.
     `typeahead`: reads the next message while the turn runs."""
     reading = typeahead.reading() if typeahead is not None else contextlib.nullcontext()
-    with reading:
-        await _wait_for_servers(chat, renderer)
-        # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
-        with ctrl_c_cancels(ignore_after=True) as scope, mcp_progress(renderer.progress):
-            renderer.begin()
-            try:
-                async with chat.host.request_scope():
-                    if parts is None:
-                        parts = await _attachments(chat, text, renderer)
-                    async for event in chat.conversation.turn(text, parts):
-                        renderer.render(event)
-            finally:
-                renderer.end()
+    # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
+    with (
+        reading,
+        ctrl_c_cancels(ignore_after=True) as scope,
+        mcp_progress(renderer.progress),
+    ):
+        renderer.begin()
+        try:
+            async with chat.host.request_scope():
+                if parts is None:
+                    parts = await _attachments(chat, text, renderer)
+                async for event in chat.conversation.turn(text, parts):
+                    renderer.render(event)
+        finally:
+            renderer.end()
     if scope.cancelled_caught:
         renderer.interrupted()
     return scope.cancelled_caught
 
 
-async def _wait_for_servers(chat: ChatSession, renderer: EventRenderer) -> None:
+async def _wait_for_servers(
+    chat: ChatSession, renderer: EventRenderer, typeahead: TypeAhead
+) -> None:
     """Hold the request until the enabled MCP servers that are still starting are up, so
-    their tools are in it; Ctrl-C sends without them."""
+    their tools (and skills) are in it; Ctrl-C sends without them. Keys typed meanwhile are
+    typed ahead, as during the turn."""
     waited: list[str] = []
 
     def show(names: list[str]) -> None:
@@ -100,7 +105,7 @@ async def _wait_for_servers(chat: ChatSession, renderer: EventRenderer) -> None:
         server = "MCP server" if len(names) == 1 else "MCP servers"
         renderer.waiting(f"Waiting for {server} {shown} (Ctrl-C sends without)")
 
-    with ctrl_c_cancels(ignore_after=True) as scope:
+    with typeahead.reading(), ctrl_c_cancels(ignore_after=True) as scope:
         await chat.host.wait_for_servers(show)
     renderer.waiting(None)
     if scope.cancelled_caught and waited:
@@ -289,7 +294,10 @@ async def _serve(
                 continue
             # A prompt's messages: the person's turn, with everything a typed one gets.
             text, parts = outcome.text, outcome.parts
-        await _interruptible(lambda: _before_turn(chats[0]))
+        await _interruptible(lambda: _settle_project_skills(chats[0]))
+        if chats[0].host.still_starting():
+            await _wait_for_servers(chats[0], renderer, typeahead)
+        await _interruptible(lambda: _before_request(chats[0]))
         if await _run_turn(chats[0], text, renderer, parts, typeahead):
             typeahead.hold()  # stopped: what was queued goes back to the prompt, unsent
         problems = chats[0].recorder.problems
@@ -312,17 +320,20 @@ async def _next_message(session: PromptSession[str], typeahead: TypeAhead) -> st
     return text
 
 
-async def _before_turn(chat: ChatSession) -> None:
-    """Questions that must come before a request: the project's skills, then compaction."""
+async def _settle_project_skills(chat: ChatSession) -> None:
+    """The question that comes before anything else of a turn: the project's skills."""
     from agent.ui.dialogs.confirm import SKILLS_QUESTION, ChatConfirm
 
     for line in await chat.settle_skill_trust(ChatConfirm(SKILLS_QUESTION)):
         print(styled(sanitize_line(line), "yellow"))
+
+
+async def _before_request(chat: ChatSession) -> None:
+    """What must come once the servers are up and before the request: the skills of servers
+    not listed yet, asked about per server, then compaction."""
     if chat.served_skills_unsettled():
-        # Once, before the first request: the started servers' skills, asked about per server.
-        if waiting := chat.host.still_starting():
-            names = ", ".join(sanitize_line(name) for name in waiting)
-            print(styled(f"Waiting for MCP servers to list their skills: {names}", "yellow"))
+        from agent.ui.dialogs.confirm import SKILLS_QUESTION, ChatConfirm
+
         for line in await chat.settle_served_skills(ChatConfirm(SKILLS_QUESTION)):
             print(styled(sanitize_line(line), "yellow"))
     if chat.needs_compaction():

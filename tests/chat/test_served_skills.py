@@ -73,3 +73,35 @@ def test_a_servers_skills_are_asked_about_offered_and_read_only_when_activated(
         ("sk:review", "server", "skill://review/SKILL.md")
     ]
     assert REVIEW_BODY in snapshots[0]["body"]
+
+
+def test_a_server_still_starting_when_the_first_turn_is_sent_has_its_skills_asked_about_later(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    """Ctrl-C sends the first turn without the starting server (no wait of its own for the
+    skills); once it has started, the next turn lists its skills and asks about them."""
+    reads = tmp_path / "reads.log"
+    root = served_skills(tmp_path)
+    save_skills_server(agent_home, chat_env, root, reads, "--start-delay", "4")
+    turns = [{"text": "Without it."}, {"text": "With it."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("hello\r")
+        chat.expect("Waiting for MCP server sk")
+        chat.sendintr()
+        chat.expect("sending without sk")
+        chat.expect("Without it.")
+        chat.expect("MCP server sk ready", timeout=30)
+        chat.send("and now?\r")
+        chat.expect("Use the skills of MCP server sk\\?")
+        chat.send("y")
+        chat.expect("With it.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+
+    assert len(requests) == 2
+    assert "sk:review" not in _system(requests[0])
+    assert "<name>sk:review</name>" in _system(requests[1])
+    assert reads_of(reads) == []

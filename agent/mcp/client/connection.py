@@ -557,8 +557,6 @@ class Connection:
             if handshake is not None:
                 handshake = redact_answer(handshake, self._redactor)
             implementation = handshake.server_info if handshake is not None else session.server_info
-            if implementation is not None:
-                implementation = redact_answer(implementation, self._redactor)
         except ValueError as error:
             self._fail(f"sent a handshake that could not be masked: {self._invalid_answer(error)}")
             return False

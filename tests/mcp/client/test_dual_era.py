@@ -14,6 +14,7 @@ import pytest
 from agent.errors import ToolCallError
 from agent.mcp.client import catalog_requests
 from agent.mcp.forms.elicitation import ElicitationAnswer
+from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import running_http_server
 from tests.mcp.runtime_helpers import (
@@ -32,6 +33,19 @@ def modern_server(*args: str) -> dict[str, Any]:
     definition = script_server("modern_server.py")
     definition["args"] = [*definition["args"], *args]
     return definition
+
+
+def traced_runtime(
+    store: McpStore, home: Path, project: Path, lines: list[tuple[str, str, str]]
+) -> McpRuntime:
+    """A runtime trusting every server, each message it sends or gets appended to `lines`."""
+    return runtime(
+        store,
+        home,
+        project,
+        trust=ScriptedTrust(),
+        observe=lambda server, direction, text: lines.append((server, direction, text)),
+    )
 
 
 def methods(lines: list[tuple[str, str, str]]) -> list[str]:
@@ -107,15 +121,7 @@ async def test_a_second_start_of_a_modern_server_asks_discover_again_and_never_t
     save(store, {"fx": modern_server()})
     for _start in range(2):
         lines: list[tuple[str, str, str]] = []
-        async with runtime(
-            store,
-            agent_home,
-            tmp_path,
-            trust=ScriptedTrust(),
-            observe=lambda server, direction, text, lines=lines: lines.append(
-                (server, direction, text)
-            ),
-        ) as rt:
+        async with traced_runtime(store, agent_home, tmp_path, lines) as rt:
             connection = await rt.start("fx")
             await rt.call_tool("fx", "echo", {"text": "hi"})
             assert connection.info is not None
@@ -162,15 +168,7 @@ async def test_a_second_start_of_a_legacy_server_goes_straight_to_the_handshake(
     seen: list[list[str]] = []
     for _start in range(2):
         lines: list[tuple[str, str, str]] = []
-        async with runtime(
-            store,
-            agent_home,
-            tmp_path,
-            trust=ScriptedTrust(),
-            observe=lambda server, direction, text, lines=lines: lines.append(
-                (server, direction, text)
-            ),
-        ) as rt:
+        async with traced_runtime(store, agent_home, tmp_path, lines) as rt:
             connection = await rt.start("fx")
             assert connection.info is not None
             assert connection.info.protocol_version == "2025-11-25"
@@ -184,15 +182,7 @@ async def test_a_changed_launch_probes_afresh(
     for definition in (modern_server(), modern_server("--instructions", "other")):
         save(store, {"fx": definition})
         lines: list[tuple[str, str, str]] = []
-        async with runtime(
-            store,
-            agent_home,
-            tmp_path,
-            trust=ScriptedTrust(),
-            observe=lambda server, direction, text, lines=lines: lines.append(
-                (server, direction, text)
-            ),
-        ) as rt:
+        async with traced_runtime(store, agent_home, tmp_path, lines) as rt:
             await rt.start("fx")
         assert methods(lines)[0] == "server/discover"
 
