@@ -1,16 +1,18 @@
-"""Hostile 2026-07-28 servers: a requestState loop, a huge requestState, secrets in the
-discover result's instructions (modern_server.py, a real SDK server)."""
+"""Hostile 2026-07-28 servers: a requestState loop, a huge requestState, a round of many forms,
+secrets in the discover result's instructions (modern_server.py, a real SDK server)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agent.errors import ToolCallError
-from agent.mcp.forms.elicitation import ElicitationAnswer
+from agent.mcp.forms.elicitation import ElicitationAnswer, ElicitationRequest
 from agent.mcp.store import McpStore
 from tests.mcp.runtime_helpers import (
     ScriptedElicitation,
@@ -58,6 +60,47 @@ async def test_a_huge_request_state_is_echoed_byte_for_byte_without_breaking_the
         answered = await rt.call_tool("fx", "ask", {})
     text = "".join(part.text for part in answered.content if hasattr(part, "text"))
     assert json.loads(text)["state"] == 1_000_000
+
+
+async def test_a_round_asking_more_inputs_than_a_person_is_asked_at_once_is_refused_unasked(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"fx": modern_server("--forms", "9")})
+    form = ScriptedElicitation(ElicitationAnswer("accept", {"name": "Ada"}))
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust(), elicitation=form) as rt:
+        await rt.start("fx")
+        with pytest.raises(ToolCallError, match="asked for 9 inputs at once"):
+            await rt.call_tool("fx", "ask", {})
+    assert form.requests == []
+
+
+@dataclass
+class OneAtATime(ScriptedElicitation):
+    """Answers after a pause, counting how many forms were open at the same time."""
+
+    open_now: int = 0
+    most_open: int = 0
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        self.open_now += 1
+        self.most_open = max(self.most_open, self.open_now)
+        await anyio.sleep(0.05)
+        self.open_now -= 1
+        return await super().elicit(request)
+
+
+async def test_the_forms_of_one_round_are_asked_one_after_another(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    save(store, {"fx": modern_server("--forms", "3")})
+    form = OneAtATime(ElicitationAnswer("accept", {"name": "Ada"}))
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust(), elicitation=form) as rt:
+        await rt.start("fx")
+        answered = await rt.call_tool("fx", "ask", {})
+    text = "".join(part.text for part in answered.content if hasattr(part, "text"))
+    assert json.loads(text)["content"] == {"name": "Ada"}
+    assert len(form.requests) == 3
+    assert form.most_open == 1
 
 
 async def test_secrets_in_a_modern_servers_instructions_are_masked_in_memory_and_info(

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
+import anyio
 import mcp_types as types
 from mcp.client.caching import ClientResponseCache, InMemoryResponseCacheStore
 from mcp.client.session import ClientRequestContext, MessageHandlerFnT
@@ -32,6 +33,19 @@ from agent.mcp.client.sdk import (
 R = TypeVar("R")
 C = TypeVar("C", bound=types.CacheableResult)
 _RELIST_PAGES = 100  # a re-list after HEADER_MISMATCH that never ends must not hang a call
+# Each input request of a round is a question to the person (a form, a page to open): a server
+# that asks dozens at once is nagging, not working; legitimate servers ask one or two.
+MAX_INPUTS_PER_ROUND = 8
+
+
+class TooManyInputsError(RuntimeError):
+    """A server's `input_required` round asked for more inputs than a person is asked at once."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(
+            f"it asked for {count} inputs at once (at most {MAX_INPUTS_PER_ROUND} are asked); "
+            "none was asked"
+        )
 
 
 @dataclass(frozen=True)
@@ -266,13 +280,28 @@ class EraClient:
         if not isinstance(first, types.InputRequiredResult):
             return first
         session = self.session
+        one_at_a_time = anyio.Lock()  # the SDK asks a round's inputs at once; a person cannot
+
+        def checked(answer: R | types.InputRequiredResult) -> R | types.InputRequiredResult:
+            if isinstance(answer, types.InputRequiredResult):
+                count = len(answer.input_requests or {})
+                if count > MAX_INPUTS_PER_ROUND:
+                    raise TooManyInputsError(count)
+            return answer
 
         async def dispatch(key: str, request: types.InputRequest) -> Any:
             meta = request.params.meta if request.params else None
             context = ClientRequestContext(session=session, request_id=key, meta=meta)
-            return await session.dispatch_input_request(context, request)
+            async with one_at_a_time:
+                return await session.dispatch_input_request(context, request)
 
+        async def checked_retry(
+            responses: types.InputResponses | None, state: str | None
+        ) -> R | types.InputRequiredResult:
+            return checked(await retry(responses, state))
+
+        checked(first)
         result: R = await run_input_required_driver(
-            first, dispatch=dispatch, retry=retry, max_rounds=self._max_rounds
+            first, dispatch=dispatch, retry=checked_retry, max_rounds=self._max_rounds
         )
         return result
