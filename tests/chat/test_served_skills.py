@@ -105,3 +105,41 @@ def test_a_server_still_starting_when_the_first_turn_is_sent_has_its_skills_aske
     assert "sk:review" not in _system(requests[0])
     assert "<name>sk:review</name>" in _system(requests[1])
     assert reads_of(reads) == []
+
+
+def test_a_resumed_chat_keeps_the_served_skill_it_activated_without_reading_it_again(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    """The session holds the activated skill's snapshot: a resume offers that very text to
+    the model, with no read of the server (which could now serve something else)."""
+    reads = tmp_path / "reads.log"
+    save_skills_server(agent_home, chat_env, served_skills(tmp_path), reads)
+    activate = {"tool_calls": [{"id": "a1", "name": "activate_skill",
+                                "arguments": {"name": "sk:review"}}]}  # fmt: skip
+    with scripted_chat(tmp_path, [activate, {"text": "Active."}], chat_env) as (chat, _fake):
+        chat.expect("›")
+        chat.send("review my change\r")
+        chat.expect("Use the skills of MCP server sk\\?")
+        chat.send("y")
+        chat.expect("Active.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+    assert reads_of(reads) == ["skill://review/SKILL.md"]
+    [session] = (agent_home / "sessions").rglob("*.jsonl")
+    session_id = json.loads(session.read_text().splitlines()[0])["id"]
+
+    with scripted_chat(tmp_path, [{"text": "Still reviewing."}], chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send(f"/resume {session_id}\r")
+        chat.expect("Resumed")
+        chat.expect("›")
+        chat.send("and the tests?\r")
+        chat.expect("Still reviewing.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        request = fake.requests()[-1]  # the log holds the first chat's requests too
+    assert request["body"]["messages"][-1]["content"] == "and the tests?"
+    assert REVIEW_BODY in _system(request)
+    assert reads_of(reads) == ["skill://review/SKILL.md"]  # nothing read again
