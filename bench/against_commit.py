@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -70,6 +71,20 @@ class Side:
     @property
     def env(self) -> dict[str, str]:
         return {"PYTHONPATH": str(self.tree)}
+
+    def trust(self, command: list[str], project: Path, environ: dict[str, str]) -> Path:
+        """A home trusting `command`, written by this side's own bench/_common.py: the two sides'
+        stores may differ in format (issue 25 made it version 4, which older trees refuse)."""
+        script = (
+            "import json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
+            " import _common; command, environ = json.loads(sys.argv[2]), json.loads(sys.argv[3]);"
+            " print(_common.trusted_store(['time'], command, Path(sys.argv[4]), environ)[1])"
+        )
+        argv = [sys.executable, "-c", script, str(self.tree / "bench"), json.dumps(command),
+                json.dumps(environ), str(project)]  # fmt: skip
+        done = subprocess.run(argv, env=dict(base_env(), **self.env), capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return Path(done.stdout.strip().splitlines()[-1])
 
 
 def _git(*args: str) -> str:
@@ -122,7 +137,9 @@ def oneshot_pair(
             side_work = work / f"{side.slug}-{'time' if server else 'plain'}"
             side_work.mkdir()
             launcher, env = side.launcher, side.env
-            contenders.append(agent_oneshot(fake, server, side_work, side.name, launcher, env))
+            contenders.append(
+                agent_oneshot(fake, server, side_work, side.name, launcher, env, side.trust)
+            )
         race(fake, contenders, runs, None if server is None else TOOL)
     finally:
         # With a server the home is a temporary directory of its own (bench/_common.py).

@@ -161,6 +161,15 @@ def base_env() -> dict[str, str]:
     return env
 
 
+# Makes a home in which the server (its argv) is trusted for the project and environment given.
+Trust = Callable[[list[str], Path, dict[str, str]], Path]
+
+
+def trust_here(command: list[str], project: Path, environ: dict[str, str]) -> Path:
+    """A home whose store, in this tree's format, trusts `command` as the server `time`."""
+    return trusted_store(["time"], command, project, environ)[1]
+
+
 def agent_oneshot(
     fake: FakeOpenAI,
     server: Path | None,
@@ -168,16 +177,18 @@ def agent_oneshot(
     name: str = "agent -p",
     launcher: tuple[str, ...] = (AGENT,),
     extra_env: dict[str, str] | None = None,
+    trust: Trust | None = None,
 ) -> Contender:
     """`agent -p hi` in its own project and AGENT_HOME under `work`, started by `launcher` (the
-    console script unless told) with `extra_env`; with `server` trusted and enabled in that home."""
+    console script unless told) with `extra_env`; with `server` trusted (by `trust`, this tree's
+    store unless told) and enabled in that home."""
     project = work / ("project-time" if server else "project")
     project.mkdir()
     agent_env = dict(base_env(), **(extra_env or {}))
     agent_env["AGENT_HOME"] = str(work / ("home-time" if server else "home"))
     if server is not None:
         # Trusted for the environment the agent will have: its children inherit that one.
-        _, home = trusted_store(["time"], [str(server)], project, agent_env)
+        home = (trust or trust_here)([str(server)], project, agent_env)
         agent_env["AGENT_HOME"] = str(home)
         # As a person would: enabling discovers the tools (and selects them all).
         enable = [*launcher, "mcp", "enable", "time"]
