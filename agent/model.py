@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import os
 import re
-import sys
 import threading
 import time
 import uuid
@@ -535,8 +534,10 @@ def credential_values(api_key: str | None = None) -> list[str]:
         for name, value in os.environ.items()
         if _CREDENTIAL_NAME.search(name) and len(value) >= _MIN_CREDENTIAL_LENGTH
     )
-    litellm = sys.modules.get("litellm")  # never imported just for this
-    if litellm is not None:
+    # Never imported just for this, and never read from sys.modules: the loader's thread may
+    # be half-way through importing it. Only the loader knows when it is whole.
+    if LOADER.loaded:
+        litellm = LOADER.get()
         values.extend(
             value
             for name, value in list(vars(litellm).items())

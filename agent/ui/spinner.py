@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
 from prompt_toolkit.utils import get_cwidth
 
+from agent.mcp.progress import ProgressSink, progress_sink
 from agent.text import sanitize_line
 from agent.ui.style import styled
 
@@ -145,18 +145,14 @@ def _dialog_on_screen() -> bool:
 
 
 @contextmanager
-def mcp_progress(sink: Callable[[float, float | None, str | None], None]) -> Iterator[None]:
+def mcp_progress(sink: ProgressSink) -> Iterator[None]:
     """Progress notifications of MCP tools run in the body go to `sink`.
 
-    The MCP side is loaded in the background after the prompt; until it is, no MCP tool can
-    be in a request, and importing it here would stall the chat for most of a second.
+    The sink lives in a module of its own (agent/mcp/progress.py) so that setting it never
+    touches the MCP side, which may still be importing in a background thread.
     """
-    toolset = sys.modules.get("agent.mcp.toolset")
-    if toolset is None:
-        yield
-        return
-    token = toolset.progress_sink.set(sink)
+    token = progress_sink.set(sink)
     try:
         yield
     finally:
-        toolset.progress_sink.reset(token)
+        progress_sink.reset(token)
