@@ -23,6 +23,10 @@ from agent.ui.style import styled
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
+# The spinners animating now. A line from outside the renderer (a server's notice, reported
+# from anywhere) must not land after a half-drawn frame: write_clear_of_spinners wipes them.
+_ANIMATING: list[Spinner] = []
+
 
 class Spinner:
     """`show(label)` animates `⠋ label… 3s`; `hide()` wipes it; `detail(text)` adds progress."""
@@ -56,6 +60,7 @@ class Spinner:
         except RuntimeError:
             return  # no event loop, nothing to animate with
         self._timer = loop.call_later(self.delay, self._tick)
+        _ANIMATING.append(self)
 
     def detail(self, text: str) -> None:
         """Extra words after the label, such as an MCP server's progress."""
@@ -79,6 +84,7 @@ class Spinner:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+            _ANIMATING.remove(self)
         self._wipe()
 
     def _wipe(self) -> None:
@@ -112,6 +118,25 @@ class Spinner:
         self.out.write("\r" + styled(text, "dim") + pad)
         self.out.flush()
         self._drawn = drawn + len(pad)
+
+
+def write_clear_of_spinners(line: str) -> bool:
+    """Write `line` (and a newline) where the animating spinner draws, after wiping it, so the
+    line starts at the left edge and the spinner comes back below it at its next frame.
+
+    False, writing nothing, when no spinner animates or a dialog is on screen: the caller
+    prints as usual (above the prompt, or through the dialog's application). The write is
+    direct, not through patch_stdout's proxy, whose thread would write it some time later,
+    possibly right after the next frame.
+    """
+    if not _ANIMATING or _dialog_on_screen():
+        return False
+    spinner = _ANIMATING[-1]
+    for shown in _ANIMATING:
+        shown._wipe()
+    spinner.out.write(line + "\n")
+    spinner.out.flush()
+    return True
 
 
 def _newest(text: str, columns: int) -> str:
