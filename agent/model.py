@@ -195,6 +195,24 @@ def _loopback_on_own_transport(transport_for_url: Any) -> Any:
 LOADER = LiteLLMLoader()
 
 
+def routing_problem(model: str, loader: LiteLLMLoader = LOADER) -> str | None:
+    """Why litellm could not send a request for `model` anywhere, with what to type instead;
+    None when it knows the provider. litellm's own verdict (`get_llm_provider`, which asks no
+    server), so it loads litellm: ask only of a name a person typed."""
+    litellm = loader.get()
+    try:
+        litellm.get_llm_provider(model)
+    except Exception:  # litellm's BadRequestError "LLM Provider NOT provided", or its kin
+        return (
+            f"litellm cannot tell which provider serves {model!r}: type it with its provider, "
+            f"e.g. openai/{model} for an OpenAI-compatible server of your own (with its "
+            f"address after it: openai/{model} http://127.0.0.1:8080/v1), "
+            "anthropic/claude-sonnet-4-5, ollama_chat/llama3.1 "
+            "(https://docs.litellm.ai/docs/providers)"
+        )
+    return None
+
+
 _COUNTER_LOCK = threading.Lock()
 
 
