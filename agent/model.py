@@ -9,6 +9,7 @@ every failure becomes an AgentError that says what to do.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import re
 import threading
@@ -131,6 +132,7 @@ class LiteLLMLoader:
             # answers 0 while this is set.)
             litellm.disable_token_counter = True
             send_loopback_direct(litellm)
+            read_error_events(litellm)
             # The import leaves some 380 000 long-lived objects; each full collection after it
             # would walk them all (the first request alone paid about 0.2 s for that). Frozen,
             # the collector skips them: they live as long as the process anyway.
@@ -178,6 +180,42 @@ def send_loopback_direct(litellm: ModuleType) -> None:
     transport._get_proxy_settings = proxy_for
     for client in (httpx.Client, httpx.AsyncClient):
         client._transport_for_url = _loopback_on_own_transport(client._transport_for_url)
+
+
+def read_error_events(litellm: ModuleType) -> None:
+    """Let an SSE `error:` event end a streamed answer with its error.
+
+    llama.cpp's server reports a failure it finds after the stream began (a request larger
+    than the context window) as `error: {...}`; the openai SDK, through which litellm reads
+    OpenAI-compatible streams, ignores fields it does not know, and the answer came out empty.
+    Read as the `data: {"error": ...}` the SDK raises an APIError for, it reaches
+    describe_model_error with the server's words and numbers. Process-wide, once.
+    """
+    from litellm.llms.openai import openai as openai_handler
+
+    handler: Any = openai_handler
+    sdk: Any = handler.openai  # the openai SDK, reached through litellm (its one owner)
+    decoder: Any = sdk._streaming.SSEDecoder
+    decode = decoder.decode
+    if getattr(decode, "reads_errors", False):
+        return
+
+    def decode_errors(self: Any, line: str) -> Any:
+        field, _, value = line.partition(":")
+        if field == "error":
+            line = "data: " + json.dumps({"error": _error_object(value.removeprefix(" "))})
+        return decode(self, line)
+
+    decode_errors.reads_errors = True  # type: ignore[attr-defined]
+    decoder.decode = decode_errors
+
+
+def _error_object(text: str) -> dict[str, Any]:
+    try:
+        error = json.loads(text)
+    except ValueError:
+        return {"message": text}
+    return error if isinstance(error, dict) else {"message": str(error)}
 
 
 def _loopback_on_own_transport(transport_for_url: Any) -> Any:

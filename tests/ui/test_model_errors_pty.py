@@ -92,10 +92,11 @@ def test_agent_p_against_a_model_server_that_is_down_says_nothing_answers_there(
     assert "ssl" not in done.stderr.lower()
 
 
+@pytest.mark.parametrize("how", ["stream_error", "stream_error_line"])
 def test_a_request_too_large_for_a_local_servers_context_window_says_so_with_its_numbers(
-    tmp_path: Path, agent_home: Path
+    tmp_path: Path, agent_home: Path, how: str
 ) -> None:
-    turns = [{"stream_error": OVERFLOW}, {"text": "Fits now."}]
+    turns = [{how: OVERFLOW}, {"text": "Fits now."}]
     with scripted_chat(tmp_path, turns, pty_env(agent_home, tmp_path)) as (chat, _fake):
         chat.expect("›")
         chat.send("a very long question\r")
