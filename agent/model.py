@@ -347,8 +347,11 @@ def key_variable(settings: ModelSettings) -> str | None:
     """The environment variable that should hold this model's API key, when we can tell."""
     if settings.api_key_env:
         return settings.api_key_env
-    provider = settings.name.split("/", 1)[0] if "/" in settings.name else "openai"
-    return _PROVIDER_KEY_VARIABLES.get(provider)
+    from agent.settings import model_provider  # loaded by every chat already (yaml with it)
+
+    # Without a prefix a name is OpenAI's only if it is an OpenAI name: litellm sends
+    # claude-sonnet-4-5 to Anthropic, with ANTHROPIC_API_KEY.
+    return _PROVIDER_KEY_VARIABLES.get(model_provider(settings.name))
 
 
 # What a server of one's own on this machine gets instead of a key it does not check

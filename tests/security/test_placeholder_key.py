@@ -42,6 +42,17 @@ def test_a_server_on_this_machine_gets_the_placeholder_only_while_no_key_is_set(
     assert placeholder_key(settings) is None  # litellm sends the key the person set, as before
 
 
+def test_a_name_of_another_provider_is_not_given_the_placeholder_in_place_of_its_own_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # litellm sends claude-sonnet-4-5 to Anthropic with ANTHROPIC_API_KEY: an unset
+    # OPENAI_API_KEY must not put a made-up key in its place (a local proxy would refuse it).
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-the-persons-own")
+    settings = ModelSettings(name="claude-sonnet-4-5", api_base="http://127.0.0.1:4000")
+    assert placeholder_key(settings) is None
+
+
 async def test_a_remote_api_base_without_a_key_is_sent_nothing_and_the_error_says_what_to_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
