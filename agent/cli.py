@@ -465,9 +465,13 @@ def _end_by_signal(signum: int, _frame: object) -> None:
     # Command tool programs run in sessions of their own, so the signal that ends us never
     # reaches them: kill their groups first (nothing below may run, or run in time), then
     # unwind so every `finally` (sessions, servers) still runs.
+    # A signal handler cannot wait for an import (this very thread may hold its lock), so
+    # the module is looked up, not imported; one still importing (it has no kill_all yet)
+    # has registered no group, since registering comes only after its import.
     groups = sys.modules.get("agent.mcp.programs.process_groups")
-    if groups is not None:
-        groups.kill_all()
+    kill_all = getattr(groups, "kill_all", None)
+    if kill_all is not None:
+        kill_all()
     raise Ended(signum)
 
 

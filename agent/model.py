@@ -9,9 +9,9 @@ every failure becomes an AgentError that says what to do.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import re
-import sys
 import threading
 import time
 import uuid
@@ -20,9 +20,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from agent.errors import AgentError
-from agent.loopback import goes_direct
+from agent.loopback import goes_direct, is_loopback_host
 from agent.messages import CHARS_PER_TOKEN, Completion, ToolCall, Usage, estimate_tokens
 from agent.redaction import Redactor
 
@@ -131,6 +132,7 @@ class LiteLLMLoader:
             # answers 0 while this is set.)
             litellm.disable_token_counter = True
             send_loopback_direct(litellm)
+            read_error_events(litellm)
             # The import leaves some 380 000 long-lived objects; each full collection after it
             # would walk them all (the first request alone paid about 0.2 s for that). Frozen,
             # the collector skips them: they live as long as the process anyway.
@@ -180,6 +182,42 @@ def send_loopback_direct(litellm: ModuleType) -> None:
         client._transport_for_url = _loopback_on_own_transport(client._transport_for_url)
 
 
+def read_error_events(litellm: ModuleType) -> None:
+    """Let an SSE `error:` event end a streamed answer with its error.
+
+    llama.cpp's server reports a failure it finds after the stream began (a request larger
+    than the context window) as `error: {...}`; the openai SDK, through which litellm reads
+    OpenAI-compatible streams, ignores fields it does not know, and the answer came out empty.
+    Read as the `data: {"error": ...}` the SDK raises an APIError for, it reaches
+    describe_model_error with the server's words and numbers. Process-wide, once.
+    """
+    from litellm.llms.openai import openai as openai_handler
+
+    handler: Any = openai_handler
+    sdk: Any = handler.openai  # the openai SDK, reached through litellm (its one owner)
+    decoder: Any = sdk._streaming.SSEDecoder
+    decode = decoder.decode
+    if getattr(decode, "reads_errors", False):
+        return
+
+    def decode_errors(self: Any, line: str) -> Any:
+        field, _, value = line.partition(":")
+        if field == "error":
+            line = "data: " + json.dumps({"error": _error_object(value.removeprefix(" "))})
+        return decode(self, line)
+
+    decode_errors.reads_errors = True  # type: ignore[attr-defined]
+    decoder.decode = decode_errors
+
+
+def _error_object(text: str) -> dict[str, Any]:
+    try:
+        error = json.loads(text)
+    except ValueError:
+        return {"message": text}
+    return error if isinstance(error, dict) else {"message": str(error)}
+
+
 def _loopback_on_own_transport(transport_for_url: Any) -> Any:
     """httpx's `_transport_for_url`, answering the client's own (unproxied) transport for a
     plain-http loopback URL, before any proxy mount is looked at."""
@@ -193,6 +231,24 @@ def _loopback_on_own_transport(transport_for_url: Any) -> Any:
 
 
 LOADER = LiteLLMLoader()
+
+
+def routing_problem(model: str, loader: LiteLLMLoader = LOADER) -> str | None:
+    """Why litellm could not send a request for `model` anywhere, with what to type instead;
+    None when it knows the provider. litellm's own verdict (`get_llm_provider`, which asks no
+    server), so it loads litellm: ask only of a name a person typed."""
+    litellm = loader.get()
+    try:
+        litellm.get_llm_provider(model)
+    except Exception:  # litellm's BadRequestError "LLM Provider NOT provided", or its kin
+        return (
+            f"litellm cannot tell which provider serves {model!r}: type it with its provider, "
+            f"e.g. openai/{model} for an OpenAI-compatible server of your own (with its "
+            f"address after it: openai/{model} http://127.0.0.1:8080/v1), "
+            "anthropic/claude-sonnet-4-5, ollama_chat/llama3.1 "
+            "(https://docs.litellm.ai/docs/providers)"
+        )
+    return None
 
 
 _COUNTER_LOCK = threading.Lock()
@@ -291,8 +347,30 @@ def key_variable(settings: ModelSettings) -> str | None:
     """The environment variable that should hold this model's API key, when we can tell."""
     if settings.api_key_env:
         return settings.api_key_env
-    provider = settings.name.split("/", 1)[0] if "/" in settings.name else "openai"
-    return _PROVIDER_KEY_VARIABLES.get(provider)
+    from agent.settings import model_provider  # loaded by every chat already (yaml with it)
+
+    # Without a prefix a name is OpenAI's only if it is an OpenAI name: litellm sends
+    # claude-sonnet-4-5 to Anthropic, with ANTHROPIC_API_KEY.
+    return _PROVIDER_KEY_VARIABLES.get(model_provider(settings.name))
+
+
+# What a server of one's own on this machine gets instead of a key it does not check
+# (llama.cpp's documentation uses the same words); never sent anywhere else.
+PLACEHOLDER_KEY = "sk-no-key-required"
+
+
+def placeholder_key(settings: ModelSettings) -> str | None:
+    """PLACEHOLDER_KEY when `settings` point at a server on this machine whose provider wants a
+    key that is not set (litellm would refuse to send anything without one); else None.
+
+    Only for a loopback api_base: any other host gets no made-up key, and a key that is set is
+    litellm's to send as before (the saved api_base of another provider never inherits it:
+    settings.inherited_api_base)."""
+    variable = key_variable(settings)
+    base = settings.api_base
+    if variable is None or base is None or os.environ.get(variable):
+        return None
+    return PLACEHOLDER_KEY if is_loopback_host(urlsplit(base).hostname or "") else None
 
 
 class LiteLLMModel:
@@ -365,7 +443,7 @@ class LiteLLMModel:
             import anyio.to_thread
 
             litellm = await anyio.to_thread.run_sync(self._loader.get)
-        api_key = self._api_key()
+        api_key = self._api_key() or placeholder_key(self.settings)
         deadline = time.monotonic() + self.settings.request_timeout_seconds
         request: dict[str, Any] = {
             "model": self.settings.name,
@@ -475,10 +553,16 @@ def describe_model_error(
 ) -> ModelError:
     """A litellm exception as an actionable ModelError (matched by class name: no import)."""
     kind = type(error).__name__
+    redactor = Redactor(credential_values(api_key))
     # Redact the whole text before cutting it, or a key cut in two would slip through.
-    detail = _first_line(Redactor(credential_values(api_key)).redact(str(error)))
+    detail = _first_line(_without_ssl_repr(redactor.redact(str(error))))
     model = settings.name
     where = settings.api_base or "the provider"
+    special = _missing_key(detail, settings) or _overflow(error, settings, redactor)
+    if special is None and _unreachable(kind, detail):
+        special = _nothing_answers(settings)
+    if special is not None:
+        return special
     if kind == "AuthenticationError":
         variable = key_variable(settings)
         fix = (
@@ -494,11 +578,6 @@ def describe_model_error(
         return ModelError(
             f"{where} is rate-limiting requests for {model}; wait a moment and try again"
         )
-    if kind == "ContextWindowExceededError":
-        return ModelError(
-            f"the conversation no longer fits {model}'s context window; compact it (/compact) "
-            "or start a new chat (/new)"
-        )
     if kind == "Timeout" or isinstance(error, TimeoutError):
         return ModelError(
             f"{model} sent nothing for {settings.chunk_timeout_seconds:g} s; try again "
@@ -508,15 +587,138 @@ def describe_model_error(
         return ModelError(
             f"the connection to {where} broke off in the middle of the answer; try again"
         )
-    if kind in ("APIConnectionError", "InternalServerError", "ServiceUnavailableError") and (
-        "connection" in detail.lower()
-    ):
-        return ModelError(f"could not connect to {where} for {model}; is it reachable?")
     if kind in ("InternalServerError", "ServiceUnavailableError", "BadGatewayError"):
         return ModelError(f"{where} failed to answer ({detail}); try again")
     if kind == "BadRequestError":
         return ModelError(f"{where} rejected the request for {model}: {detail}")
     return ModelError(f"the request to {model} failed: {kind}: {detail}")
+
+
+_SSL_REPR = re.compile(r"\s*ssl:<ssl\.SSLContext object at 0x[0-9a-fA-F]+>")
+
+
+def _without_ssl_repr(text: str) -> str:
+    # aiohttp names the TLS context it would have used, even for plain http: noise.
+    return _SSL_REPR.sub("", text)
+
+
+def _missing_key(detail: str, settings: ModelSettings) -> ModelError | None:
+    """The provider's client refused to send anything: no key is set for it."""
+    lowered = detail.lower()
+    if "missing credentials" not in lowered and "api_key client option must be set" not in lowered:
+        return None
+    variable = key_variable(settings) or "the provider's API key variable"
+    return ModelError(
+        f"no API key for {settings.name} (nothing was sent): export {variable}=..., or name "
+        "another variable with api_key_env: in settings.yaml (a server of your own on this "
+        "machine needs none)"
+    )
+
+
+_UNREACHABLE = re.compile(
+    r"connection error|cannot connect to host|connect call failed|connection refused|"
+    r"all connection attempts failed|name or service not known|failed to establish",
+    re.IGNORECASE,
+)
+
+
+def _unreachable(kind: str, detail: str) -> bool:
+    connection_kinds = ("APIConnectionError", "InternalServerError", "ServiceUnavailableError")
+    return kind in connection_kinds and _UNREACHABLE.search(detail) is not None
+
+
+def _nothing_answers(settings: ModelSettings) -> ModelError:
+    """Nobody listens where the model should be: say where, and what to check."""
+    if settings.api_base is None:
+        return ModelError(
+            f"could not connect to the provider of {settings.name}; check the network, or "
+            "switch models (/model in the chat, --model)"
+        )
+    parts = urlsplit(settings.api_base)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return ModelError(
+        f"nothing answers at {parts.hostname}:{port} ({settings.api_base}) for "
+        f"{settings.name}: is the model server running there? Check the address (--api-base, "
+        "or api_base: in settings.yaml), or switch models (/model in the chat, --model)"
+    )
+
+
+# Words servers use for a request larger than the model's context window: OpenAI's, llama.cpp's
+# (also inside LM Studio and Ollama), vLLM's, Anthropic's.
+_OVERFLOW = re.compile(
+    r"context.?length|context.?window|context size|exceed_context_size|n_ctx|"
+    r"maximum context|prompt is too long|context the overflows",
+    re.IGNORECASE,
+)
+_PROMPT_TOKENS = (
+    r"n_prompt_tokens\W+(\d+)",
+    r"request \((\d+) tokens\)",
+    r"resulted in (\d+) tokens",
+    r"keep the first (\d+) tokens",
+    r"prompt is too long: (\d+) tokens",
+)
+_WINDOW_TOKENS = (
+    r"\bn_ctx\W+(\d+)",
+    r"context size \((\d+) tokens\)",
+    r"maximum context length is (\d+) tokens",
+    r"context length of only (\d+) tokens",
+    r"tokens > (\d+) maximum",
+)
+
+
+def _overflow(error: Exception, settings: ModelSettings, redactor: Redactor) -> ModelError | None:
+    """The request did not fit the model's context window, with the numbers the server gave.
+
+    Local servers report it inside a 200 stream, so litellm raises it under any name (a
+    mid-stream fallback, an API error): the whole chain of causes is read, bodies included."""
+    messages, bodies = _chain_texts(error)
+    # Judged by the messages only: a body's fields may be a server's defaults (an error
+    # `code` left over from another error), its numbers are the server's own.
+    if type(error).__name__ != "ContextWindowExceededError" and not any(
+        _OVERFLOW.search(text) for text in messages
+    ):
+        return None
+    joined = redactor.redact("\n".join(messages + bodies))
+    sent, window = _first_number(_PROMPT_TOKENS, joined), _first_number(_WINDOW_TOKENS, joined)
+    numbers = ""
+    if sent and window:
+        numbers = f" ({sent:,} tokens sent, the window holds {window:,})"
+    elif window:
+        numbers = f" (it holds {window:,} tokens)"
+    local = settings.api_base is not None and goes_direct(settings.api_base)
+    larger = ", or load the model with a larger context on the server" if local else ""
+    return ModelError(
+        f"the conversation no longer fits {settings.name}'s context window{numbers}; compact "
+        f"it (/compact) or start a new chat (/new){larger}"
+    )
+
+
+def _chain_texts(error: BaseException) -> tuple[list[str], list[str]]:
+    """The messages and the bodies of `error` and of what it wraps (a few levels at most)."""
+    messages: list[str] = []
+    bodies: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen and len(seen) < 8:
+        seen.add(id(current))
+        messages.append(str(current))
+        body = getattr(current, "body", None)
+        if body is not None:
+            bodies.append(str(body))
+        wrapped = getattr(current, "original_exception", None)
+        if isinstance(wrapped, BaseException):
+            current = wrapped
+        else:
+            current = current.__cause__ or current.__context__
+    return messages, bodies
+
+
+def _first_number(patterns: Sequence[str], text: str) -> int | None:
+    for pattern in patterns:
+        found = re.search(pattern, text, re.IGNORECASE)
+        if found:
+            return int(found.group(1))
+    return None
 
 
 # Variables that hold credentials, by the names providers and litellm give them:
@@ -535,8 +737,10 @@ def credential_values(api_key: str | None = None) -> list[str]:
         for name, value in os.environ.items()
         if _CREDENTIAL_NAME.search(name) and len(value) >= _MIN_CREDENTIAL_LENGTH
     )
-    litellm = sys.modules.get("litellm")  # never imported just for this
-    if litellm is not None:
+    # Never imported just for this, and never read from sys.modules: the loader's thread may
+    # be half-way through importing it. Only the loader knows when it is whole.
+    if LOADER.loaded:
+        litellm = LOADER.get()
         values.extend(
             value
             for name, value in list(vars(litellm).items())

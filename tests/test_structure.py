@@ -277,6 +277,33 @@ def stray_imports() -> set[tuple[str, str]]:
     }
 
 
+# Where a module may be looked up in sys.modules rather than imported. Elsewhere a lookup
+# could meet a module another thread is half-way through importing (the MCP side and litellm
+# import in background threads): an import statement waits for it, a lookup does not.
+SYS_MODULES_READERS = {
+    "agent/cli.py",  # the signal handler, which must not wait for an import's lock
+}
+
+
+def sys_modules_readers() -> set[str]:
+    """The files that read `sys.modules`."""
+    found = set()
+    for path in source_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "modules"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
+                found.add(path.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_no_module_is_looked_up_in_sys_modules_where_another_thread_may_be_importing_it() -> None:
+    assert sys_modules_readers() - SYS_MODULES_READERS == set()
+
+
 def test_no_modules_import_each_other_in_a_circle() -> None:
     assert import_circles() == []
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from agent.chat.local_models import HOST, KINDS, LocalServer, Probe, plain_name
 from agent.settings import ModelDiscovery
@@ -91,10 +92,24 @@ def find_choices(discovery: ModelDiscovery) -> Found:
     return finish_search(start_search(discovery))
 
 
+TYPED = "typed"  # `where` of a model string typed without an address: the provider's own
+GIVEN = "given"  # `where` of a model string typed with its address after it
+
+
 def typed_choice(text: str, found: Found) -> ModelChoice | None:
     """What a typed answer names: a listed model; a model of a local server that answered,
-    by its provider prefix (served there); else any plain litellm model string ("typed")."""
+    by its provider prefix (served there); a model string and the address of its server
+    ("NAME http://host:port/v1", GIVEN); else any plain litellm model string (TYPED).
+    Whether litellm can route a typed name is for model.routing_problem to say."""
     text = text.strip()
+    name, _, address = text.partition(" ")
+    if address.strip():
+        address = address.strip()
+        return (
+            ModelChoice(name, address, GIVEN)
+            if plain_name(name) and api_base_shape(address)
+            else None
+        )
     if not plain_name(text):
         return None
     listed = found.resolve(text)
@@ -103,7 +118,20 @@ def typed_choice(text: str, found: Found) -> ModelChoice | None:
     for server in found.servers:
         if text.split("/", 1)[0] == server.kind.provider and "/" in text:
             return ModelChoice(text, server.api_base, server.where)
-    return ModelChoice(text, None, "typed")
+    return ModelChoice(text, None, TYPED)
+
+
+def api_base_shape(address: str) -> bool:
+    """An address a model API may be at, as --api-base takes it: http(s)://host[:port][/path],
+    printable, with no spaces, no user or password in it."""
+    if not plain_name(address):
+        return False
+    try:
+        parts = urlsplit(address)
+        parts.port  # noqa: B018  (raises ValueError for a port that is not a number)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and "@" not in parts.netloc
 
 
 def found_lines(found: Found, discovery: ModelDiscovery) -> list[str]:

@@ -7,17 +7,16 @@ Schema before anyone is asked, and a failure of any kind is a result the model s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from agent.errors import AgentError
-from agent.mcp.client.connection import ProgressCallback
 from agent.mcp.client.results import tool_result_from_mcp
 from agent.mcp.config.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.config.names import model_tool_names
 from agent.mcp.new_tools import new_tools_notice
 from agent.mcp.oauth.status import needs_login
+from agent.mcp.progress import progress_sink
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool, McpConfig
 from agent.messages import ToolResult
@@ -25,9 +24,6 @@ from agent.text import sanitize_line
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems
-
-# Where the progress notifications of a running tool go: the chat sets it around a turn.
-progress_sink: ContextVar[ProgressCallback | None] = ContextVar("progress_sink", default=None)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ import contextvars
 import importlib
 import json
 import re
-import sys
 import time
 import types
 from collections.abc import Iterator
@@ -219,7 +218,9 @@ def _bound_jsonschema_patterns() -> None:
 
     stand_in: types.ModuleType | None = None
     for name in (*JSONSCHEMA_PATTERN_MODULES, JSONSCHEMA_COMPILE_MODULE):
-        module = sys.modules.get(name) or importlib.import_module(name)
+        # import_module, never sys.modules: a module another thread is still importing is
+        # waited for, so its `re` is there to be replaced (a half-imported one has none yet).
+        module = importlib.import_module(name)
         if getattr(module, "re", None) is re:
             stand_in = stand_in or _bounded_re()
             module.re = stand_in  # type: ignore[attr-defined]

@@ -128,7 +128,7 @@ def _front_end(interactive: bool) -> FrontEnd:
         approver=_approver(interactive),
         trust=lambda: _trust(interactive),
         elicitation=lambda: _elicitation(interactive),
-        report=_report,
+        report=_report_in_chat if interactive else _report,
     )
 
 
@@ -162,6 +162,15 @@ def _elicitation(interactive: bool) -> ElicitationHandler:
 
 def _report(text: str) -> None:
     print(sanitize(text), file=sys.stderr)
+
+
+def _report_in_chat(text: str) -> None:
+    """A notice of the chat's own (a server ready, failed): on a line of its own, never glued
+    to the spinner's half-drawn line (the chat has loaded the spinner long before)."""
+    from agent.ui.spinner import write_clear_of_spinners
+
+    if not write_clear_of_spinners(sanitize(text)):
+        _report(text)
 
 
 def _exit_fast(code: int) -> int:

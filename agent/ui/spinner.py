@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
 from prompt_toolkit.utils import get_cwidth
 
+from agent.mcp.progress import ProgressSink, progress_sink
 from agent.text import sanitize_line
 from agent.ui.style import styled
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+# The spinners animating now. A line from outside the renderer (a server's notice, reported
+# from anywhere) must not land after a half-drawn frame: write_clear_of_spinners wipes them.
+_ANIMATING: list[Spinner] = []
 
 
 class Spinner:
@@ -56,6 +60,7 @@ class Spinner:
         except RuntimeError:
             return  # no event loop, nothing to animate with
         self._timer = loop.call_later(self.delay, self._tick)
+        _ANIMATING.append(self)
 
     def detail(self, text: str) -> None:
         """Extra words after the label, such as an MCP server's progress."""
@@ -79,6 +84,7 @@ class Spinner:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+            _ANIMATING.remove(self)
         self._wipe()
 
     def _wipe(self) -> None:
@@ -114,6 +120,25 @@ class Spinner:
         self._drawn = drawn + len(pad)
 
 
+def write_clear_of_spinners(line: str) -> bool:
+    """Write `line` (and a newline) where the animating spinner draws, after wiping it, so the
+    line starts at the left edge and the spinner comes back below it at its next frame.
+
+    False, writing nothing, when no spinner animates or a dialog is on screen: the caller
+    prints as usual (above the prompt, or through the dialog's application). The write is
+    direct, not through patch_stdout's proxy, whose thread would write it some time later,
+    possibly right after the next frame.
+    """
+    if not _ANIMATING or _dialog_on_screen():
+        return False
+    spinner = _ANIMATING[-1]
+    for shown in _ANIMATING:
+        shown._wipe()
+    spinner.out.write(line + "\n")
+    spinner.out.flush()
+    return True
+
+
 def _newest(text: str, columns: int) -> str:
     """The end of `text` that fits in `columns` cells, marked with … when cut."""
     if get_cwidth(text) <= columns:
@@ -145,18 +170,14 @@ def _dialog_on_screen() -> bool:
 
 
 @contextmanager
-def mcp_progress(sink: Callable[[float, float | None, str | None], None]) -> Iterator[None]:
+def mcp_progress(sink: ProgressSink) -> Iterator[None]:
     """Progress notifications of MCP tools run in the body go to `sink`.
 
-    The MCP side is loaded in the background after the prompt; until it is, no MCP tool can
-    be in a request, and importing it here would stall the chat for most of a second.
+    The sink lives in a module of its own (agent/mcp/progress.py) so that setting it never
+    touches the MCP side, which may still be importing in a background thread.
     """
-    toolset = sys.modules.get("agent.mcp.toolset")
-    if toolset is None:
-        yield
-        return
-    token = toolset.progress_sink.set(sink)
+    token = progress_sink.set(sink)
     try:
         yield
     finally:
-        toolset.progress_sink.reset(token)
+        progress_sink.reset(token)

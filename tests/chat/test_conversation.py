@@ -305,7 +305,8 @@ ERRORS = [
             "messages resulted in 9000 tokens. Please reduce the length of the messages.",
             "code": "context_length_exceeded",
         },
-        "the conversation no longer fits openai/fake-model's context window; compact it",
+        "the conversation no longer fits openai/fake-model's context window (9,000 tokens "
+        "sent, the window holds 8,192); compact it (/compact) or start a new chat (/new)",
     ),
     ({"status": 500, "message": "The server had an error"}, "failed to answer"),
 ]
@@ -332,7 +333,11 @@ async def test_a_refused_connection_names_the_api_base() -> None:
     chat = conversation_for_base(base)
     events = await turn(chat, "hello?")
     [failure] = [e for e in events if isinstance(e, TurnFailed)]
-    assert failure.message == f"could not connect to {base} for openai/fake-model; is it reachable?"
+    port = base.split(":")[2].split("/")[0]
+    assert failure.message.startswith(
+        f"nothing answers at 127.0.0.1:{port} ({base}) for openai/fake-model: is the model "
+        "server running there?"
+    )
 
 
 def conversation_for_base(base: str) -> Conversation:

@@ -39,6 +39,13 @@ Optional keys on any turn:
     omit_usage: true      streamed: no usage chunk even when asked for (servers that never
                           report usage)
     headers: dict         extra response headers (e.g. {"retry-after-ms": "1"})
+    stream_error: dict    streamed: answer 200, then send `data: {"error": <dict>}` and end
+                          the stream, as local servers report a failure found after the
+                          stream began (llama.cpp's context overflow: {"code": 400,
+                          "message": ..., "type": "exceed_context_size_error",
+                          "n_prompt_tokens": N, "n_ctx": M}; LM Studio and Ollama likewise)
+    stream_error_line: dict  streamed: answer 200, then send `error: <dict>` (an SSE field
+                          of that name, as llama.cpp's server sends it) and end the stream
 
 `arguments` may be a dict (sent as json.dumps of it) or a string sent verbatim, so tests
 can script invalid JSON; a missing id becomes call_1, call_2, ... by position. A turn with
@@ -75,7 +82,8 @@ POLL = 0.02  # how often a waiting answer checks for a stop or a vanished client
 
 TURN_KEYS = {
     "text", "tool_calls", "error", "delay_before", "chunk_delay", "hang", "disconnect",
-    "text_chunks", "finish_reason", "usage", "omit_usage", "headers",
+    "text_chunks", "finish_reason", "usage", "omit_usage", "headers", "stream_error",
+    "stream_error_line",
 }  # fmt: skip
 TOOL_CALL_KEYS = {"id", "name", "arguments"}
 ERROR_KEYS = {"status", "message", "type", "code", "param", "raw_body"}
@@ -344,6 +352,14 @@ class _Handler(BaseHTTPRequestHandler):
         lines = [f"data: {json.dumps(e)}\n\n" for e in events] + ["data: [DONE]\n\n"]
 
         self._send_headers(200, "text/event-stream", None, turn.get("headers"))
+        if "stream_error" in turn or "stream_error_line" in turn:
+            if "stream_error" in turn:
+                event = f"data: {json.dumps({'error': turn['stream_error']})}\n\n"
+            else:
+                event = f"error: {json.dumps(turn['stream_error_line'])}\n\n"
+            self._send_chunk(event.encode())
+            self.wfile.write(b"0\r\n\r\n")
+            return
         if turn.get("hang") or turn.get("disconnect"):
             # The role delta plus the first content or tool-call delta: the client has
             # started showing an answer when it stalls or breaks.

@@ -3,12 +3,14 @@ agent works. The real `agent` in a pseudo-terminal, the scripted model as a proc
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pexpect
 
 from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
-from tests.pty_chat import scripted_chat
+from tests.pty_chat import finish, scripted_chat
+from tests.ui.ui_helpers import screen
 
 SLOW = "mcp__slow__echo"
 
@@ -163,3 +165,32 @@ def test_after_ctrl_c_a_queued_message_goes_back_to_the_prompt_unsent(
         chat.expect(pexpect.EOF)
         requests = fake.requests()
     assert len(requests) == 1
+
+
+def test_a_server_notice_while_the_spinner_runs_starts_on_a_line_of_its_own(
+    tmp_path: Path,
+    agent_home: Path,
+    chat_env: dict[str, str],
+) -> None:
+    save_trusted_stdio_server(
+        agent_home, "quick", server_command("slow_start_server.py", "2"), chat_env
+    )
+    save_trusted_stdio_server(
+        agent_home, "slow", server_command("slow_start_server.py", "60"), chat_env
+    )
+    with scripted_chat(tmp_path, [{"text": "Sent without slow."}], chat_env) as (chat, _fake):
+        chat.expect("›")
+        chat.send("hello\r")
+        chat.expect("Waiting for MCP servers")
+        chat.expect("MCP server quick ready")  # while the spinner still waits for slow
+        notice_line = screen(plain(chat.before + chat.after))[-1]
+        chat.expect("Waiting for MCP server slow")  # and the spinner is back, below it
+        chat.sendintr()
+        chat.expect("Sent without slow.")
+        finish(chat)
+    assert notice_line == "MCP server quick ready"
+
+
+def plain(output: str) -> str:
+    """`output` without the terminal's escape sequences (cursor moves, modes)."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output)

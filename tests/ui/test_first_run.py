@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from agent.chat.model_choices import ModelChoice, find_choices, typed_choice
+from agent.chat.model_choices import Found, ModelChoice, find_choices, typed_choice
 from agent.settings import ModelDiscovery, load_settings
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import AGENT, pty_env, spawn_agent
@@ -208,3 +208,68 @@ def test_a_typed_model_of_a_local_servers_kind_is_served_at_that_server() -> Non
         "mistral/mistral-large-latest", None, "typed"
     )
     assert typed_choice("two words", found) is None
+
+
+def test_the_chooser_refuses_a_name_litellm_cannot_route_and_takes_a_server_of_ones_own(
+    agent_home: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    discovery_settings(agent_home)  # nothing local looked for: only the key is offered
+    with FakeOpenAI([{"text": "Hello from my own server."}]) as fake:
+        base = fake.base_url
+        chat = spawn(env, tmp_path)
+        chat.expect("Enter for 1")
+        chat.send("foo\r")
+        chat.expect_exact("litellm cannot tell which provider serves 'foo'")
+        chat.expect_exact("e.g. openai/foo for an OpenAI-compatible server of your own")
+        chat.send(f"openai/fake-model {fake.base_url}\r")
+        chat.expect_exact(f"Saved model: openai/fake-model at {fake.base_url} in ")
+        chat.expect("›")
+        chat.send("hello\r")
+        chat.expect("Hello from my own server.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+    assert chat.exitstatus == 0
+    saved = load_settings()
+    assert (saved.model, saved.api_base) == ("openai/fake-model", base)
+
+
+def test_model_takes_an_address_after_the_name_and_refuses_a_name_it_cannot_route(
+    agent_home: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    turns = [{"text": "First answer."}]
+    with FakeOpenAI(turns) as first, FakeOpenAI([{"text": "From the second server."}]) as second:
+        discovery_settings(agent_home)
+        chat = spawn(env, tmp_path, "--model", "openai/fake-model", "--api-base", first.base_url)
+        chat.expect("›")
+        chat.send("/model foo\r")
+        chat.expect_exact("litellm cannot tell which provider serves 'foo'")
+        chat.expect("›")
+        chat.send("/model openai/other http:/nowhere\r")
+        chat.expect_exact("usage: /model NAME [API_BASE]")
+        chat.expect("›")
+        chat.send(f"/model openai/other {second.base_url}\r")
+        chat.expect_exact(
+            f"Model changed from openai/fake-model to openai/other at {second.base_url}"
+        )
+        chat.expect("›")
+        chat.send("hello\r")
+        chat.expect("From the second server.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+    assert [r for r in first.requests if r["method"] == "POST"] == []
+    [post] = [r for r in second.requests if r["method"] == "POST"]
+    assert post["body"]["model"] == "other"
+    assert load_settings().model is None  # /model switches this session only
+
+
+def test_a_typed_model_and_address_is_served_there_and_a_bad_address_names_nothing() -> None:
+    found = Found()
+    assert typed_choice("openai/mine http://127.0.0.1:8080/v1", found) == ModelChoice(
+        "openai/mine", "http://127.0.0.1:8080/v1", "given"
+    )
+    for address in ("ftp://host/v1", "http:/nowhere", "http://user:pw@host/v1", "http://h:x/"):
+        assert typed_choice(f"openai/mine {address}", found) is None, address

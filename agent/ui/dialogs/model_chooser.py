@@ -10,7 +10,14 @@ import anyio.to_thread
 from prompt_toolkit.shortcuts import PromptSession
 
 from agent.chat.local_models import KINDS
-from agent.chat.model_choices import Found, ModelChoice, find_choices, typed_choice
+from agent.chat.model_choices import (
+    GIVEN,
+    TYPED,
+    Found,
+    ModelChoice,
+    find_choices,
+    typed_choice,
+)
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.text import sanitize, sanitize_line
@@ -69,9 +76,16 @@ def choose_first_model(found: Found) -> ModelChoice | None:
         except (KeyboardInterrupt, EOFError):
             return None
         choice = pick(answer, found)
-        if choice is not None:
+        if choice is None:
+            print(
+                "Not one of the choices: type its number, or a model string such as "
+                "openai/gpt-4.1 (a server of your own: openai/NAME http://host:port/v1)"
+            )
+            continue
+        problem = _routing_problem(choice)
+        if problem is None:
             return choice
-        print("Not one of the choices: type its number, or a model string such as openai/gpt-4.1")
+        print(sanitize(problem))
 
 
 async def model_command(chat: ChatSession, argument: str) -> None:
@@ -90,8 +104,14 @@ async def model_command(chat: ChatSession, argument: str) -> None:
             )
         return
     choice = await _choice_for(argument)
-    previous = chat.switch_model(choice.model, choice.api_base if choice.where != "typed" else ...)
-    where = f" at {choice.api_base}" if choice.where != "typed" and choice.api_base else ""
+    problem = await anyio.to_thread.run_sync(_routing_problem, choice)
+    if problem is not None:
+        raise AgentError(problem)
+    # A name typed alone keeps the current address for a model of the same provider only
+    # (ChatSession.switch_model); an address typed with it, or a server's, is used as given.
+    typed = choice.where == TYPED
+    previous = chat.switch_model(choice.model, ... if typed else choice.api_base)
+    where = f" at {choice.api_base}" if not typed and choice.api_base else ""
     print(
         styled(
             sanitize(
@@ -112,8 +132,21 @@ async def _choice_for(argument: str) -> ModelChoice:
     if choice is None:
         if argument.isdigit():
             raise AgentError(f"no choice {argument}: /model lists them")
-        raise AgentError("usage: /model NAME (a litellm model string such as openai/gpt-4.1)")
+        raise AgentError(
+            "usage: /model NAME [API_BASE] (a litellm model string such as openai/gpt-4.1; "
+            "a server of your own: /model openai/NAME http://127.0.0.1:8080/v1)"
+        )
     return choice
+
+
+def _routing_problem(choice: ModelChoice) -> str | None:
+    """A typed name litellm cannot route, said with what to type; listed ones are routable
+    (a local server's models carry our own provider prefix). Loads litellm for a typed one."""
+    if choice.where not in (TYPED, GIVEN):
+        return None
+    from agent.model import routing_problem
+
+    return routing_problem(choice.model)
 
 
 def _look() -> Found:

@@ -238,7 +238,7 @@ COMMANDS: dict[str, Command] = {
     "skill": Command("NAME activate a skill now", _skill),
     "export": Command("[md|json] write this session to a file", _export),
     "usage": Command("tokens and cost of this session", _usage),
-    "model": Command("[NAME|N] list the models found here, or switch", _model),
+    "model": Command("[NAME [API_BASE]|N] list the models found here, or switch", _model),
     "tools": Command("the tools of the next request, by source, with approval", _tools),
     "context": Command("what the next request holds, in tokens, and the window's share", _context),
     "mcp": Command("[status|enable|disable|trust|restart|tools NAME|edit] MCP servers", _mcp),
