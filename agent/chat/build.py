@@ -28,6 +28,7 @@ from agent.skills.model import Discovery, Skill
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import project_skills, usable_from
+from agent.text import noun_for, plural
 from agent.tools.builtin import BuiltinToolset
 
 if TYPE_CHECKING:
@@ -177,11 +178,12 @@ def _skills_for(
 
 def _untrusted_note(skills: int, files: list[str]) -> str:
     """Without a person to ask: what stays off, and how to decide."""
-    kept_off = [f"{skills} project skill(s)"] if skills else []
+    kept_off = [plural(skills, "project skill")] if skills else []
     if files:
-        kept_off.append(f"the instruction files {', '.join(files)}")
+        kept_off.append(f"the instruction {noun_for(len(files), 'file')} {', '.join(files)}")
+    verb = "is" if skills + len(files) == 1 else "are"
     return (
-        f"{' and '.join(kept_off)} are not trusted and stay off (only trusted ones are used "
+        f"{' and '.join(kept_off)} {verb} not trusted and stay off (only trusted ones are used "
         "without a terminal to ask); run `agent skills trust` to decide"
     )
 

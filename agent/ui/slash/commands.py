@@ -14,7 +14,7 @@ from agent.chat.prompt_commands import PREFIX as PROMPT_PREFIX
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
-from agent.text import sanitize, sanitize_line
+from agent.text import plural, sanitize, sanitize_line
 from agent.ui.dialogs.fresh_keys import ask_line
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
@@ -83,7 +83,7 @@ async def _sessions(chat: ChatSession, argument: str) -> None:
         title = sanitize_line(summary.title)[:60]
         say(
             f"  {index:>2}. {summary.header.id}  {summary.last_activity[:16].replace('T', ' ')}  "
-            f"{summary.message_count:>3} msgs  {title}{current}"
+            f"{plural(summary.message_count, 'msg'):>8}  {title}{current}"
         )
     return None
 
@@ -113,7 +113,9 @@ async def _resume(chat: ChatSession, argument: str) -> None:
         else:
             path = find_session(answer)
     notes = chat.resume(path)
-    note(f"Resumed {sanitize_line(path.stem)}: {len(chat.conversation.history)} messages.")
+    note(
+        f"Resumed {sanitize_line(path.stem)}: {plural(len(chat.conversation.history), 'message')}."
+    )
     for line in notes:
         note(f"  {sanitize_line(line)}")
     return None
