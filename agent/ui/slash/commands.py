@@ -16,6 +16,7 @@ from agent.errors import AgentError
 from agent.home import atomic_write, data_home
 from agent.text import plural, sanitize, sanitize_line
 from agent.ui.dialogs.fresh_keys import ask_line
+from agent.ui.fit import first_line, fit
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
@@ -133,7 +134,8 @@ async def _skills(chat: ChatSession, argument: str) -> None:
     for skill in chat.skills.skills:
         active = " (active)" if chat.skills.active.find(skill.name) else ""
         hidden = " [only by /skill]" if skill.disable_model_invocation else ""
-        say(f"  {skill.name} ({skill.scope}){active}{hidden}: {skill.description[:80]}")
+        about = sanitize_line(first_line(skill.description))
+        print(fit(f"  {sanitize_line(skill.name)} ({skill.scope}){active}{hidden}: {about}"))
     return None
 
 
@@ -204,15 +206,16 @@ async def _tools(chat: ChatSession, argument: str) -> None:
     by_source: dict[str, list[str]] = {}
     for tool in combine(chat.conversation.toolsets).values():
         asks = "asks every time" if needs_approval(tool.spec) else "no approval"
+        about = sanitize_line(first_line(tool.spec.description))
         by_source.setdefault(sanitize_line(tool.spec.source), []).append(
-            f"{sanitize_line(tool.spec.name)} ({asks})"
+            f"  {sanitize_line(tool.spec.name)} ({asks})  {about}".rstrip()
         )
     if not by_source:
         say("No tools in the next request.")
-    for source, names in by_source.items():
-        say(f"{source}:")
-        for name in names:
-            say(f"  {name}")
+    for source, lines in by_source.items():
+        print(fit(f"{source}:"))
+        for line in lines:
+            print(fit(line))
     return None
 
 
