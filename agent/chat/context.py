@@ -174,7 +174,7 @@ def _attachments(history: list[Message]) -> str:
     parts = [part for message in history for part in message.parts]
     texts = sum(1 for part in parts if isinstance(part, TextPart))
     images = sum(1 for part in parts if isinstance(part, ImagePart))
-    said = [plural(texts, "text")] if texts else []
+    said = [plural(texts, "resource")] if texts else []
     said += [plural(images, "image")] if images else []
     return ", ".join(said) if said else "none"
 

@@ -136,7 +136,7 @@ def test_context_rows_add_up_to_the_request_the_model_gets_and_the_toolbar_agree
     assert all(value > 0 for value in top.values())  # the attached note counts too
     named = {name: rest for _indent, name, _tokens, rest in rows}
     assert named["messages"] == "4 messages"  # question, tool call, its result, answer
-    assert named["attachments"] == "1 text"
+    assert named["attachments"] == "1 resource"
     assert named["instruction files"] == "./AGENTS.md"
     assert named["tools"] == f"{len(requests[2]['body']['tools'])} tools"  # all of them
 
