@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.depth import MAX_DEPTH, too_deep
+from agent.text import plural
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -140,13 +141,19 @@ def checked_image(claimed: str, data: str, source: str, count: int) -> ImagePart
     real = sniff_image(raw)
     if real is None:
         return (
-            f"[image not sent: called {_quoted(claimed)}, but its {len(raw)} bytes are not a PNG, "
+            f"[image not sent: called {_quoted(claimed)}, but its "
+            f"{plural(len(raw), 'byte')} are not a PNG, "
             "JPEG, GIF or WebP image]"
         )
     if len(raw) > MAX_IMAGE_BYTES:
-        return f"[image not sent: {real}, {len(raw)} bytes is over {MAX_IMAGE_BYTES} bytes]"
+        return (
+            f"[image not sent: {real}, {plural(len(raw), 'byte')} is over {MAX_IMAGE_BYTES} bytes]"
+        )
     if count >= MAX_IMAGES:
-        return f"[image not sent: {real}, {len(raw)} bytes; only {MAX_IMAGES} are sent at once]"
+        return (
+            f"[image not sent: {real}, {plural(len(raw), 'byte')}; only {MAX_IMAGES} are sent "
+            "at once]"
+        )
     return ImagePart(real, data, source)
 
 

@@ -44,7 +44,8 @@ class ModelLimits:
     chunk_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
     request_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
     retries: Annotated[int, Field(ge=0, le=10, strict=True)]
-    context_window_tokens: Annotated[int, Field(gt=0, strict=True)]
+    # None: litellm's table says, or nobody knows (then no share of it is shown).
+    context_window_tokens: Annotated[int | None, Field(gt=0, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -368,6 +369,15 @@ def _adapter() -> TypeAdapter[Settings]:
     return TypeAdapter(Settings)
 
 
+# What a field wants, where pydantic's words alone leave the person guessing.
+_HINTS = {
+    "model_limits.context_window_tokens": (
+        " (the model's context window in tokens, a whole number such as 8192; null when "
+        "litellm's table should say)"
+    ),
+}
+
+
 def _validate(data: dict[str, Any], path: Path) -> Settings:
     from pydantic import ValidationError
 
@@ -378,5 +388,6 @@ def _validate(data: dict[str, Any], path: Path) -> Settings:
         for item in error.errors():
             # One line each: a key or value with a line break must not print as our own line.
             where = sanitize_line(".".join(str(part) for part in item["loc"]))
-            lines.append(f"{path}: {where}: {sanitize_line(item['msg'])}")
+            hint = _HINTS.get(where, "")
+            lines.append(f"{path}: {where}: {sanitize_line(item['msg'])}{hint}")
         raise SettingsError("\n".join(lines)) from None

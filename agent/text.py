@@ -117,6 +117,17 @@ def error_lines(text: str) -> list[str]:
     return [sanitize_line(line) for line in text.rstrip("\n").split("\n")] if text else []
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`1 tool`, `2 tools`, `1,234 messages`: the count and its noun in the number it needs
+    (`many` for a noun that does not just take an s: plural(2, "entry", "entries"))."""
+    return f"{count:,} {noun_for(count, noun, many)}"
+
+
+def noun_for(count: int, noun: str, many: str | None = None) -> str:
+    """The noun alone in the number `count` needs: `server` for 1, `servers` otherwise."""
+    return noun if count == 1 else (many or f"{noun}s")
+
+
 def progress_text(done: float, total: float | None, message: str | None) -> str:
     """An MCP progress notification as `3/10 message` (`3 message` with no total); not sanitized."""
     amount = f"{done:g}/{total:g}" if total else f"{done:g}"

@@ -40,7 +40,7 @@ DEFAULTS = Settings(
         chunk_timeout_seconds=60,
         request_timeout_seconds=600,
         retries=2,
-        context_window_tokens=128_000,
+        context_window_tokens=None,
     ),
     mcp=McpLimits(startup_timeout_seconds=30, tool_timeout_seconds=120, output_limit_chars=100_000),
     loop=LoopLimits(max_tool_rounds=25),
@@ -215,3 +215,31 @@ def test_a_saved_api_base_serves_only_models_of_the_saved_models_provider() -> N
     assert inherited_api_base(openai, "claude-sonnet-4-5") is None  # litellm: Anthropic's
     proxy = EarlySettings(None, "http://proxy.example/v1")  # written alone: every model's
     assert inherited_api_base(proxy, "anthropic/claude-sonnet-4-5") == "http://proxy.example/v1"
+
+
+def test_a_models_context_window_is_unknown_until_the_person_sets_it(agent_home: Path) -> None:
+    assert load_settings().model_limits.context_window_tokens is None
+    agent_home.mkdir()
+    (agent_home / "settings.yaml").write_text(
+        "model_limits:\n  context_window_tokens: 2048\n", encoding="utf-8"
+    )
+    assert load_settings().model_limits.context_window_tokens == 2048
+
+
+@pytest.mark.parametrize(
+    ("value", "why"), [("0", "be greater than 0"), ("8k", "be a valid integer")]
+)
+def test_a_context_window_that_is_not_a_count_of_tokens_is_refused_naming_the_field(
+    agent_home: Path, value: str, why: str
+) -> None:
+    agent_home.mkdir()
+    path = agent_home / "settings.yaml"
+    path.write_text(f"model_limits:\n  context_window_tokens: {value}\n", encoding="utf-8")
+
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+
+    assert str(caught.value) == (
+        f"{path}: model_limits.context_window_tokens: Input should {why} (the model's context "
+        "window in tokens, a whole number such as 8192; null when litellm's table should say)"
+    )

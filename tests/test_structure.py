@@ -85,7 +85,16 @@ WINGS = {
 # renderer, the spinner, the type-ahead reader). A floor module imports no wing.
 FLOORS = {
     "agent.mcp": set[str](),
-    "agent.ui": {"style", "render", "markdown", "spinner", "typeahead", "tool_calls", "interrupt"},
+    "agent.ui": {
+        "style",
+        "render",
+        "markdown",
+        "spinner",
+        "typeahead",
+        "tool_calls",
+        "interrupt",
+        "fit",
+    },
 }
 MAX_FUNCTION_LINES = 60
 # Functions allowed over the limit (declarative tables only), and why.

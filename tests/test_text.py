@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import ast
+import itertools
 import json
+import re
 import unicodedata
+from pathlib import Path
 
 from agent.text import (
     INVISIBLE_RANGES,
     UNICODE_VERSION,
     escape_json_text,
+    noun_for,
+    plural,
     sanitize,
     sanitize_line,
     scan_invisible_ranges,
@@ -59,3 +65,41 @@ def test_json_escapes_decode_to_the_same_strings_even_beyond_the_plane() -> None
 
 def _codes(ranges: tuple[tuple[int, int], ...]) -> list[int]:
     return [code for low, high in ranges for code in range(low, high + 1)]
+
+
+def test_a_count_and_its_noun_agree_in_number() -> None:
+    assert [plural(n, "tool") for n in (0, 1, 2, 1234)] == [
+        "0 tools",
+        "1 tool",
+        "2 tools",
+        "1,234 tools",
+    ]
+    assert plural(1, "entry", "entries") == "1 entry"
+    assert plural(3, "entry", "entries") == "3 entries"
+    assert [noun_for(n, "server") for n in (1, 2)] == ["server", "servers"]
+
+
+def _counted_nouns(path: Path) -> list[str]:
+    """Places in `path` that print a count followed by a noun fixed in the plural, or a
+    `word(s)` that leaves the number to the reader (`http(s)` is a scheme, not a count)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if re.search(r"[a-z]\(s\)", node.value.replace("http(s)", "")):
+                found.append(f"{path}:{node.lineno}: {node.value!r}")
+        elif isinstance(node, ast.JoinedStr):
+            for value, after in itertools.pairwise(node.values):
+                counted = isinstance(value, ast.FormattedValue) and ast.unparse(
+                    value.value
+                ).startswith("len(")
+                text = after.value if isinstance(after, ast.Constant) else None
+                if counted and isinstance(text, str) and re.match(r" (more )?[a-z]+s\b", text):
+                    found.append(f"{path}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_agent_never_prints_a_counted_noun_in_a_fixed_number() -> None:
+    """`1 tools` and `skill(s)` read badly: counts go through agent.text.plural."""
+    root = Path(__file__).resolve().parent.parent / "agent"
+    found = [line for path in sorted(root.rglob("*.py")) for line in _counted_nouns(path)]
+    assert found == []

@@ -24,7 +24,7 @@ from agent.chat.mentions import Mention, find_mentions
 from agent.errors import AgentError
 from agent.home import mcp_store_path
 from agent.messages import ImagePart, Part, TextPart, checked_image
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 if TYPE_CHECKING:
     from agent.mcp.catalog.contents import ResourcePart
@@ -96,9 +96,9 @@ def _summary(contents: Sequence[ResourcePart]) -> str:
     if not contents:
         return "empty"
     kinds = [
-        f"{len(text)} characters"
+        f"{plural(len(text), 'character')}"
         if isinstance(text := getattr(item, "text", None), str)
-        else f"{item.mime_type or 'binary'}, {len(getattr(item, 'data', b''))} bytes"
+        else f"{item.mime_type or 'binary'}, {plural(len(getattr(item, 'data', b'')), 'byte')}"
         for item in contents
     ]
     return "; ".join(kinds)
@@ -149,7 +149,9 @@ def _binary(
         image = checked_image(real, base64.b64encode(data).decode(), f"{server}:{uri}", count)
         if isinstance(image, ImagePart):
             return [
-                TextPart(delimited(label, f"(an image, {real}, {len(data)} bytes; it follows)")),
+                TextPart(
+                    delimited(label, f"(an image, {real}, {plural(len(data), 'byte')}; it follows)")
+                ),
                 image,
             ]
         return [TextPart(delimited(label, image))]
@@ -157,7 +159,9 @@ def _binary(
         note = f"[not attached: the server calls it {claimed}, but its bytes are not an image]"
         return [TextPart(delimited(label, note))]
     return [
-        TextPart(delimited(label, f"[binary content: {claimed}, {len(data)} bytes; not shown]"))
+        TextPart(
+            delimited(label, f"[binary content: {claimed}, {plural(len(data), 'byte')}; not shown]")
+        )
     ]
 
 
@@ -185,5 +189,8 @@ def _capped(text: str, limit_chars: int) -> tuple[str, bool]:
     if len(text) <= limit_chars:
         return text, False
     cut = len(text) - limit_chars
-    note = f"[attachment cut: {limit_chars} of {len(text)} characters attached, {cut} omitted]"
+    note = (
+        f"[attachment cut: {limit_chars} of "
+        f"{plural(len(text), 'character')} attached, {cut} omitted]"
+    )
     return f"{text[:limit_chars]}\n{note}", True

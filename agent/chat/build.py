@@ -16,7 +16,7 @@ from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
 from agent.chat.prompt import SystemPrompt
 from agent.chat.server_notes import server_notes_section
-from agent.chat.state import ChatSession
+from agent.chat.state import ASSUMED_WINDOW, ChatSession
 from agent.home import data_home, mcp_store_path
 from agent.mcp.host import McpHost
 from agent.model import LiteLLMModel, ModelSettings
@@ -28,6 +28,7 @@ from agent.skills.model import Discovery, Skill
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import project_skills, usable_from
+from agent.text import noun_for, plural
 from agent.tools.builtin import BuiltinToolset
 
 if TYPE_CHECKING:
@@ -57,16 +58,14 @@ def build_chat(
     settings = load_settings()
     model = _model(settings, model_name, api_base)
 
-    def context_window() -> int:
-        return model.context_window() or settings.model_limits.context_window_tokens
-
+    context_window, window_source = _window(settings, lambda: conversation.model)
     instructions = ProjectInstructions(
         instruction_files(project), budget_bytes=settings.instructions.budget_bytes
     )
     skills, trust_store, pending, notes = _skills_for(project, front.interactive, instructions)
+    budget = settings.skills.catalog_share * 4  # characters: about four a token
     skill_session = SkillSession(
-        skills,
-        catalog_budget=lambda: int(context_window() * settings.skills.catalog_share * 4),
+        skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
     )
     host = _mcp_host(settings, project, front)
     recorder = SessionRecorder(project, model_name)
@@ -101,6 +100,7 @@ def build_chat(
         discovery=skills_discovery(project),
         trust_store=trust_store,
         context_window=context_window,
+        window_source=window_source,
         compact_at_share=settings.sessions.compact_at_share,
         keep_recent_turns=settings.sessions.keep_recent_turns,
         pending_skill_trust=pending,
@@ -108,6 +108,28 @@ def build_chat(
         instructions=instructions,
         system_prompt=system_prompt,
     )
+
+
+def _window(
+    settings: Settings, model: Callable[[], object]
+) -> tuple[Callable[[], int | None], Callable[[], str]]:
+    """The model's context window (None: unknown) and where that figure comes from.
+
+    The person's setting wins: they know what their model server gives (a local server may
+    run a model with a smaller window than litellm's table says). Else litellm's table for
+    the chat's model now (/model switches it); else unknown, never a guess shown as fact."""
+    configured = settings.model_limits.context_window_tokens
+
+    def table() -> int | None:
+        window = getattr(model(), "context_window", None)
+        return window() if callable(window) else None
+
+    def source() -> str:
+        if configured:
+            return "model_limits.context_window_tokens in settings.yaml"
+        return "litellm's model table" if table() else ""
+
+    return (lambda: configured or table()), source
 
 
 def _model(settings: Settings, model_name: str, api_base: str | None) -> LiteLLMModel:
@@ -177,11 +199,12 @@ def _skills_for(
 
 def _untrusted_note(skills: int, files: list[str]) -> str:
     """Without a person to ask: what stays off, and how to decide."""
-    kept_off = [f"{skills} project skill(s)"] if skills else []
+    kept_off = [plural(skills, "project skill")] if skills else []
     if files:
-        kept_off.append(f"the instruction files {', '.join(files)}")
+        kept_off.append(f"the instruction {noun_for(len(files), 'file')} {', '.join(files)}")
+    verb = "is" if skills + len(files) == 1 else "are"
     return (
-        f"{' and '.join(kept_off)} are not trusted and stay off (only trusted ones are used "
+        f"{' and '.join(kept_off)} {verb} not trusted and stay off (only trusted ones are used "
         "without a terminal to ask); run `agent skills trust` to decide"
     )
 

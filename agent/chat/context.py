@@ -1,27 +1,32 @@
-"""What the next request holds, and its size in tokens: `/context` and the toolbar's share.
+"""What the next request holds, and its size in tokens: `/context` and the toolbar's figure.
 
-Measured on what the request sends: the same system prompt parts, the same tools (combined
-as the request combines them) and the same history messages. Counted with litellm's token
-counter for the model (agent.model.count_tokens); a model without one (a scripted test model)
-is estimated at four characters a token, and the report says which.
+One counting method for every number: the whole request (messages and tools) as the model
+gets it, counted by litellm's token counter for the model (agent.model.count_tokens); a model
+without one (a scripted test model) is estimated at four characters a token, and the report
+says which. Each part is what it adds: the request counted up to and including it, less the
+request up to the part before. So the parts sum to the total exactly, and the total is the
+count of the request itself (a tokenizer may merge across a part's edges; that token goes to
+the later part).
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.chat.server_notes import cut_notes, fitted_notes
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
-from agent.messages import estimate_tokens
+from agent.messages import ImagePart, Message, TextPart, estimate_tokens
+from agent.text import plural
 from agent.tools.combined import combine
 
 ESTIMATED = "estimated at 4 characters a token"
 COUNTED = "counted by litellm's token counter"
+WINDOW_SETTING = "model_limits.context_window_tokens"
 
 
 @dataclass(frozen=True)
@@ -43,107 +48,153 @@ class ContextReport:
     system_tokens: int
     tools: tuple[ContextPart, ...]
     tools_tokens: int
-    history: ContextPart
-    total: int  # the whole request: messages and tools together, as sent
-    window: int
+    messages: ContextPart
+    attachments: ContextPart
+    total: int  # the whole request as sent: the sum of the four parts above
+    window: int | None  # None: nobody knows the model's window
+    window_source: str  # where the window's figure comes from
     counted: str
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
-    def share(self) -> float:
-        """The share of the model's context window the request fills."""
-        return self.total / self.window if self.window else 0.0
+    def share(self) -> float | None:
+        """The share of the model's context window the request fills; None when unknown."""
+        return self.total / self.window if self.window else None
 
 
-class _Counter:
-    def __init__(self, chat: ChatSession) -> None:
-        counter = getattr(chat.conversation.model, "count_tokens", None)
-        self._count = counter if callable(counter) else None
-        self.how = COUNTED if self._count else ESTIMATED
+Count = Callable[[Sequence[dict[str, Any]], Sequence[dict[str, Any]]], int]
 
-    def messages(self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> int:
-        if self._count is not None:
-            return int(self._count(messages=messages, tools=tools))
-        return estimate_tokens([*messages, *tools])
 
-    def text(self, text: str) -> int:
-        if not text:
-            return 0
-        if self._count is not None:
-            return int(self._count(text=text))
-        return len(text) // 4
+def request_counter(chat: ChatSession) -> tuple[Count, str]:
+    """The one way this chat's requests are counted, and how to say it."""
+    counter = getattr(chat.conversation.model, "count_tokens", None)
+    if callable(counter):
+        return (lambda messages, tools: int(counter(messages=messages, tools=tools))), COUNTED
+    return (lambda messages, tools: estimate_tokens([*messages, *tools])), ESTIMATED
 
-    def tools(self, tools: Sequence[dict[str, Any]]) -> int:
-        if not tools:
-            return 0
-        return self.text(json.dumps(list(tools), ensure_ascii=False))
+
+def _tool_specs(chat: ChatSession) -> list[dict[str, Any]]:
+    try:
+        tools = chat.conversation.tool_order.peek(combine(chat.conversation.toolsets))
+    except AgentError:  # a name conflict: the request would fail; nothing of the tools goes
+        return []
+    return [tool.spec.to_openai() for tool in tools.values()]
+
+
+def request_tokens(chat: ChatSession) -> int:
+    """The next request's tokens, counted as `/context` counts its total (the toolbar's
+    figure; may load litellm, so call it in a worker thread)."""
+    count, how = request_counter(chat)
+    messages = chat.conversation.request_messages(estimate=how == ESTIMATED)
+    return count(messages, _tool_specs(chat))
 
 
 def measure_context(chat: ChatSession) -> ContextReport:
     """The next request's parts and their tokens (may load litellm to count)."""
     conversation = chat.conversation
-    counter = _Counter(chat)
-    messages = conversation.request_messages()
-    try:
-        tools = conversation.tool_order.peek(combine(conversation.toolsets))
-    except AgentError:  # a name conflict: the request would fail; nothing of the tools goes
-        tools = {}
-    specs = [tool.spec.to_openai() for tool in tools.values()]
-    system = tuple(_system_parts(chat, counter))
-    by_source: dict[str, list[dict[str, Any]]] = {}
-    for tool in tools.values():
-        by_source.setdefault(tool.spec.source, []).append(tool.spec.to_openai())
-    tool_parts = tuple(
-        ContextPart(source, counter.tools(group), _count_of(len(group), "tool"), len(group))
-        for source, group in by_source.items()
-    )
-    history = messages[1:]
+    count, how = request_counter(chat)
+    estimate = how == ESTIMATED  # images by their notes: base64 is no measure of tokens
+    specs = _tool_specs(chat)
+    texts = [(name or "other", text) for name, text in chat.system_parts()]
+    prompt = "\n\n".join(text for _name, text in texts if text)
+    bare = conversation.request_messages(estimate, attachments=False, system=prompt)
+    full = conversation.request_messages(estimate, system=prompt)
+    system = bare[:1]
+
+    system_parts, upto = _system_parts(chat, texts, count)
+    tool_parts: list[ContextPart] = []
+    offered: list[dict[str, Any]] = []
+    for source, group in _by_source(chat, specs).items():
+        offered.extend(group)
+        tokens = count(system, offered) - upto - sum(part.tokens for part in tool_parts)
+        tool_parts.append(ContextPart(source, tokens, plural(len(group), "tool"), len(group)))
+    with_tools = count(system, specs)
+    without_attachments = count(bare, specs)
+    total = count(full, specs)
+    history = list(conversation.history)
+    attached = _attachments(history)
+    window = chat.context_window()
     return ContextReport(
         model=chat.model_name,
-        system=system,
-        system_tokens=counter.text(str(messages[0]["content"])),
-        tools=tool_parts,
-        tools_tokens=counter.tools(specs),
-        history=ContextPart(
-            "history", counter.messages(history, []), _count_of(len(history), "message")
+        system=tuple(system_parts),
+        system_tokens=upto,
+        tools=tuple(tool_parts),
+        tools_tokens=with_tools - upto,
+        messages=ContextPart(
+            "messages", without_attachments - with_tools, plural(len(history), "message")
         ),
-        total=counter.messages(messages, specs),
-        window=chat.context_window(),
-        counted=counter.how,
+        attachments=ContextPart("attachments", total - without_attachments, attached),
+        total=total,
+        window=window,
+        window_source=chat.window_source() if window else "",
+        counted=how,
         notes=tuple(_notes(chat)),
     )
 
 
-def _system_parts(chat: ChatSession, counter: _Counter) -> list[ContextPart]:
-    # Each part counts what it adds to the prompt as rendered (its blank-line separator too):
-    # tokens of the prompt up to it, less those before it. So the rows sum to the system
-    # prompt's own count exactly, though a tokenizer may merge across a part's edges.
+def _system_parts(
+    chat: ChatSession, texts: list[tuple[str, str]], count: Count
+) -> tuple[list[ContextPart], int]:
+    """Each part of the system prompt with what it adds (its blank-line separator too), and
+    the system message's own count."""
     parts = []
     shown: list[str] = []
     before = 0
-    for name, text in chat.system_parts():
+    for name, text in texts:
         if text:
             shown.append(text)
-        upto = counter.text("\n\n".join(shown))
-        tokens, before = upto - before, upto
-        detail = ""
-        if name == "instruction files" and chat.instructions is not None:
-            used, _left_out = chat.instructions.fitted()
-            detail = ", ".join(f.file.label for f in used)
-        elif name == "server instructions":
-            detail = ", ".join(
-                note.server for note in fitted_notes(chat.host.server_instructions())
-            )
-        parts.append(ContextPart(name or "other", tokens, detail))
-    return parts
+        upto = count([Message("system", "\n\n".join(shown)).to_openai()], [])
+        parts.append(ContextPart(name, upto - before, _detail(chat, name)))
+        before = upto
+    return parts, before
+
+
+def _detail(chat: ChatSession, name: str) -> str:
+    if name == "instruction files" and chat.instructions is not None:
+        used, _left_out = chat.instructions.fitted()
+        return ", ".join(f.file.label for f in used)
+    if name == "server instructions":
+        return ", ".join(note.server for note in fitted_notes(chat.host.server_instructions()))
+    return ""
+
+
+def _by_source(chat: ChatSession, specs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    try:
+        tools = chat.conversation.tool_order.peek(combine(chat.conversation.toolsets))
+    except AgentError:
+        return {}
+    source = {name: tool.spec.source for name, tool in tools.items()}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for spec in specs:
+        groups.setdefault(source.get(spec["function"]["name"], "other"), []).append(spec)
+    return groups
+
+
+def _attachments(history: list[Message]) -> str:
+    parts = [part for message in history for part in message.parts]
+    texts = sum(1 for part in parts if isinstance(part, TextPart))
+    images = sum(1 for part in parts if isinstance(part, ImagePart))
+    said = [plural(texts, "resource")] if texts else []
+    said += [plural(images, "image")] if images else []
+    return ", ".join(said) if said else "none"
 
 
 def _notes(chat: ChatSession) -> list[str]:
-    notes: list[str | None] = [_pending_note(chat)]
+    notes: list[str | None] = [_pending_note(chat), _window_note(chat)]
     if chat.instructions is not None:
         notes += [chat.instructions.cut_note(), chat.instructions.untrusted_note()]
     notes += cut_notes(chat.host.server_instructions())
     return [note for note in notes if note]
+
+
+def _window_note(chat: ChatSession) -> str:
+    if chat.context_window():
+        return ""
+    return (
+        f"{chat.model_name}'s context window is unknown (litellm does not know this model), so "
+        f"no share is shown; set {WINDOW_SETTING} in settings.yaml to the window your model "
+        "server gives it"
+    )
 
 
 def _pending_note(chat: ChatSession) -> str:
@@ -155,45 +206,52 @@ def _pending_note(chat: ChatSession) -> str:
     return f"waiting for: {', '.join(names)} (still starting; their tools are not counted yet)"
 
 
-def _count_of(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
+@dataclass(frozen=True)
+class ContextFigure:
+    """The toolbar's figure: the next request's tokens and the window (None: unknown)."""
+
+    tokens: int
+    window: int | None
+
+    @property
+    def share(self) -> float | None:
+        """The share of the window the request fills; None when the window is unknown."""
+        return self.tokens / self.window if self.window else None
 
 
-def context_share(chat: ChatSession) -> float | None:
-    """The share of the window the next request fills, for the toolbar; None until it was
-    counted. The prompt never waits for it: litellm must be loaded already, and the count
-    runs in a thread (the tokenizer loads on first use, and a long history takes a while)
-    whenever the request changed; the toolbar shows the last count meanwhile."""
+def context_figure(chat: ChatSession) -> ContextFigure | None:
+    """The next request's size for the toolbar, counted as `/context` counts its total; None
+    until it was counted. The prompt never waits for it: litellm must be loaded already, and
+    the count runs in a thread (the tokenizer loads on first use, and a long history takes a
+    while) whenever the request changed; the toolbar shows the last count meanwhile."""
     model = chat.conversation.model
     ready = getattr(model, "counter_ready", False)
     if not ready or not callable(getattr(model, "count_tokens", None)):
         return None  # no tokenizer (a scripted model), or litellm still loading
-    try:
-        messages = chat.conversation.request_messages(estimate=True)
-        tools = chat.conversation.tool_order.peek(combine(chat.conversation.toolsets))
-    except AgentError:
-        return None
-    specs = [tool.spec.to_openai() for tool in tools.values()]
+    history = chat.conversation.history
+    last = history[-1].to_openai(images=False) if len(history) else None
     # The history only grows, or starts over: its length and last message tell a change.
     key = json.dumps(
-        [len(messages), messages[0], messages[-1], list(tools)], ensure_ascii=False, default=str
-    )
+        [len(history), chat.conversation.system_prompt(), last, [s["function"]["name"]
+         for s in _tool_specs(chat)], chat.context_window()],
+        ensure_ascii=False, default=str,
+    )  # fmt: skip
     cache = chat.share_cache
-    share = cache.get("share")  # the last count, read before a new one may start
+    figure = cache.get("figure")  # the last count, read before a new one may start
     running = cache.get("thread")
     if cache.get("key") != key and not (
         isinstance(running, threading.Thread) and running.is_alive()
     ):
-        counter, window = _Counter(chat), chat.context_window()
+        window = chat.context_window()
 
         def count() -> None:
             try:
-                counted = counter.messages(messages, specs) / window if window else None
+                counted: ContextFigure | None = ContextFigure(request_tokens(chat), window)
             except Exception:  # a count that fails shows nothing; the chat goes on
                 counted = None
-            cache.update(key=key, share=counted)
+            cache.update(key=key, figure=counted)
 
         thread = threading.Thread(target=count, name="count-context", daemon=True)
         cache["thread"] = thread
         thread.start()
-    return share if isinstance(share, float) else None
+    return figure if isinstance(figure, ContextFigure) else None

@@ -9,6 +9,7 @@ an interruption (Ctrl-C cancels the task) gives every tool call the model made a
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from agent.chat.approval import ApprovalRequest, Approver, ask, needs_approval
@@ -78,14 +79,23 @@ class Conversation:
         """The session memory from compaction, if any."""
         return self.history.memory
 
-    def request_messages(self, estimate: bool = False) -> list[dict[str, object]]:
+    def request_messages(
+        self, estimate: bool = False, attachments: bool = True, system: str | None = None
+    ) -> list[dict[str, object]]:
         """What the next request sends: the system prompt, then the history.
 
         `estimate`: for counting tokens; images are counted as their notes (their base64
-        is no measure of their tokens, and asking about the model may load litellm)."""
-        system = Message("system", self.system_prompt())
+        is no measure of their tokens, and asking about the model may load litellm).
+        `attachments` False: the history without what was attached to its messages (so
+        `/context` can say what the attachments cost). `system`: the prompt already rendered."""
+        prompt = Message("system", self.system_prompt() if system is None else system)
         vision = (lambda: False) if estimate else (lambda: accepts_images(self.model))
-        return [system.to_openai(), *openai_messages(self.history, vision)]
+        history = (
+            self.history
+            if attachments
+            else [replace(message, parts=()) for message in self.history]
+        )
+        return [prompt.to_openai(), *openai_messages(history, vision)]
 
     async def compact(
         self, keep_recent_turns: int = 2, focus: str | None = None

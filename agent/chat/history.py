@@ -12,6 +12,7 @@ from agent.messages import Message, Usage
 from agent.model import ChatModel
 from agent.session.compaction import NothingToCompactError, split_point
 from agent.session.events import CompactionEvent, SessionEvent, UsageEvent, message_event
+from agent.text import plural
 
 
 class Recorder(Protocol):
@@ -109,7 +110,8 @@ class History(Sequence[Message]):
         cut = split_point(self._messages, keep_recent_turns)
         if cut == 0:
             raise NothingToCompactError(
-                f"nothing to compact yet: the conversation has at most {keep_recent_turns} turns"
+                "nothing to compact yet: the conversation has at most "
+                f"{plural(keep_recent_turns, 'turn')}"
             )
         older = self._messages[:cut]
         summary, usage = await summarize(model, self._memory, older, focus)

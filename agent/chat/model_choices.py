@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from agent.chat.local_models import HOST, KINDS, LocalServer, Probe, plain_name
 from agent.settings import ModelDiscovery
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 # The variable litellm reads for each provider, and the model offered when it is set.
 PROVIDER_DEFAULTS = {
@@ -138,7 +138,7 @@ def found_lines(found: Found, discovery: ModelDiscovery) -> list[str]:
     """What was found, for a person without a terminal to choose on."""
     lines = []
     for server in found.servers:
-        count = f"{len(server.models)} model(s)"
+        count = plural(len(server.models), "model")
         if server.models:
             first = f"{server.kind.provider}/{server.models[0]}"
             lines.append(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from agent.chat.attachments import Attached, attach
 from agent.errors import AgentError
 from agent.messages import ImagePart, Part, TextPart, checked_image
+from agent.text import plural
 
 if TYPE_CHECKING:
     from agent.mcp.catalog.contents import PromptMessage, PromptResult
@@ -138,7 +139,9 @@ def _media(server: str, media: object, attached: Attached) -> Part:
 
     assert isinstance(media, PromptMedia)
     if media.image_type is None:
-        return TextPart(f"[{media.kind}: {media.mime_type}, {len(media.data)} bytes; not shown]")
+        return TextPart(
+            f"[{media.kind}: {media.mime_type}, {plural(len(media.data), 'byte')}; not shown]"
+        )
     count = sum(isinstance(part, ImagePart) for part in attached.parts)
     data = base64.b64encode(media.data).decode()
     image = checked_image(media.image_type, data, f"prompt of {server}", count)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from agent.errors import AgentError
 from agent.skills.served import ServerSkills, parse_listing
+from agent.text import plural
 
 if TYPE_CHECKING:
     from agent.mcp.config.definitions import ServerDefinition
@@ -84,7 +85,8 @@ class RuntimeSkillServers:
             )
         if len(parts) != 1 or parts[0].uri != uri:
             raise AgentError(
-                f"MCP server {server!r} answered the read of {uri!r} with {len(parts)} parts "
+                f"MCP server {server!r} answered the read of {uri!r} with "
+                f"{plural(len(parts), 'part')} "
                 "(or another URI); a skill file is one part"
             )
         part = parts[0]

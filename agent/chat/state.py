@@ -31,6 +31,11 @@ if TYPE_CHECKING:
     from agent.chat.served_skills import RuntimeSkillServers
 
 
+# What compaction and the skills catalog's budget assume of a window nobody knows (a model
+# litellm does not know, model_limits.context_window_tokens unset). Never shown as the window.
+ASSUMED_WINDOW = 128_000
+
+
 @dataclass
 class ChatSession:
     """One chat: the conversation, the MCP host whose tools it offers, and everything else
@@ -44,7 +49,7 @@ class ChatSession:
     model_name: str
     discovery: Discovery
     trust_store: SkillTrustStore
-    context_window: Callable[[], int]
+    context_window: Callable[[], int | None]  # the model's window; None: unknown
     compact_at_share: float = 0.8
     keep_recent_turns: int = 2
     pending_skill_trust: SkillTrustRequest | None = None
@@ -52,6 +57,7 @@ class ChatSession:
     instructions: ProjectInstructions | None = None
     system_prompt: SystemPrompt | None = None
     share_cache: dict[str, object] = field(default_factory=dict)  # the toolbar's last count
+    window_source: Callable[[], str] = lambda: ""  # where the window's figure comes from
     served_trust: ServedSkillTrustStore = field(default_factory=ServedSkillTrustStore)
     _cut_said: str | None = field(default=None, init=False, repr=False)
     _served_listed: set[str] = field(default_factory=set, init=False, repr=False)
@@ -235,5 +241,5 @@ class ChatSession:
 
     def needs_compaction(self) -> bool:
         """True when the next request would fill more than the configured share of the window."""
-        limit = self.context_window() * self.compact_at_share
+        limit = (self.context_window() or ASSUMED_WINDOW) * self.compact_at_share
         return estimate_tokens(self.conversation.request_messages(estimate=True)) > limit

@@ -26,7 +26,7 @@ from agent.mcp.catalog.contents import (
     ResourcePart,
 )
 from agent.mcp.store import McpStore
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 if TYPE_CHECKING:
     from agent.mcp.runtime import McpRuntime
@@ -45,7 +45,7 @@ def resources_command(store: McpStore, name: str, trace: bool) -> int:
                 for item in resources.items
             ]
             say(table(("URI", "NAME", "TYPE", "DESCRIPTION"), rows))
-        say(f"{len(resources.items)} resources on MCP server {server!r}.")
+        say(f"{plural(len(resources.items), 'resource')} on MCP server {server!r}.")
         if templates.items:
             say("")
             rows = [
@@ -108,7 +108,7 @@ def prompts_command(store: McpStore, name: str, trace: bool) -> int:
                     f"  {sanitize_line(argument.name)} ({need}){': ' if detail else ''}"
                     f"{sanitize_line(detail)}"
                 )
-        say(f"{len(prompts.items)} prompts on MCP server {server!r}.")
+        say(f"{plural(len(prompts.items), 'prompt')} on MCP server {server!r}.")
         if prompts.note:
             warn(f"agent: {sanitize_line(prompts.note)}")
         return 0
@@ -180,7 +180,9 @@ def _write(parts: tuple[ResourcePart, ...], target: Path, force: bool) -> None:
     except OSError as error:
         raise AgentError(f"--output: cannot write {target}: {error.strerror}") from None
     what = (
-        _blob_description(part) if isinstance(part, ResourceBlob) else f"{len(data)} bytes of text"
+        _blob_description(part)
+        if isinstance(part, ResourceBlob)
+        else f"{plural(len(data), 'byte')} of text"
     )
     say(f"Wrote {target} ({what}).")
 
@@ -199,7 +201,8 @@ def _content_text(content: PromptContent, limit: int) -> str:
     if isinstance(content, PromptMedia):
         real = "" if content.kind != "image" or content.image_type else " (not really an image)"
         return (
-            f"{content.kind}: {sanitize_line(content.mime_type)}, {len(content.data)} bytes{real}"
+            f"{content.kind}: {sanitize_line(content.mime_type)}, "
+            f"{plural(len(content.data), 'byte')}{real}"
         )
     if isinstance(content, PromptResource):
         part = content.part

@@ -21,7 +21,7 @@ from agent.mcp.config.definitions import (
 from agent.mcp.config.document import parse_document, serialize_document
 from agent.mcp.store import McpConfig, McpStore
 from agent.mcp.trust.launches import LaunchTrust
-from agent.text import sanitize_line
+from agent.text import noun_for, sanitize_line
 
 
 def import_document(store: McpStore, source: str, merge: bool) -> int:
@@ -172,9 +172,9 @@ def _find_all(config: McpConfig, names: Sequence[str]) -> list[ServerDefinition]
             found.append(definition)
     if unknown:
         known = ", ".join(d.name for d in config.definitions) or "none are configured"
-        noun = "server" if len(unknown) == 1 else "servers"
         raise UnknownServerError(
-            f"no MCP {noun} named {', '.join(map(repr, unknown))} (configured: {known}); "
+            f"no MCP {noun_for(len(unknown), 'server')} named {', '.join(map(repr, unknown))} "
+            f"(configured: {known}); "
             "nothing removed"
         )
     return found

@@ -33,7 +33,7 @@ from agent.mcp.oauth.token_key import default_expander
 from agent.mcp.store import McpStore, ServerState
 from agent.project import find_project_dir
 from agent.settings import load_settings
-from agent.text import progress_text, sanitize_line
+from agent.text import plural, progress_text, sanitize_line
 from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems
 
@@ -177,7 +177,7 @@ def enable_command(store: McpStore, name: str) -> int:
     store.update_state(server, fingerprint(definition), lambda s: replace(s, enabled=True))
     count = len(state.cached_tools or ())
     say(
-        f"Enabled {server}: {len(state.enabled_tools)} of {count} tools selected "
+        f"Enabled {server}: {len(state.enabled_tools)} of {plural(count, 'tool')} selected "
         f"(change with: agent mcp tools {server} --enable/--disable TOOL)"
     )
     return 0
@@ -214,7 +214,8 @@ def trust_command(store: McpStore, name: str) -> int:
         await runtime.start(definition.name, ask_trust=True)
         state = store.load().state(definition.name)
         say(
-            f"Trusted {definition.name}; {len(state.cached_tools or ())} tools discovered. "
+            f"Trusted {definition.name}; {plural(len(state.cached_tools or ()), 'tool')} "
+            "discovered. "
             f"Enable it with: agent mcp enable {definition.name}"
         )
         return 0
@@ -229,7 +230,7 @@ def restart_command(store: McpStore, name: str) -> int:
         definition = store.load().find(name)
         await runtime.restart(definition.name)
         state = await runtime.discover(definition.name, ask_trust=True)
-        say(f"{definition.name} started; {len(state.cached_tools or ())} tools.")
+        say(f"{definition.name} started; {plural(len(state.cached_tools or ()), 'tool')}.")
         return 0
 
     return run_with_runtime(store, body)

@@ -21,7 +21,7 @@ from agent.commands.mcp_console import parse_json_object, run_with_runtime
 from agent.commands.output import say, warn
 from agent.errors import AgentError
 from agent.mcp.store import McpStore
-from agent.text import escape_json_text
+from agent.text import escape_json_text, plural
 
 if TYPE_CHECKING:
     from agent.mcp.runtime import McpRuntime
@@ -90,7 +90,6 @@ def _bounded(text: str) -> str:
     """At most ANSWER_CAP characters of an answer, saying when and where it was cut."""
     if len(text) <= ANSWER_CAP:
         return text
-    return (
-        text[:ANSWER_CAP]
-        + f"\n[answer cut at {ANSWER_CAP} of {len(text)} characters; --trace shows it all]"
+    return text[:ANSWER_CAP] + (
+        f"\n[answer cut at {ANSWER_CAP} of {plural(len(text), 'character')}; --trace shows it all]"
     )

@@ -15,7 +15,7 @@ from agent.skills.model import SCOPE_PRECEDENCE, Diagnostic, Discovery, Skill, S
 from agent.skills.names import skill_key
 from agent.skills.parse import SKILL_FILE, parse_skill_file
 from agent.skills.trust import SkillTrustStore
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 _INDENT = "    "
 
@@ -128,7 +128,8 @@ def validate_paths(paths: Sequence[str]) -> int:
             say(f"{shown}: {_diagnostic_line(diagnostic)}")
     if len(files) > 1:
         say(
-            f"{len(files)} files: {counts['ok']} ok, {counts['warnings']} with warnings only, "
+            f"{plural(len(files), 'file')}: {counts['ok']} ok, "
+            f"{counts['warnings']} with warnings only, "
             f"{counts['errors']} with errors"
         )
     return 1 if failed else 0

@@ -19,7 +19,7 @@ from agent.errors import AgentError, DocumentError
 from agent.mcp.config.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.config.document import ServersDocument, parse_document, serialize_document
 from agent.mcp.store import McpStore, SaveReport
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 Say = Callable[[str], None]
 
@@ -64,9 +64,7 @@ def edit_document(store: McpStore, *, say: Say, warn: Say, edit_again: Callable[
 def report_lines(report: SaveReport, document: ServersDocument) -> list[str]:
     """What a save did: the file, the servers by change, the next step, literal secrets."""
     count = len(report.config.definitions)
-    lines = [
-        f"Saved {count} MCP server{'s' if count != 1 else ''} to {sanitize_line(str(report.path))}"
-    ]
+    lines = [f"Saved {plural(count, 'MCP server')} to {sanitize_line(str(report.path))}"]
     for label, names in (
         ("added", report.added),
         ("changed", report.changed),

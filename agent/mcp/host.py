@@ -22,6 +22,7 @@ import anyio.to_thread
 
 from agent.errors import AgentError
 from agent.home import mcp_store_path
+from agent.text import plural
 from agent.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -196,7 +197,9 @@ class McpHost:
         try:
             await runtime.start(name, ask_trust=False)
             count = len(runtime.store.load().state(name).enabled_tools)
-            self._report(f"MCP server {name} ready ({count} tools)" + self._new_tools(name))
+            self._report(
+                f"MCP server {name} ready ({plural(count, 'tool')})" + self._new_tools(name)
+            )
         except AgentError as error:
             self._report(f"MCP server {name} failed to start: {error}")
         finally:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 if TYPE_CHECKING:
     from agent.mcp.store import ServerState
@@ -27,9 +27,8 @@ def new_tools_notice(server: str, names: Sequence[str]) -> str:
     more = len(names) - NOTICE_NAMES
     if more > 0:
         shown += f" and {more} more"
-    noun = "tool" if len(names) == 1 else "tools"
     return (
-        f"{len(names)} new {noun}, not selected: {shown} "
+        f"{plural(len(names), 'new tool')}, not selected: {shown} "
         f"(select with: agent mcp tools {shlex.quote(server)} --enable TOOL)"
     )
 

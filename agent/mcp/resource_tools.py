@@ -20,6 +20,7 @@ from agent.mcp.catalog.contents import ResourcePart, ResourceText
 from agent.mcp.client.results import cap_text
 from agent.mcp.runtime import McpRuntime
 from agent.messages import ImagePart, ToolResult, checked_image
+from agent.text import plural
 from agent.tools.base import Tool, ToolSpec
 
 SOURCE = "MCP resources"
@@ -112,7 +113,8 @@ class ListResources:
         except AgentError as error:
             return [f"server {name}: {error}"]
         lines = [
-            f"server {name}: {len(resources.items)} resources, {len(templates.items)} templates"
+            f"server {name}: {plural(len(resources.items), 'resource')}, "
+            f"{plural(len(templates.items), 'template')}"
         ]
         for resource in resources.items:
             about = f" ({resource.mime_type})" if resource.mime_type else ""

@@ -22,6 +22,7 @@ from agent.session.events import (
 )
 from agent.skills.activation import SkillSnapshot
 from agent.skills.names import skill_key
+from agent.text import plural
 
 INTERRUPTED_RESULT = "Error: interrupted before it finished (the session was resumed)"
 
@@ -111,7 +112,8 @@ def repair_numbered(messages: list[Numbered], notes: list[str]) -> list[Numbered
             repaired.append((None, Message("tool", INTERRUPTED_RESULT, tool_call_id=call.id)))
         if pending:
             notes.append(
-                f"{len(pending)} tool call(s) had no result (interrupted); marked as interrupted"
+                f"{plural(len(pending), 'tool call')} had no result (interrupted); marked as "
+                "interrupted"
             )
         pending.clear()
 

@@ -25,6 +25,7 @@ from agent.errors import AgentError
 from agent.home import data_home, ensure_private_dir
 from agent.session.blobs import blob_folder, restore_images, store_images
 from agent.session.events import MESSAGE_EVENTS, SessionEvent, UserEvent, event_from_json
+from agent.text import plural
 
 SESSION_VERSION = 1
 _HEAD_BYTES = 16 * 1024
@@ -352,6 +353,6 @@ def find_session(prefix: str, folder: Path | None = None) -> Path:
     if len(matches) > 1:
         shown = ", ".join(p.stem for p in matches[:5])
         raise SessionError(
-            f"{prefix!r} matches {len(matches)} sessions ({shown}); give more of the id"
+            f"{prefix!r} matches {plural(len(matches), 'session')} ({shown}); give more of the id"
         )
     return matches[0]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from html import escape
 
 from agent.skills.model import SCOPE_PRECEDENCE, Skill
+from agent.text import plural
 
 CATALOG_INSTRUCTION = (
     "Skills give you specialised instructions for particular tasks. When a task matches a "
@@ -42,7 +43,8 @@ def _render(entries: list[str], omitted: list[str]) -> str:
     lines = [CATALOG_INSTRUCTION, "<available_skills>", *entries, "</available_skills>"]
     if omitted:
         lines.append(
-            f"({len(omitted)} more skills are not listed for lack of space: "
+            f"({plural(len(omitted), 'more skill')} {'is' if len(omitted) == 1 else 'are'} "
+            "not listed for lack of space: "
             f"{escape(', '.join(omitted))}; activate_skill still accepts their names.)"
         )
     return "\n".join(lines)
@@ -77,5 +79,7 @@ def build_catalog(skills: Sequence[Skill], budget_chars: int) -> Catalog:
         if frame + kept_length + note_length <= budget_chars:
             break
     text = _render(entries, omitted)
-    dropped = f"{len(omitted)} skills left out of the catalog to fit it: {', '.join(omitted)}"
+    dropped = (
+        f"{plural(len(omitted), 'skill')} left out of the catalog to fit it: {', '.join(omitted)}"
+    )
     return Catalog(text, (dropped,))

@@ -26,6 +26,7 @@ import yaml
 
 from agent.skills.model import Diagnostic, Scope, Skill, SkippedSkill
 from agent.skills.names import name_problems
+from agent.text import plural
 
 try:  # libyaml: discovery parses every skill at every start
     from yaml import CBaseLoader as _NodeLoader
@@ -241,7 +242,7 @@ def _check(
         return SkippedSkill(path, scope, (*diagnostics, description))
     if len(description) > MAX_DESCRIPTION_LENGTH:
         warn(
-            f"description is {len(description)} characters, over the spec's "
+            f"description is {plural(len(description), 'character')}, over the spec's "
             f"{MAX_DESCRIPTION_LENGTH}; other clients may reject it: shorten it"
         )
     name = _name(frontmatter, path, warn)
@@ -314,7 +315,7 @@ def _check_optional_fields(frontmatter: Mapping[str, Any], warn: _Warn) -> None:
             warn("compatibility is empty: leave it out, or say what the skill needs")
         elif len(compatibility) > MAX_COMPATIBILITY_LENGTH:
             warn(
-                f"compatibility is {len(compatibility)} characters, over the spec's "
+                f"compatibility is {plural(len(compatibility), 'character')}, over the spec's "
                 f"{MAX_COMPATIBILITY_LENGTH}: shorten it"
             )
     metadata = frontmatter.get("metadata")

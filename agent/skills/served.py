@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from agent.errors import AgentError
 from agent.skills.model import Skill, SkippedSkill
 from agent.skills.names import name_problems
+from agent.text import plural
 
 SCHEME = "skill://"
 SKILL_FILE = "SKILL.md"
@@ -234,7 +235,8 @@ def verified(skill: ServedSkill, file: ServedFile, data: bytes) -> bytes:
             _said(
                 skill.server,
                 skill.qualified,
-                f"was refused: {file.relative} is {len(data):,} bytes, but the listing says "
+                f"was refused: {file.relative} is "
+                f"{plural(len(data), 'byte')}, but the listing says "
                 f"{file.size:,}",
             )
         )

@@ -18,6 +18,7 @@ from typing import Literal, Protocol
 from agent.errors import AgentError
 from agent.home import atomic_write, config_home, file_lock
 from agent.skills.served import ServedSkill, ServerSkills
+from agent.text import plural
 
 TRUST_FILE_NAME = "served-skills-trust.json"
 TRUST_VERSION = 1
@@ -69,7 +70,7 @@ class ServedSkillTrustRequest:
             lines.append(f"  {skill.qualified}: {skill.description}")
             lines.append(
                 f"      {skill.uri}  sha256:{skill.digest[:16]}  "
-                f"({len(skill.files)} files, {size:,} bytes)"
+                f"({plural(len(skill.files), 'file')}, {plural(size, 'byte')})"
             )
         return lines
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from agent.home import own_folders
 from agent.messages import ToolResult
+from agent.text import plural
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.credential_files import (
     NOT_LISTED,
@@ -129,7 +130,7 @@ class ReadFile:
             )
         if not body and offset > 0:
             lines = part.lines_before
-            return ToolResult(f"(nothing at offset {offset}: the file has {lines} lines)")
+            return ToolResult(f"(nothing at offset {offset}: the file has {plural(lines, 'line')})")
         return ToolResult(body or "(empty)")
 
 

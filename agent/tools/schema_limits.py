@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from agent.text import plural
+
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_REFS = 64
 MAX_DEPTH = 32
@@ -58,7 +60,7 @@ def _pattern_problem(patterns: list[str]) -> str | None:
         shown = pattern if len(pattern) <= 40 else pattern[:40] + "..."
         if len(pattern) > MAX_PATTERN_CHARS:
             return (
-                f"its schema has a pattern of {len(pattern)} characters "
+                f"its schema has a pattern of {plural(len(pattern), 'character')} "
                 f"(at most {MAX_PATTERN_CHARS})"
             )
         construct = regex_only_syntax(pattern)

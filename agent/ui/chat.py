@@ -28,7 +28,7 @@ from prompt_toolkit.shortcuts import PromptSession
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import Part
-from agent.text import error_lines, sanitize, sanitize_line
+from agent.text import error_lines, noun_for, sanitize, sanitize_line
 from agent.ui.completion.completer import chat_completer
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
@@ -102,7 +102,7 @@ async def _wait_for_servers(
     def show(names: list[str]) -> None:
         waited[:] = names
         shown = ", ".join(sanitize_line(name) for name in names)
-        server = "MCP server" if len(names) == 1 else "MCP servers"
+        server = "MCP " + noun_for(len(names), "server")
         renderer.waiting(f"Waiting for {server} {shown} (Ctrl-C sends without)")
 
     with typeahead.reading(), ctrl_c_cancels(ignore_after=True) as scope:

@@ -32,7 +32,7 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import Part, ToolCall, Usage, parse_arguments
-from agent.text import error_lines, sanitize
+from agent.text import error_lines, plural, sanitize
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.tool_calls import call_title, decision_line, more_lines, result_preview
 
@@ -349,7 +349,8 @@ class TextOutput(OneShotOutput):
         if result["exit_code"] == EXIT_INTERRUPTED:
             self.tell("(interrupted)")
         elif result["exit_code"] == EXIT_DENIED:
-            self.tell(f"{self.summary.denied()} tool call(s) denied (exit code {EXIT_DENIED})")
+            denied = plural(self.summary.denied(), "tool call")
+            self.tell(f"{denied} denied (exit code {EXIT_DENIED})")
 
     def _text(self, text: str) -> None:
         text = sanitize(text)

@@ -12,7 +12,7 @@ import os
 import sys
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from agent.chat.events import (
@@ -28,7 +28,7 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import Usage
-from agent.text import progress_text, sanitize, sanitize_line
+from agent.text import plural, progress_text, sanitize, sanitize_line
 from agent.ui.spinner import Spinner
 from agent.ui.style import styled
 from agent.ui.tool_calls import (
@@ -77,16 +77,32 @@ class RecentResults:
 RECENT_RESULTS = RecentResults()  # the chat's; /show reads it
 
 
-def describe_usage(request: Usage, session: Usage) -> str:
-    """`tokens 1,234 in · 56 out · $0.0012 (session $0.0100)`."""
+def describe_usage(request: Usage, session: Usage, requests: int = 1) -> str:
+    """`tokens 1,234 in · 56 out · $0.0012 (session $0.0100)`; a turn of several model
+    requests (a tool round makes one more) sums them: `tokens 3,000 in · 30 out over 2
+    requests`."""
     text = f"tokens {request.prompt_tokens:,} in · {request.completion_tokens:,} out"
+    if requests > 1:
+        text += f" over {plural(requests, 'request')}"
     if request.cost_usd is not None:
         text += f" · ${request.cost_usd:.4f}"
     if session.cost_usd is not None:
         text += f" (session ${session.cost_usd:.4f})"
     else:
-        text += f" (session {session.prompt_tokens + session.completion_tokens:,} tokens)"
+        text += f" (session {plural(session.prompt_tokens + session.completion_tokens, 'token')})"
     return text
+
+
+@dataclass
+class TurnUsage:
+    """Every model request of one turn, summed (a tool round is a request of its own)."""
+
+    usage: Usage = field(default_factory=Usage)
+    session: Usage = field(default_factory=Usage)
+    requests: int = 0
+
+    def add(self, request: Usage, session: Usage) -> None:
+        self.usage, self.session, self.requests = self.usage + request, session, self.requests + 1
 
 
 def preload_markdown() -> None:
@@ -119,10 +135,11 @@ class EventRenderer:
         self.spinner = Spinner(self.out) if (terminal if spinner is None else spinner) else None
         self.results = RECENT_RESULTS if results is None else results
         self._mid_line = False
-        self._last_usage: tuple[Usage, Usage] | None = None
+        self._turn_usage = TurnUsage()
 
     def begin(self) -> None:
         """A turn starts: wait for the model's first words."""
+        self._turn_usage = TurnUsage()
         self._status(WAITING)
 
     def end(self) -> None:
@@ -183,14 +200,14 @@ class EventRenderer:
             self._result(event)
             self._status(WAITING)
         elif isinstance(event, UsageReported):
-            self._last_usage = (event.request, event.session)
+            self._turn_usage.add(event.request, event.session)
         elif isinstance(event, Notice):
             self._line(styled(sanitize(event.text), "yellow"))
         elif isinstance(event, TurnFailed):
             self._line(styled(f"error: {sanitize(event.message)}", "red"))
-        elif isinstance(event, TurnEnded) and self._last_usage is not None:
-            self._line(styled(describe_usage(*self._last_usage), "dim"))
-            self._last_usage = None
+        elif isinstance(event, TurnEnded) and self._turn_usage.requests:
+            turn, self._turn_usage = self._turn_usage, TurnUsage()
+            self._line(styled(describe_usage(turn.usage, turn.session, turn.requests), "dim"))
         self.out.flush()
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:

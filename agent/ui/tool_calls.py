@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.text import sanitize, sanitize_line
+from agent.text import plural, sanitize, sanitize_line
 
 if TYPE_CHECKING:
     from agent.chat.approval import Decision
@@ -92,4 +92,4 @@ def result_preview(text: str, is_error: bool, limit: int) -> ResultPreview:
 
 def more_lines(hidden: int) -> str:
     """The line saying how many lines of a result were left out."""
-    return f"{INDENT}… {hidden} more lines"
+    return f"{INDENT}… {plural(hidden, 'more line')}"

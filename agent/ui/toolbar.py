@@ -6,21 +6,27 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.messages import Usage
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 if TYPE_CHECKING:
+    from agent.chat.context import ContextFigure
     from agent.chat.state import ChatSession
     from agent.mcp.host import ServerCounts
 
 
-def status_text(model: str, usage: Usage, servers: str, share: float | None = None) -> str:
-    """` openai/gpt-4.1 · 1,234 tokens · $0.0123 · context 3% · MCP 2 ready, 1 starting `."""
+def status_text(
+    model: str, usage: Usage, servers: str, context: ContextFigure | None = None
+) -> str:
+    """` openai/gpt-4.1 · 1,234 tokens · $0.0123 · context 3,665 tokens (3%) · MCP 2 ready `:
+    the session's tokens so far, then the next request's as `/context` counts its total, with
+    its share of the model's window only when the window is known."""
     tokens = usage.prompt_tokens + usage.completion_tokens
-    parts = [sanitize_line(model), f"{tokens:,} tokens"]
+    parts = [sanitize_line(model), plural(tokens, "token")]
     if usage.cost_usd is not None:
         parts.append(f"${usage.cost_usd:.4f}")
-    if share is not None:  # the next request's share of the model's context window
-        parts.append(f"context {share:.0%}")
+    if context is not None:
+        share = f" ({context.share:.0%})" if context.share is not None else ""
+        parts.append(f"context {plural(context.tokens, 'token')}{share}")
     parts.append(servers)
     return " " + " · ".join(parts) + " "
 
@@ -52,13 +58,13 @@ class StatusToolbar:
             servers = describe_servers(chat.host.server_counts())
         except Exception:  # a toolbar must never break the prompt (say, a broken config file)
             servers = "MCP status unknown"
-        return status_text(chat.model_name, chat.conversation.usage, servers, _share(chat))
+        return status_text(chat.model_name, chat.conversation.usage, servers, _figure(chat))
 
 
-def _share(chat: ChatSession) -> float | None:
-    from agent.chat.context import context_share
+def _figure(chat: ChatSession) -> ContextFigure | None:
+    from agent.chat.context import context_figure
 
     try:
-        return context_share(chat)
+        return context_figure(chat)
     except Exception:  # the count is a nicety: the prompt must be drawn whatever happens
         return None

@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 import anyio
 
+from agent.text import plural
+
 LOG_KEPT = 1000
 QUEUE_EVENTS = 2000
 MAX_STREAMS = 8
@@ -78,7 +80,7 @@ def log_entry(
     kind, method, request_id = _describe(direction, message)
     cut = len(text) > TEXT_CHARS
     if cut:
-        text = text[:TEXT_CHARS] + f" [cut: {TEXT_CHARS} of {len(text)} characters]"
+        text = text[:TEXT_CHARS] + f" [cut: {TEXT_CHARS} of {plural(len(text), 'character')}]"
     now = datetime.datetime.now(datetime.UTC)
     return {
         "seq": seq,
@@ -177,5 +179,6 @@ class ConsoleHub:
         if not subscriber.dropped:
             return None
         count, subscriber.dropped = subscriber.dropped, 0
-        text = f"this tab fell behind: {count} events were dropped"
+        verb = "was" if count == 1 else "were"
+        text = f"this tab fell behind: {plural(count, 'event')} {verb} dropped"
         return Event("log", log_entry(next(self._seq), "", "note", text), None)

@@ -24,6 +24,7 @@ import anyio
 from agent.mcp.forms.elicitation import Action, ElicitationAnswer, ElicitationRequest, refusal
 from agent.mcp.forms.schema import form_keywords
 from agent.mcp.forms.url_request import UrlRequest, host_lines
+from agent.text import plural
 from agent.tools.validation import argument_problems
 from agent.web.console_hub import ConsoleHub, Event
 
@@ -144,8 +145,7 @@ class PageElicitation:
             if server != closed and why == ONE_OPEN:
                 continue  # that server's form is still open: its burst goes on
             count = self._declined.pop((server, why))
-            forms = "form" if count == 1 else "forms"
-            self.notice(f"Declined {count} more {forms} from MCP server {server}: {why}.")
+            self.notice(f"Declined {plural(count, 'more form')} from MCP server {server}: {why}.")
 
     def notice(self, text: str) -> None:
         """A form answered without asking: a note in the log."""

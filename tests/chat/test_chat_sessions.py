@@ -81,7 +81,7 @@ def test_project_skills_reach_the_model_only_while_trusted(places: dict[str, Pat
         requests = fake.requests
 
     assert untrusted.returncode == 0, untrusted.stderr
-    assert "1 project skill(s) are not trusted and stay off" in untrusted.stderr
+    assert "1 project skill is not trusted and stay off" in untrusted.stderr
     first, second, third = requests
     assert "release-notes" not in system_prompt(first)
     assert "<name>mcp-config</name>" in system_prompt(first)  # bundled skills need no trust

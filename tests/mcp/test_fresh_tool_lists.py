@@ -68,7 +68,7 @@ async def test_a_tool_the_person_deselected_stays_deselected_and_is_not_new(
     reports, offered = await start_chat(store, tmp_path, tmp_path)
 
     assert sorted(offered) == ["mcp__up__lookup"]
-    assert reports == ["MCP server up ready (1 tools)"]
+    assert reports == ["MCP server up ready (1 tool)"]
 
 
 async def test_a_cache_hint_that_still_holds_spares_the_listing_and_one_that_ran_out_does_not(

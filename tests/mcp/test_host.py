@@ -94,7 +94,7 @@ async def test_a_request_waits_for_a_starting_server_and_is_told_its_name(
     assert told[-1] == ["slow"]  # the last thing waited for was the server itself
     # The cache held only echo; the start listed the server's 16 tools: 15 are new (said once).
     assert state == "ready" and len(reports) == 1
-    assert reports[0].startswith("MCP server slow ready (1 tools); 15 new tools, not selected: ")
+    assert reports[0].startswith("MCP server slow ready (1 tool); 15 new tools, not selected: ")
 
 
 OAUTH_PROBE = """

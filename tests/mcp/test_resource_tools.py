@@ -71,7 +71,7 @@ async def test_listing_shows_every_page_and_the_templates_after_approval(
     assert [r.call.name for r in approver.requests] == ["list_mcp_resources"]
     text = model.sent()[-1]["content"]
     lines = text.splitlines()
-    assert lines[0] == "server rs: 27 resources, 1 templates"
+    assert lines[0] == "server rs: 27 resources, 1 template"
     assert "  fixture://notes/25 note 25 (text/plain)" in lines
     assert lines[-1] == "  template fixture://greeting/{name} greeting"
     assert "server off" not in text  # a disabled server is not listed

@@ -73,7 +73,7 @@ def test_model_names_with_escape_sequences_are_left_out_of_the_chooser_and_never
         chat.close()
 
     assert f"1. ollama_chat/good-model  (Ollama on 127.0.0.1:{port})" in drawn
-    assert f"(5 name(s) from Ollama on 127.0.0.1:{port} left out" in drawn
+    assert f"(5 names from Ollama on 127.0.0.1:{port} left out" in drawn
     assert "pwned" not in drawn  # not drawn raw, not even as visible escapes
     assert "\x1b]" not in drawn and "\u202e" not in drawn
     assert settings.read_text() == before
@@ -87,7 +87,7 @@ def test_without_a_terminal_hostile_model_names_never_reach_stderr(
         discovery_settings(agent_home, ollama_port=port)
         completed = run_without_terminal(env, tmp_path)
     assert completed.returncode == 2
-    assert f"Ollama on 127.0.0.1:{port}: 1 model(s), e.g. agent --model ollama_chat/good-model" in (
+    assert f"Ollama on 127.0.0.1:{port}: 1 model, e.g. agent --model ollama_chat/good-model" in (
         completed.stderr
     )
     assert "pwned" not in completed.stderr and "\x1b" not in completed.stderr

@@ -207,3 +207,44 @@ def test_a_settings_key_with_a_line_break_prints_as_one_agent_line(
     assert_no_forged_line(done.stderr)
     assert len(done.stderr.splitlines()) == 1, done.stderr
     assert f"\\n{FORGED}" in done.stderr
+
+
+def test_the_chats_tools_listing_shows_a_hostile_tools_name_and_description_on_one_line(
+    hostile_server: None, agent_home: Path, tmp_path: Path
+) -> None:
+    """`/tools` prints each description's first line only: what follows a line break (LF, CR,
+    U+2028, NEL) never reaches the screen as a line of its own, and the name's tricks show as
+    escapes."""
+    import pexpect
+
+    from tests.pty_chat import FakeModelProcess
+
+    fake = FakeModelProcess(tmp_path, [])
+    env = dict(os.environ, OPENAI_API_KEY="sk-test", HOME=str(tmp_path), TERM="xterm")
+    env.update(PROMPT_TOOLKIT_NO_CPR="1", NO_COLOR="1")
+    env.pop("AGENT_MODEL", None)
+    trust_hx_for(agent_home, env)
+    try:
+        chat = spawn_chat(fake.base_url, env, tmp_path, dimensions=(40, 200))
+        chat.expect("MCP server hx ready")
+        chat.expect("›")
+        chat.send("/mcp enable hx\r")
+        chat.expect("›")
+        chat.send("/tools\r")
+        chat.expect("MCP server hx")
+        chat.expect("›")
+        listing = str(chat.before)
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+    finally:
+        fake.stop()
+
+    lines = listing.splitlines()
+    forged = "  mcp__hx__safe_agent__server_fx_trusted (asks every time)  harmless"
+    assert forged in lines, listing
+    assert "all calls approved" not in listing  # after the description's first line break
+    assert any("mcp__hx__read__elif (asks every time)  zero\\u200bwidth" in line for line in lines)
+    for char in ("\u2028", "\u202e", "\u200b", "\U000e0041", "\x85"):
+        assert char not in listing
+    assert not any(line.lstrip().startswith("agent:") for line in lines)

@@ -138,7 +138,7 @@ def test_without_a_terminal_only_trusted_files_are_used_and_the_others_are_named
     assert done.returncode == 0, done.stderr
     system = system_prompt(requests[0])
     assert "ROOT-RULE" in system and "rm -rf" not in system
-    assert "the instruction files ./a/AGENTS.md are not trusted and stay off" in done.stderr
+    assert "the instruction file ./a/AGENTS.md is not trusted and stay off" in done.stderr
     assert "./AGENTS.md are" not in done.stderr and "./AGENTS.md," not in done.stderr
 
 

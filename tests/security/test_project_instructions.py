@@ -170,7 +170,7 @@ def test_without_a_terminal_untrusted_files_are_named_and_never_asked_about(
 
     assert done.returncode == 0, done.stderr
     assert "rm -rf" not in system_prompt(requests[0])
-    assert "the instruction files ./AGENTS.md are not trusted and stay off" in done.stderr
+    assert "the instruction file ./AGENTS.md is not trusted and stay off" in done.stderr
     assert "run `agent skills trust` to decide" in done.stderr
     assert not (places["agent_home"] / "skills-trust.json").exists()  # nothing was decided
 
@@ -282,4 +282,4 @@ def test_agent_skills_trust_shows_the_files_with_the_skills_and_one_answer_cover
     assert done.returncode == 0, done.stderr
     assert "RULE-ONE" not in system_prompt(requests[0])
     assert "<name>deploy</name>" in system_prompt(requests[0])
-    assert "the instruction files ./AGENTS.md are not trusted and stay off" in done.stderr
+    assert "the instruction file ./AGENTS.md is not trusted and stay off" in done.stderr

@@ -101,7 +101,7 @@ def test_a_huge_resource_is_cut_at_the_output_limit_and_says_so(evil: str) -> No
     assert status == 0, err
     assert len(out) < LIMIT + 200
     assert out.endswith(
-        f"[output cut: {LIMIT} of 3000000 characters shown, {3_000_000 - LIMIT} omitted]\n"
+        f"[output cut: {LIMIT} of 3,000,000 characters shown, {3_000_000 - LIMIT} omitted]\n"
     )
 
 

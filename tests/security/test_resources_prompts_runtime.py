@@ -136,9 +136,9 @@ async def test_overlong_entries_are_clipped_or_left_out_and_the_listing_says_so(
     [wordy] = [item for item in resources.items if item.uri == "fixture://wordy"]
     assert wordy.name == "w" * 199 + "\u2026"
     assert wordy.description == "d" * 1999 + "\u2026"
-    assert resources.note == "1 entries left out (a URI or name over 2048 characters)"
+    assert resources.note == "1 entry left out (a URI or name over 2048 characters)"
     assert [prompt.name for prompt in prompts.items if len(prompt.name) > 100] == []
-    assert prompts.note == "1 entries left out (a URI or name over 2048 characters)"
+    assert prompts.note == "1 entry left out (a URI or name over 2048 characters)"
 
 
 async def test_a_read_that_never_answers_ends_at_the_tool_timeout(

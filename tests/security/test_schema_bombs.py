@@ -34,7 +34,7 @@ from tests.web.console_helpers import running_console
 
 TAKES_TOO_LONG = "the schema takes too long to check; the value cannot be checked"
 SCHEMAS = {tool["name"]: tool for tool in TOOLS}
-COMPILE_WITHHELD = "its schema has a pattern of 20004 characters (at most 512)"
+COMPILE_WITHHELD = "its schema has a pattern of 20,004 characters (at most 512)"
 REFS_WITHHELD = "its schema has 70 $refs (at most 64)"
 
 

@@ -49,8 +49,8 @@ def test_tool_calls_left_without_results_get_an_interrupted_result_where_they_be
         Message("tool", INTERRUPTED_RESULT, tool_call_id="c3"),
     ]
     assert rebuilt.notes == [
-        "1 tool call(s) had no result (interrupted); marked as interrupted",
-        "1 tool call(s) had no result (interrupted); marked as interrupted",
+        "1 tool call had no result (interrupted); marked as interrupted",
+        "1 tool call had no result (interrupted); marked as interrupted",
     ]
     assert history_problems(rebuilt.messages) == []
 

@@ -271,7 +271,7 @@ def test_a_description_of_1024_characters_is_fine_and_1025_loads_with_a_warning(
         "d" * 1025,
         (
             warning(
-                "description is 1025 characters, over the spec's 1024; other clients may "
+                "description is 1,025 characters, over the spec's 1024; other clients may "
                 "reject it: shorten it"
             ),
         ),

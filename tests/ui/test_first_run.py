@@ -127,7 +127,7 @@ def test_without_a_terminal_the_first_run_keeps_its_message_and_names_what_it_fo
     assert completed.stderr.startswith("agent: no model is configured. Choose one of:\n")
     assert completed.stderr.endswith(
         "Found here:\n"
-        f"  LM Studio on 127.0.0.1:{port}: 1 model(s), e.g. agent --model "
+        f"  LM Studio on 127.0.0.1:{port}: 1 model, e.g. agent --model "
         f"lm_studio/qwen-a --api-base http://127.0.0.1:{port}/v1\n"
         "  OPENAI_API_KEY is set: agent --model openai/gpt-4.1-mini\n"
     )

@@ -101,7 +101,7 @@ def test_without_a_terminal_text_prints_only_the_answer_and_the_mcp_call_is_deni
     assert done.stdout == "Let me \\x1b[31mtry\\x1b[0m.\n\nCould not echo.\n"
     assert "⏺ fx › echo (mcp__fx__echo)" in done.stderr
     assert f"✗ declined: {NO_TERMINAL_REASON}" in done.stderr
-    assert "1 tool call(s) denied (exit code 3)" in done.stderr
+    assert "1 tool call denied (exit code 3)" in done.stderr
     assert "\x1b" not in done.stdout + done.stderr
     assert requests[1]["body"]["messages"][-1] == {
         "role": "tool",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -76,9 +77,10 @@ async def test_servers_are_counted_as_ready_starting_or_offline(
     assert shown.endswith(" · MCP 2 ready, 2 offline ")
 
 
-def test_once_litellm_is_loaded_it_shows_the_next_requests_share_of_the_context_window(
+def test_once_litellm_is_loaded_it_shows_the_next_requests_tokens_and_share_of_the_window(
     tmp_path: Path,
 ) -> None:
+    from agent.chat.context import measure_context
     from agent.messages import user_message
     from agent.model import LOADER, LiteLLMLoader, LiteLLMModel, ModelSettings
 
@@ -89,16 +91,26 @@ def test_once_litellm_is_loaded_it_shows_the_next_requests_share_of_the_context_
     assert "context" not in toolbar()  # litellm not loaded: the prompt does not wait for it
 
     chat.conversation.model = LiteLLMModel(ModelSettings(name="openai/fake-model"))
-    litellm = LOADER.get()
-    litellm.disable_token_counter = False  # the loader turned it off; count as a person would
-    try:
-        sent = chat.conversation.request_messages(estimate=True)
-        tokens = litellm.token_counter(model="openai/fake-model", messages=sent)
-    finally:
-        litellm.disable_token_counter = True
-    assert tokens > 10_000
+    LOADER.get()
+    total = measure_context(chat).total  # what /context says
+    assert total > 10_000
     assert "context" not in toolbar()  # counted in a thread: the prompt does not wait
     counting = chat.share_cache["thread"]
     assert isinstance(counting, threading.Thread)
     counting.join(timeout=30)
-    assert f" · context {tokens / 100_000:.0%} · " in toolbar()
+    assert f" · context {total:,} tokens ({total / 100_000:.0%}) · " in toolbar()
+
+
+def test_a_window_nobody_knows_gets_tokens_but_no_share(tmp_path: Path) -> None:
+    from agent.model import LOADER, LiteLLMModel, ModelSettings
+
+    chat = chat_state(tmp_path)
+    chat.context_window = lambda: None
+    chat.conversation.model = LiteLLMModel(ModelSettings(name="openai/fake-model"))
+    LOADER.get()
+    toolbar = StatusToolbar(lambda: chat)
+    toolbar()
+    counting = chat.share_cache["thread"]
+    assert isinstance(counting, threading.Thread)
+    counting.join(timeout=30)
+    assert re.search(r" · context [\d,]+ tokens · MCP starting $", toolbar())

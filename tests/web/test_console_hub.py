@@ -53,5 +53,6 @@ def test_streams_are_capped_and_a_long_text_is_cut_with_a_note() -> None:
     entry = hub.log[-1].data
     assert entry["cut"] is True
     assert (
-        entry["text"] == "x" * TEXT_CHARS + f" [cut: {TEXT_CHARS} of {TEXT_CHARS + 10} characters]"
+        entry["text"]
+        == "x" * TEXT_CHARS + f" [cut: {TEXT_CHARS} of {TEXT_CHARS + 10:,} characters]"
     )

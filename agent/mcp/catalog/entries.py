@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
 from agent.errors import McpServerError
-from agent.text import sanitize_line
+from agent.text import noun_for, sanitize_line
 
 T = TypeVar("T")
 CatalogKind = Literal["resources", "templates", "prompts"]
@@ -105,7 +105,7 @@ def check_prompt_arguments(
     missing = [argument for argument in found.required if argument not in arguments]
     if missing:
         raise McpServerError(
-            f"prompt {sanitize_line(repr(name))} of MCP server {server!r} needs the argument"
-            f"{'s' if len(missing) > 1 else ''} {sanitize_line(', '.join(map(repr, missing)))}"
+            f"prompt {sanitize_line(repr(name))} of MCP server {server!r} needs the "
+            f"{noun_for(len(missing), 'argument')} {sanitize_line(', '.join(map(repr, missing)))}"
         )
     return found

@@ -31,6 +31,7 @@ from agent.mcp.catalog.entries import (
 )
 from agent.mcp.client.connection import Connection
 from agent.mcp.client.era_client import EraClient
+from agent.text import plural
 
 T = TypeVar("T")
 Item = TypeVar("Item")
@@ -158,10 +159,13 @@ async def _pages(
             note = f"{what} stopped at {MAX_ITEMS} entries (the server has more)"
             break
         if cursor in seen:
-            note = f"{what} stopped after {page + 1} pages (the server repeated a cursor)"
+            note = f"{what} stopped after {plural(page + 1, 'page')} (the server repeated a cursor)"
             break
         seen.add(cursor)
     if left_out:
-        skipped = f"{left_out} entries left out (a URI or name over {MAX_ID_CHARS} characters)"
+        skipped = (
+            f"{plural(left_out, 'entry', 'entries')} left out (a URI or name over "
+            f"{MAX_ID_CHARS} characters)"
+        )
         note = f"{note}; {skipped}" if note else skipped
     return Listing(tuple(items), note)

@@ -61,7 +61,7 @@ from agent.mcp.config.launch_secrets import without_ordinary
 from agent.mcp.forms.elicitation import ElicitationHandler
 from agent.mcp.forms.server_forms import ServerForms
 from agent.redaction import Redactor, redactor
-from agent.text import progress_text, sanitize, sanitize_line
+from agent.text import plural, progress_text, sanitize, sanitize_line
 from agent.tools.schema_limits import withheld_reason
 from agent.tools.validation import SCHEMA_CHECK_SECONDS, bounded_patterns
 
@@ -794,7 +794,7 @@ def validation_summary(error: ValueError) -> str:
     where = ".".join(str(part) for part in first.get("loc", ()))
     text = f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
     if len(problems) > 1:
-        text += f" (and {len(problems) - 1} more problems)"
+        text += f" (and {plural(len(problems) - 1, 'more problem')})"
     return text
 
 

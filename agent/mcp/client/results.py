@@ -15,6 +15,7 @@ import json
 import mcp_types as types
 
 from agent.messages import ImagePart, ToolResult, checked_image, decoded_size
+from agent.text import plural
 
 
 def tool_result_from_mcp(
@@ -51,7 +52,8 @@ def cap_text(text: str, limit_chars: int) -> str:
         return text
     cut = len(text) - limit_chars
     return (
-        f"{text[:limit_chars]}\n[output cut: {limit_chars} of {len(text)} characters shown, "
+        f"{text[:limit_chars]}\n[output cut: {limit_chars} of "
+        f"{plural(len(text), 'character')} shown, "
         f"{cut} omitted]"
     )
 

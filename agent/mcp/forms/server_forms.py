@@ -37,7 +37,7 @@ from agent.mcp.forms.url_request import (
     url_request,
 )
 from agent.redaction import MASK
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 _PENDING_ANSWERS = 16
 # Web pages asked about during one tool call, and pages agreed to whose completion is awaited.
@@ -185,9 +185,9 @@ class ServerForms:
     def _say_urls_declined(self) -> None:
         if self._urls_declined:
             count, self._urls_declined = self._urls_declined, 0
-            pages = "web page" if count == 1 else "web pages"
             said = (
-                f"Declined {count} more {pages} from MCP server {sanitize_line(self._server)}: "
+                f"Declined {plural(count, 'more web page')} from MCP server "
+                f"{sanitize_line(self._server)}: "
                 f"one question at a time, at most {URL_REQUESTS_PER_CALL} in a tool call."
             )
             self._note(said)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from agent.loopback import is_loopback_host
-from agent.text import sanitize, sanitize_line
+from agent.text import plural, sanitize, sanitize_line
 
 # Longer than any real sign-in or payment link, short enough to read on one screen.
 MAX_URL_CHARS = 2048
@@ -83,7 +83,8 @@ def judge_url(url: str) -> JudgedUrl:
     """The URL checked for offering, or RefusedUrlError saying why it is not offered."""
     if len(url) > MAX_URL_CHARS:
         raise RefusedUrlError(
-            f"its URL is {len(url)} characters long, over the {MAX_URL_CHARS} this client shows"
+            f"its URL is "
+            f"{plural(len(url), 'character')} long, over the {MAX_URL_CHARS} this client shows"
         )
     hidden = sanitize(url) != url or _NOT_IN_A_URL.search(url) is not None
     if hidden:

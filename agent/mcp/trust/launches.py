@@ -32,7 +32,7 @@ from agent.mcp.config.definitions import LocalDefinition, StdioDefinition
 from agent.mcp.config.launch import CommandsLaunch, StdioLaunch, expand_definition
 from agent.mcp.config.program_files import SCRIPT_MARK, program_digest
 from agent.mcp.config.variables import Expander, references_environment
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_line
 
 KEY_FILE_NAME = "trust.key"
 _KEY_BYTES = 32
@@ -461,7 +461,8 @@ def _read_key(path: Path) -> bytes:
     key = path.read_bytes()
     if len(key) != _KEY_BYTES:
         raise StoreError(
-            f"{path}: not a trust key ({len(key)} bytes, expected {_KEY_BYTES}); delete it and "
+            f"{path}: not a trust key ("
+            f"{plural(len(key), 'byte')}, expected {_KEY_BYTES}); delete it and "
             "agent makes a new one (every local MCP server then asks for trust again)"
         )
     return key

@@ -20,7 +20,7 @@ from agent.chat.model_choices import (
 )
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
-from agent.text import sanitize, sanitize_line
+from agent.text import plural, sanitize, sanitize_line
 from agent.ui.dialogs.fresh_keys import discard_keys
 from agent.ui.style import styled
 
@@ -40,7 +40,7 @@ def choice_lines(found: Found) -> list[str]:
             lines.append(f"  ... and {hidden} more on {server.where} (type the name)")
         if server.skipped:
             lines.append(
-                f"  ({server.skipped} name(s) from {server.where} left out: not plain "
+                f"  ({plural(server.skipped, 'name')} from {server.where} left out: not plain "
                 "printable text, or too many)"
             )
     return lines

@@ -14,8 +14,9 @@ from agent.chat.prompt_commands import PREFIX as PROMPT_PREFIX
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.home import atomic_write, data_home
-from agent.text import sanitize, sanitize_line
+from agent.text import plural, sanitize, sanitize_line
 from agent.ui.dialogs.fresh_keys import ask_line
+from agent.ui.fit import first_line, fit
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
@@ -83,7 +84,7 @@ async def _sessions(chat: ChatSession, argument: str) -> None:
         title = sanitize_line(summary.title)[:60]
         say(
             f"  {index:>2}. {summary.header.id}  {summary.last_activity[:16].replace('T', ' ')}  "
-            f"{summary.message_count:>3} msgs  {title}{current}"
+            f"{plural(summary.message_count, 'msg'):>8}  {title}{current}"
         )
     return None
 
@@ -113,7 +114,9 @@ async def _resume(chat: ChatSession, argument: str) -> None:
         else:
             path = find_session(answer)
     notes = chat.resume(path)
-    note(f"Resumed {sanitize_line(path.stem)}: {len(chat.conversation.history)} messages.")
+    note(
+        f"Resumed {sanitize_line(path.stem)}: {plural(len(chat.conversation.history), 'message')}."
+    )
     for line in notes:
         note(f"  {sanitize_line(line)}")
     return None
@@ -131,7 +134,8 @@ async def _skills(chat: ChatSession, argument: str) -> None:
     for skill in chat.skills.skills:
         active = " (active)" if chat.skills.active.find(skill.name) else ""
         hidden = " [only by /skill]" if skill.disable_model_invocation else ""
-        say(f"  {skill.name} ({skill.scope}){active}{hidden}: {skill.description[:80]}")
+        about = sanitize_line(first_line(skill.description))
+        print(fit(f"  {sanitize_line(skill.name)} ({skill.scope}){active}{hidden}: {about}"))
     return None
 
 
@@ -202,15 +206,16 @@ async def _tools(chat: ChatSession, argument: str) -> None:
     by_source: dict[str, list[str]] = {}
     for tool in combine(chat.conversation.toolsets).values():
         asks = "asks every time" if needs_approval(tool.spec) else "no approval"
+        about = sanitize_line(first_line(tool.spec.description))
         by_source.setdefault(sanitize_line(tool.spec.source), []).append(
-            f"{sanitize_line(tool.spec.name)} ({asks})"
+            f"  {sanitize_line(tool.spec.name)} ({asks})  {about}".rstrip()
         )
     if not by_source:
         say("No tools in the next request.")
-    for source, names in by_source.items():
-        say(f"{source}:")
-        for name in names:
-            say(f"  {name}")
+    for source, lines in by_source.items():
+        print(fit(f"{source}:"))
+        for line in lines:
+            print(fit(line))
     return None
 
 

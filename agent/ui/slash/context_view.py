@@ -6,7 +6,7 @@ import anyio.to_thread
 
 from agent.chat.context import ContextPart, ContextReport, measure_context
 from agent.chat.state import ChatSession
-from agent.text import sanitize_line
+from agent.text import noun_for, plural, sanitize_line
 from agent.ui.style import styled
 
 _WIDTH = 24
@@ -15,25 +15,31 @@ _WIDTH = 24
 def _row(name: str, tokens: int, detail: str = "", indent: int = 2) -> str:
     label = sanitize_line(name)
     pad = max(1, _WIDTH - indent - len(label))
-    line = f"{' ' * indent}{label}{' ' * pad}{tokens:>9,} tokens"
+    line = f"{' ' * indent}{label}{' ' * pad}{tokens:>9,} {noun_for(tokens, 'token')}"
     return f"{line}  {sanitize_line(detail)}" if detail else line
 
 
 def context_lines(report: ContextReport) -> list[str]:
-    """The report as lines: system prompt parts, tools by source, history, total and share."""
+    """The report as lines: the system prompt by part, the tools by source, the messages, the
+    attachments, and their total (the rows sum to it), with the window's share when known."""
     lines = [
         f"The next request to {sanitize_line(report.model)} ({report.counted}):",
         _row("system prompt", report.system_tokens),
     ]
     lines.extend(_row(part.name, part.tokens, part.detail, indent=4) for part in report.system)
     count = sum(part.count for part in report.tools)
-    lines.append(_row("tools", report.tools_tokens, f"{count} in all"))
+    lines.append(_row("tools", report.tools_tokens, plural(count, "tool")))
     lines.extend(_row(_source(part), part.tokens, part.detail, indent=4) for part in report.tools)
-    lines.append(_row(report.history.name, report.history.tokens, report.history.detail))
-    lines.append(
-        _row("total", report.total, f"{report.share:.1%} of the context window "
-             f"({report.window:,} tokens)")
-    )  # fmt: skip
+    for part in (report.messages, report.attachments):
+        lines.append(_row(part.name, part.tokens, part.detail))
+    if report.share is None or report.window is None:
+        window = "context window unknown"
+    else:
+        window = (
+            f"{report.share:.1%} of the context window ({plural(report.window, 'token')}, "
+            f"{report.window_source})"
+        )
+    lines.append(_row("total", report.total, window))
     return lines
 
 

@@ -26,7 +26,7 @@ from agent.mcp.config.definitions import (
     display_url,
     fingerprint,
 )
-from agent.text import error_lines, sanitize, sanitize_line
+from agent.text import error_lines, plural, sanitize, sanitize_line
 from agent.ui.dialogs.frame import single_key
 from agent.ui.style import styled
 
@@ -101,7 +101,7 @@ async def _status(chat: ChatSession) -> None:
         if status.started_at is not None:
             local = status.started_at.astimezone().strftime("%H:%M:%S")
             started = f" since {local}"
-        tools = f"{len(state.enabled_tools)}/{len(state.cached_tools or ())} tools"
+        tools = f"{len(state.enabled_tools)}/{plural(len(state.cached_tools or ()), 'tool')}"
         if isinstance(definition, StdioDefinition):
             target = shlex.join([definition.command, *definition.args])
         elif isinstance(definition, CommandsDefinition):
@@ -128,7 +128,10 @@ async def _enable(chat: ChatSession, name: str) -> None:
     )
     if isinstance(definition, LOCAL_DEFINITIONS):
         await runtime.connection(definition.name, ask_trust=True)
-    _say(f"Enabled {definition.name}: {len(state.enabled_tools)} tools join the next request.")
+    _say(
+        f"Enabled {definition.name}: {plural(len(state.enabled_tools), 'tool')} "
+        f"{'joins' if len(state.enabled_tools) == 1 else 'join'} the next request."
+    )
 
 
 async def _disable(chat: ChatSession, name: str) -> None:
@@ -154,7 +157,8 @@ async def _trust(chat: ChatSession, name: str) -> None:
     await runtime.start(definition.name, ask_trust=True)
     tools = runtime.store.load().state(definition.name).cached_tools or ()
     _say(
-        f"Trusted {definition.name}; {len(tools)} tools. /mcp enable {definition.name} offers them."
+        f"Trusted {definition.name}; {plural(len(tools), 'tool')}. "
+        f"/mcp enable {definition.name} offers them."
     )
 
 
@@ -163,7 +167,7 @@ async def _restart(chat: ChatSession, name: str) -> None:
     definition = runtime.store.load().find(name)
     await runtime.restart(definition.name)
     state = await runtime.discover(definition.name)
-    _say(f"{definition.name} restarted; {len(state.cached_tools or ())} tools.")
+    _say(f"{definition.name} restarted; {plural(len(state.cached_tools or ()), 'tool')}.")
 
 
 async def _tools(chat: ChatSession, name: str) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agent.errors import AgentError
 from agent.mcp.config.definitions import HttpDefinition
+from agent.text import plural
 from agent.ui.spinner import Spinner
 
 if TYPE_CHECKING:
@@ -51,5 +52,6 @@ async def login_in_chat(runtime: McpRuntime, name: str, say: Callable[[str], Non
     joined = "" if not config.state(definition.name).enabled else " (they join the next request)"
     say(
         f"Logged in to {definition.name}: {status}; "
-        f"{len(state.enabled_tools)} of {len(state.cached_tools or ())} tools selected{joined}."
+        f"{len(state.enabled_tools)} of {plural(len(state.cached_tools or ()), 'tool')} "
+        f"selected{joined}."
     )

@@ -19,7 +19,7 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.mcp.forms.elicitation import is_secret
 from agent.messages import ImagePart, Part, TextPart
-from agent.text import sanitize, sanitize_line
+from agent.text import plural, sanitize, sanitize_line
 from agent.ui.style import styled
 
 SHOWN_LINES = 40  # of each message; the whole message is sent
@@ -103,7 +103,7 @@ def _show(command: PromptCommand, parts: list[Part]) -> None:
         for line in lines[:SHOWN_LINES]:
             print(f"  {line}")
         if len(lines) > SHOWN_LINES:
-            print(styled(f"  … ({len(lines) - SHOWN_LINES} more lines, all sent)", "dim"))
+            print(styled(f"  … ({plural(len(lines) - SHOWN_LINES, 'more line')}, all sent)", "dim"))
 
 
 def _quoted(value: str) -> str:

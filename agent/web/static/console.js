@@ -487,8 +487,8 @@
 
   function checkString(value, schema, name, problems) {
     const length = Array.from(value).length;
-    if (typeof schema.minLength === "number" && length < schema.minLength) problems.push(`${name}: at least ${schema.minLength} characters`);
-    if (typeof schema.maxLength === "number" && length > schema.maxLength) problems.push(`${name}: at most ${schema.maxLength} characters`);
+    if (typeof schema.minLength === "number" && length < schema.minLength) problems.push(`${name}: at least ${plural(schema.minLength, "character")}`);
+    if (typeof schema.maxLength === "number" && length > schema.maxLength) problems.push(`${name}: at most ${plural(schema.maxLength, "character")}`);
     // No `pattern` check here: a server's regex can backtrack for hours and the tab could not
     // stop it. The bridge checks it with a time limit and answers 400 naming the problem.
     return value;
@@ -581,8 +581,8 @@
           if (value === undefined) problems.push(`${name}.${index}: empty item (fill it or remove it)`);
           else values.push(value);
         });
-        if (typeof schema.minItems === "number" && values.length < schema.minItems) problems.push(`${name}: at least ${schema.minItems} items`);
-        if (typeof schema.maxItems === "number" && values.length > schema.maxItems) problems.push(`${name}: at most ${schema.maxItems} items`);
+        if (typeof schema.minItems === "number" && values.length < schema.minItems) problems.push(`${name}: at least ${plural(schema.minItems, "item")}`);
+        if (typeof schema.maxItems === "number" && values.length > schema.maxItems) problems.push(`${name}: at most ${plural(schema.maxItems, "item")}`);
         return values;
       },
     };
@@ -796,7 +796,7 @@
     if (type === "text") return textBlock(part.text, "text");
     if (type === "image") return renderImage(part.data, part.mimeType, "image");
     if (type === "audio") {
-      return el("div", { className: "part note" }, `audio (${part.mimeType || "unknown type"}), ${base64Bytes(part.data)} bytes: not played here`);
+      return el("div", { className: "part note" }, `audio (${part.mimeType || "unknown type"}), ${plural(base64Bytes(part.data), "byte")}: not played here`);
     }
     if (type === "resource_link") {
       return el("div", { className: "part link" },
@@ -818,9 +818,14 @@
     if (typeof resource.text === "string") box.appendChild(textBlock(resource.text, "text"));
     else if (typeof resource.blob === "string") {
       if (IMAGE_TYPES.has(String(resource.mimeType).toLowerCase())) box.appendChild(renderImage(resource.blob, resource.mimeType, "blob"));
-      else box.appendChild(el("div", { className: "note" }, `binary, ${base64Bytes(resource.blob)} bytes: not shown`));
+      else box.appendChild(el("div", { className: "note" }, `binary, ${plural(base64Bytes(resource.blob), "byte")}: not shown`));
     }
     return box;
+  }
+
+  // `1 item`, `2 items`: as agent/text.py's plural says it.
+  function plural(count, noun) {
+    return `${count} ${count === 1 ? noun : noun + "s"}`;
   }
 
   function base64Bytes(data) {
