@@ -42,7 +42,9 @@ def executable(path: Path, text: str) -> Path:
 
 
 def trust_in(folder: Path, env: dict[str, str] | None = None) -> None:
-    status, shown = at_terminal("mcp", "trust", "fx", cwd=folder, env=env, answers=[("[y/N] ", "y")])
+    status, shown = at_terminal(
+        "mcp", "trust", "fx", cwd=folder, env=env, answers=[("[y/N] ", "y")]
+    )
     assert status == 0, shown
     assert call_echo(folder, env).returncode == 0
 
@@ -64,7 +66,9 @@ def test_a_launch_nothing_of_the_project_can_change_is_trusted_in_every_project(
     home = tmp_path / "server-home"
     home.mkdir()
     # Absolute program, absolute argument, a working directory of its own: the same launch.
-    import_servers({"fx": {"command": sys.executable, "args": [TOOLS_SERVER], "cwd": str(home)}}, first)
+    import_servers(
+        {"fx": {"command": sys.executable, "args": [TOOLS_SERVER], "cwd": str(home)}}, first
+    )
     trust_in(first)
 
     assert call_echo(second).returncode == 0

@@ -120,6 +120,7 @@ def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustR
         previously_trusted=verdict.previously_trusted,
         changes=verdict.changes,
         project=verdict.record.project,
+        why=verdict.headline(),
     )
 
 
@@ -156,6 +157,7 @@ def _commands_request(
         changes=verdict.changes,
         project=verdict.record.project,
         tools=tuple(tools),
+        why=verdict.headline(),
     )
 
 
