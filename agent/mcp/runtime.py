@@ -9,7 +9,7 @@ use tries one restart, and if that fails it stays offline until the person resta
 from __future__ import annotations
 
 import datetime
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -66,8 +66,8 @@ from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.new_tools import told_new_tools
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
-from agent.mcp.trust.launches import LaunchVerdict, launch_trust_for, remember
-from agent.mcp.trust.question import DenyTrust, TrustPrompt
+from agent.mcp.trust.launches import LaunchVerdict, TrustedLaunch, launch_trust_for, remember
+from agent.mcp.trust.question import DenyTrust, TrustPrompt, TrustRequest
 from agent.settings import McpLimits
 
 T = TypeVar("T")
@@ -234,13 +234,29 @@ class McpRuntime:
 
     # -- starting and stopping ------------------------------------------------------------
 
-    async def start(self, name: str, *, ask_trust: bool = True) -> Connection:
-        """Start (or replace) the server's connection; an untrusted stdio server asks first."""
+    def pending_trust(self, names: Sequence[str]) -> list[tuple[TrustRequest, TrustedLaunch]]:
+        """For each of `names` that is local, not trusted here and could start: the question
+        about it and the launch a yes covers (for start's `approved`)."""
+        config = self.store.load()
+        pending = []
+        for definition in config.definitions:
+            if definition.name in names and isinstance(definition, LOCAL_DEFINITIONS):
+                trusted = config.state(definition.name).trusted_launches
+                found = self.trust_gate.pending(definition, trusted)
+                if found is not None:
+                    pending.append(found)
+        return pending
+
+    async def start(
+        self, name: str, *, ask_trust: bool = True, approved: TrustedLaunch | None = None
+    ) -> Connection:
+        """Start (or replace) the server's connection; an untrusted stdio server asks first,
+        unless its launch is exactly `approved` (a yes given for several servers at once)."""
         definition = self.store.load().find(name)
         slot = self._slot(definition.name)
         async with slot.lock:
             slot.restart_used = False
-            return await self._open(slot, definition, ask_trust=ask_trust)
+            return await self._open(slot, definition, ask_trust=ask_trust, approved=approved)
 
     async def connection(self, name: str, *, ask_trust: bool = False) -> Connection:
         """A live connection, started on first use or restarted once if lost.
@@ -595,7 +611,12 @@ class McpRuntime:
             raise
 
     async def _open(
-        self, slot: _Slot, definition: ServerDefinition, *, ask_trust: bool
+        self,
+        slot: _Slot,
+        definition: ServerDefinition,
+        *,
+        ask_trust: bool,
+        approved: TrustedLaunch | None = None,
     ) -> Connection:
         # The launch is expanded once: trust is judged on it and the process spawned from it.
         launch: Launch
@@ -603,7 +624,9 @@ class McpRuntime:
         if isinstance(definition, LOCAL_DEFINITIONS):
             trusted = self.store.load().state(definition.name).trusted_launches
             try:
-                verdict = await self.trust_gate.admit(definition, trusted, ask=ask_trust)
+                verdict = await self.trust_gate.admit(
+                    definition, trusted, ask=ask_trust, approved=approved
+                )
             except ServerStartError as error:
                 slot.state, slot.last_error = "failed", str(error)
                 raise

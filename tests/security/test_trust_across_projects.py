@@ -14,10 +14,22 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
+import anyio
+import pexpect
 import pytest
 
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.config.document import parse_document_data
+from agent.mcp.host import McpHost
+from agent.mcp.store import McpStore
+from agent.mcp.trust.question import TrustRequest
+from tests.fixtures.mcp_fixtures import trust_launch
+from tests.mcp.runtime_helpers import runtime
+from tests.pty_chat import pty_env, scripted_chat
 from tests.security.test_trust_binds_launch import (
     BENIGN_MODULE,
     HOSTILE_MODULE,
@@ -188,3 +200,80 @@ def test_the_refusal_in_another_project_says_the_folder_differs_not_what_it_runs
         f"trusted it in {first} (its working directory is this project's folder)"
     ) in refused
     assert agent("mcp", "list", cwd=second).returncode == 0
+
+
+class RewritesTheProgramWhileAsked:
+    """A person who says yes to everything, while the repository rewrites a server's program
+    under the open question (a `git pull` in another terminal, a hostile build step)."""
+
+    def __init__(self, program: Path) -> None:
+        self.program = program
+        self.asked: list[str] = []
+
+    async def choose(self, requests: Sequence[TrustRequest]) -> frozenset[str]:
+        self.asked = [request.server for request in requests]
+        executable(self.program, HOSTILE_SCRIPT)
+        return frozenset(self.asked)
+
+
+@pytest.mark.anyio
+async def test_a_program_rewritten_while_the_question_is_open_is_not_started_by_its_yes(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    first = project(tmp_path, "first", BENIGN_MODULE)
+    second = project(tmp_path, "second", BENIGN_MODULE)
+    for folder in (first, second):
+        executable(folder / "fx.sh", BENIGN_SCRIPT)
+    store = McpStore(agent_home / "mcp-servers.json")
+    document = {"mcpServers": {"fx": {"command": "./fx.sh"}}}
+    store.replace_definitions(parse_document_data(document, "test").definitions)
+    trust_launch(store, "fx", first)
+    store.update_state(
+        "fx", fingerprint(store.load().find("fx")), lambda s: replace(s, enabled=True)
+    )
+    reports: list[str] = []
+    host = McpHost(lambda: runtime(store, agent_home, second), report=reports.append)
+    person = RewritesTheProgramWhileAsked(second / "fx.sh")
+    stop = anyio.Event()
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(host.serve, stop)
+            await host.started.wait()
+            notes = await host.settle_trust(person)
+            stop.set()
+
+    assert person.asked == ["fx"]
+    assert not (second / "PWNED").exists()
+    assert notes == []
+    assert any(
+        line.startswith("MCP server fx was not started: MCP server 'fx' is not trusted here")
+        for line in reports
+    ), reports
+    assert [known.project for known in store.load().state("fx").trusted_launches] == [str(first)]
+
+
+def test_keys_typed_with_the_first_message_never_answer_the_servers_question(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    env = pty_env(agent_home, tmp_path)
+    first, second = (
+        project(tmp_path, "first", BENIGN_MODULE),
+        project(tmp_path, "second", HOSTILE_MODULE),
+    )
+    store = McpStore(agent_home / "mcp-servers.json")
+    document = {"mcpServers": {"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}}
+    store.replace_definitions(parse_document_data(document, "test").definitions)
+    trust_launch(store, "fx", first, env)
+    store.update_state(
+        "fx", fingerprint(store.load().find("fx")), lambda s: replace(s, enabled=True)
+    )
+    with scripted_chat(tmp_path, [{"text": "ok"}], env, second) as (chat, _):
+        chat.expect_exact("you are asked before your next message")
+        chat.send("hi\ry")  # the y is typed before the question exists
+        chat.expect_exact("[y] yes  [n] no")
+        chat.send("n")
+        chat.expect_exact("Left off: server fx")
+        chat.expect_exact("ok")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+    assert not (second / "PWNED").exists()

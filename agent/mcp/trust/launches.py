@@ -145,7 +145,7 @@ class LaunchTrust:
         else:
             assert isinstance(launch, StdioLaunch)
             record = self.record(definition, launch)
-        if any(_covers(known, record) for known in trusted):
+        if any(covers(known, record) for known in trusted):
             return LaunchVerdict(launch, record, True, True, ())
         baseline = _baseline(record, trusted)
         changes = () if baseline is None else tuple(describe_changes(baseline, record))
@@ -434,7 +434,7 @@ def _shown(value: TrustedValue) -> str:
     return sanitize_line(shlex.quote(value.text))
 
 
-def _covers(known: TrustedLaunch, record: TrustedLaunch) -> bool:
+def covers(known: TrustedLaunch, record: TrustedLaunch) -> bool:
     """Whether a yes to `known` is a yes to `record`: the same launch, and, when it is
     written relative to the project (project_folder.py), the same project."""
     return known.same_launch(record) and record.project in (None, known.project)

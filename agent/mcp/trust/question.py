@@ -7,6 +7,7 @@ runtime records trust only after the handshake and tool discovery succeed.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -80,6 +81,13 @@ class TrustPrompt(Protocol):
     """Asks the person whether a stdio server may start; False (or no person) means no."""
 
     async def confirm(self, request: TrustRequest) -> bool: ...
+
+
+class TrustChoice(Protocol):
+    """Asks once about several servers that need trust here (a chat in a new project): the
+    names the person trusts; none (or no person) starts nothing."""
+
+    async def choose(self, requests: Sequence[TrustRequest]) -> frozenset[str]: ...
 
 
 class DenyTrust:
