@@ -6,8 +6,11 @@ and per instruction file (AGENTS.md and the like, as read: see instruction_files
 (its place under the project root) and digest, trusted or declined. Which files are found
 depends on the folder a chat starts in, so a file is decided once, whichever folder found it.
 One question covers whatever is undecided: the skills when their set is new or changed, and
-the files found now that are new or changed. A declined set or file stays off and is not
-asked about again until it changes. The decision binds the folders as hashed for the question
+the files found now that are new or changed. An answer decides what the question listed, in
+the chat and in `agent skills trust` alike (SkillTrustStore.question): a no to a new or changed
+file never takes back the yes of a file that did not change. A declined set or file stays off
+and is not asked about again until it changes; `agent skills trust` with nothing undecided
+decides everything found again. The decision binds the folders as hashed for the question
 the person saw, not as they are when the answer comes (the time-of-check/time-of-use gap of
 a slow answer).
 """
@@ -283,13 +286,27 @@ class SkillTrustStore:
             request = replace(request, decides_skills=False, skills_status=trust.skills)
         return trust, replace(request, trusted_before=trust.trusted_files)
 
+    def question(
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile] = (),
+    ) -> SkillTrustRequest:
+        """The question `agent skills trust` asks, by the chat's rule: an answer decides what
+        the question lists. While anything is new or changed, that alone is asked about (as
+        the chat asks: a no to a changed file keeps an unchanged file's earlier yes, shown as
+        already trusted); with everything decided, it is everything found, decided again (a
+        yes takes back a no, a no takes back a yes)."""
+        _, request = self.assess(project, skills, instructions)
+        return request if request is not None else self.request(project, skills, instructions)
+
     def request(
         self,
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
     ) -> SkillTrustRequest:
-        """The question about everything found (`agent skills trust`), with the changes."""
+        """The question about everything found, with the changes."""
         record = self._load().get(str(project.resolve()))
         return self._request(project, skills, digests(skills), instructions, record)
 
