@@ -126,6 +126,7 @@ class McpRuntime:
         environ: Mapping[str, str] | None = None,
         observe: Callable[[str, Direction, str], None] | None = None,
         on_tools_changed: Callable[[str], None] | None = None,
+        on_restarted: Callable[[str], None] | None = None,
         watch_traffic: bool = False,
         observe_stderr: Callable[[str, str], None] | None = None,
     ) -> None:
@@ -138,6 +139,7 @@ class McpRuntime:
         self._expander = self.trust_gate.launch_trust.expander
         self._observe = observe
         self._on_tools_changed = on_tools_changed
+        self._on_restarted = on_restarted  # told the name of a lost server started again
         self._watch_traffic = watch_traffic  # see ConnectionHooks.watch_traffic
         self._observe_stderr = observe_stderr  # (server, line): stdio servers' stderr, redacted
         self._slots: dict[str, _Slot] = {}
@@ -277,9 +279,13 @@ class McpRuntime:
                     + (f" ({slot.last_error.splitlines()[0]})" if slot.last_error else "")
                     + f"; restart it with: agent mcp restart {definition.name}"
                 )
-            if current is not None and current.lost:
+            restarting = current is not None and current.lost
+            if restarting:
                 slot.restart_used = True
-            return await self._open(slot, definition, ask_trust=ask_trust)
+            connection = await self._open(slot, definition, ask_trust=ask_trust)
+            if restarting and self._on_restarted is not None:
+                self._on_restarted(definition.name)
+            return connection
 
     async def start_many(self, names: list[str]) -> dict[str, AgentError | None]:
         """Start several trusted servers at once; each one's failure is its own result."""
