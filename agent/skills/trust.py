@@ -158,12 +158,23 @@ class SkillTrustPrompt(Protocol):
 
 
 @dataclass(frozen=True)
+class SkillDecision:
+    """The project's last decision on its skills: each skill's digest, and its files then."""
+
+    decision: Decision
+    skills: Mapping[str, str]
+    files: Mapping[str, Mapping[str, list[object]]]
+
+
+@dataclass(frozen=True)
 class _Record:
     decision: Decision  # on the skills
     fingerprint: str  # of the skills
     skills: dict[str, str]  # name -> the skill's digest, to say what changed
     files: dict[str, str]  # trusted instruction files: label -> digest (every yes, united)
     declined_files: dict[str, str] = field(default_factory=dict)  # label -> digest, each no
+    # name -> {file: [short digest, size]} of each skill decided: what changed since, by file
+    skill_files: dict[str, dict[str, list[object]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -220,9 +231,13 @@ def _decided(before: _Record | None, request: SkillTrustRequest, decision: Decis
             declined[label] = digest
             trusted.pop(label, None)
     if before is not None and not request.decides_skills:
-        return _Record(before.decision, before.fingerprint, before.skills, trusted, declined)
+        return replace(before, files=trusted, declined_files=declined)
     skills = {name: digest.sha256 for name, digest in request.digests.items()}
-    return _Record(decision, _fingerprint(request.digests), skills, trusted, declined)
+    files = {
+        name: {file: [short, size] for file, short, size in digest.files}
+        for name, digest in request.digests.items()
+    }
+    return _Record(decision, _fingerprint(request.digests), skills, trusted, declined, files)
 
 
 class SkillTrustStore:
@@ -335,6 +350,13 @@ class SkillTrustStore:
             asked_before=record is not None,
         )
 
+    def decided(self, project: Path) -> SkillDecision | None:
+        """What was last decided about the project's skills (for saying why one is off)."""
+        record = self._load().get(str(project.resolve()))
+        if record is None:
+            return None
+        return SkillDecision(record.decision, record.skills, record.skill_files)
+
     def record(self, request: SkillTrustRequest, decision: Decision) -> None:
         """Remember the person's decision for the skills exactly as the request showed them."""
         with file_lock(self.path):
@@ -396,12 +418,16 @@ def _record_from(value: dict[str, object]) -> _Record:
     for label, digest in (*files.items(), *declined.items()):
         if not isinstance(label, str) or not isinstance(digest, str):
             raise TypeError(label)
+    skill_files = value.get("skill_files") or {}
+    if not isinstance(skill_files, dict):
+        raise TypeError("skill_files")
     return _Record(
         value["decision"],
         str(value["fingerprint"]),
         dict(value["skills"]),  # type: ignore[call-overload]
         files,
         declined,
+        skill_files,
     )
 
 
@@ -413,6 +439,8 @@ def _record_json(record: _Record) -> dict[str, object]:
     }
     # Absent without files: the record reads as before for skill-only projects. The marker
     # says the files are per file, not the set an older record's decision covered.
+    if record.skill_files:
+        data["skill_files"] = record.skill_files
     if record.files or record.declined_files:
         data["per_file"] = True
         data["files"] = record.files
