@@ -86,6 +86,9 @@ def test_a_fixed_working_directory_without_workspace_references_is_project_indep
     assert depends_on_project(
         StdioDefinition(name="s", command="x", cwd="/srv", env={"R": "${workspaceFolder}"})
     )
+    # A relative cwd resolves where the chat runs: in the project.
+    assert depends_on_project(StdioDefinition(name="s", command="x", cwd="tools"))
+    assert not depends_on_project(StdioDefinition(name="s", command="x", cwd="~/srv"))
 
 
 def test_each_trusted_launch_is_kept_once_newest_first_and_the_oldest_lapse(
