@@ -121,3 +121,8 @@ class ToolCallError(McpServerError):
 
 class ToolTimeoutError(ToolCallError):
     """A tool call took longer than the tool timeout."""
+
+
+# Where a lost server's error gives its last stderr lines: the model gets them (they say why it
+# stopped); the chat's tool-call line stops before them, so a crash is one line on screen.
+STDERR_TAIL_HEADING = "Last lines of its stderr:"

@@ -232,4 +232,7 @@ def _make_runtime(
         project_dir=project,
         trust=front.trust(),
         elicitation=front.elicitation(),
+        on_restarted=lambda name: front.report(
+            f"MCP server {name} stopped unexpectedly; restarted it"
+        ),
     )

@@ -108,6 +108,20 @@ class ChatSession:
             notes = [f"Project {request.what} stay off (run `agent skills trust` to decide again)"]
         return [*notes, *self.instruction_cut_notice()]
 
+    def skills_off(self) -> dict[str, str]:
+        """The project's skills that are off, each with why (declined, new, or changed and
+        what changed); /skills shows them."""
+        from agent.skills.off_reasons import off_reasons
+        from agent.skills.trust import digests
+        from agent.skills.usable import project_skills
+
+        on = {skill.path for skill in self.skills.skills}
+        off = [skill for skill in project_skills(self.discovery) if skill.path not in on]
+        if not off:
+            return {}
+        decided = self.trust_store.decided(self.project)
+        return off_reasons(decided, digests(off), self.pending_skill_trust is not None)
+
     async def activate_skill(self, name: str) -> tuple[SkillSnapshot, bool]:
         """The person's /skill NAME (may activate skills hidden from the model); a served
         skill is read from its server now."""

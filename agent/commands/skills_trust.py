@@ -30,16 +30,23 @@ def trust_command(project: Path, cwd: Path | None = None) -> int:
         )
         return 0
     store = SkillTrustStore()
-    request = store.request(project, skills, found.project)
+    request = store.question(project, skills, found.project)
     if not sys.stdin.isatty():
         raise AgentError("there is no terminal to ask; run `agent skills trust` in a terminal")
     for line in request.describe():  # one line each: a description cannot draw more
         print(sanitize_line(line))
     trusted = confirm(request.question, default=False)
     store.record(request, "trusted" if trusted else "declined")
+    kept = f" ({', '.join(request.trusted_before)} stay trusted)" if request.trusted_before else ""
     if trusted:
-        count = len(skills) + len(found.project)
-        say(f"Trusted {count} project {request.what} for {sanitize_line(str(project))}.")
+        count = len(request.skills) + len(request.instructions)
+        say(
+            f"Trusted {count} project {request.what} for {sanitize_line(str(project))}"
+            f"{sanitize_line(kept)}."
+        )
         return 0
-    say(f"The project's {request.what} stay off; you will be asked again if they change.")
+    say(
+        f"The {request.what} asked about stay off{sanitize_line(kept)}; you will be asked "
+        "again if they change."
+    )
     return 1

@@ -128,9 +128,7 @@ class ConsoleTrustPrompt:
 
     async def confirm(self, request: TrustRequest) -> bool:
         if not sys.stdin.isatty():
-            changed = ""
-            if request.changes:
-                changed = " here: what it runs changed (" + "; ".join(request.changes) + ");"
+            changed = f" here: {request.reason()};" if request.previously_trusted else ""
             raise NotTrustedError(
                 f"MCP server {request.server!r} is not trusted{changed} and there is no "
                 f"terminal to ask; run `agent mcp trust {request.server}` in a terminal"

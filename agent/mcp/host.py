@@ -26,9 +26,12 @@ from agent.text import plural
 from agent.tools.base import Tool
 
 if TYPE_CHECKING:
+    from agent.mcp.config.definitions import LocalDefinition
     from agent.mcp.runtime import McpRuntime
     from agent.mcp.store import McpConfig
     from agent.mcp.toolset import McpToolset
+    from agent.mcp.trust.launches import TrustedLaunch
+    from agent.mcp.trust.question import TrustChoice, TrustRequest
 
 Report = Callable[[str], None]
 Waiting = Callable[[list[str]], None]  # told which servers a request is waiting for
@@ -40,7 +43,8 @@ class ServerCounts:
 
     ready: int = 0
     starting: int = 0
-    offline: int = 0  # failed, lost, or not trusted
+    offline: int = 0  # failed or lost
+    untrusted: int = 0  # local, and its launch here is not trusted (yet)
 
 
 def _import_runtime(store_path: Path) -> None:
@@ -73,6 +77,11 @@ def _oauth_may_be_used(store_path: Path) -> bool:
     )
 
 
+def _servers(names: list[str]) -> str:
+    """ "server a" or "servers a, b, c"."""
+    return ("server " if len(names) == 1 else "servers ") + ", ".join(names)
+
+
 class McpHost:
     """Owns the chat's McpRuntime for the whole app run; a Toolset asked afresh per request."""
 
@@ -92,6 +101,10 @@ class McpHost:
         self._one_shot = False
         self._starting: list[str] = []  # servers of the launch's start still starting
         self._changed = anyio.Event()  # set (and replaced) when the starting set changes
+        # Enabled servers whose launch here needs the person's yes, asked once, together
+        # (settle_trust); known once the start has judged them.
+        self._awaiting_trust: list[str] = []
+        self._trust_known = anyio.Event()
 
     def _signal_change(self) -> None:
         self._changed.set()
@@ -126,6 +139,7 @@ class McpHost:
         if only_if_used and not self._any_enabled():
             self.ready.set()
             self.started.set()
+            self._trust_known.set()
             return
         try:
             store_path = self._store_path or mcp_store_path()
@@ -141,6 +155,7 @@ class McpHost:
             self.runtime = None
             self.ready.set()
             self.started.set()
+            self._trust_known.set()
             self._signal_change()
 
     def enabled_servers(self) -> list[str]:
@@ -181,16 +196,74 @@ class McpHost:
         ]
         self._report_needs_login(config)
         names = [d.name for d in local if runtime.is_trusted(d)]
-        for definition in local:
-            if definition.name not in names:
-                # Enabled but not trusted for this launch (another project, a changed
-                # environment): say so, or its tools would be missing without a reason.
-                self._report(runtime.untrusted_reason(definition))
+        self._judge_untrusted(runtime, [d for d in local if d.name not in names])
         self._starting = list(names)
         self._signal_change()
         async with anyio.create_task_group() as group:
             for name in names:
                 group.start_soon(self._start_one, runtime, name)
+
+    def _judge_untrusted(self, runtime: McpRuntime, untrusted: list[LocalDefinition]) -> None:
+        """Enabled but not trusted for this launch (another project, a changed environment):
+        say so, or its tools would be missing without a reason. A chat asks about them all
+        at once, before the next message (settle_trust), and says so in one line; one turn
+        (`agent -p`), where nobody is asked, says why for each."""
+        try:
+            pending = {r.server for r, _ in runtime.pending_trust([d.name for d in untrusted])}
+            if self._one_shot:
+                pending = set()
+            for definition in untrusted:
+                if definition.name not in pending:
+                    self._report(runtime.untrusted_reason(definition))
+            self._awaiting_trust = [d.name for d in untrusted if d.name in pending]
+            if self._awaiting_trust:
+                verb = "needs" if len(self._awaiting_trust) == 1 else "need"
+                self._report(
+                    f"MCP {_servers(self._awaiting_trust)} {verb} your trust in this project; "
+                    "you are asked before your next message"
+                )
+        finally:
+            self._trust_known.set()
+
+    def awaits_trust(self) -> bool:
+        """Whether settle_trust may have a question: servers await it, or the start has not
+        judged them yet."""
+        return bool(self._awaiting_trust) or (
+            not self._trust_known.is_set() and bool(self._enabled_names())
+        )
+
+    async def settle_trust(self, choice: TrustChoice) -> list[str]:
+        """Ask once about every enabled server whose launch here needs trust, and start the
+        ones the person trusts (each exactly as shown: a launch changed since is not started
+        by this yes). Returns notes; an empty list when nothing was to ask."""
+        await self._trust_known.wait()
+        names, self._awaiting_trust = self._awaiting_trust, []
+        runtime = self.runtime
+        if not names or runtime is None:
+            return []
+        pending = runtime.pending_trust(names)  # judged again: what would start now
+        if not pending:
+            return []
+        chosen = await choice.choose([request for request, _ in pending])
+        declined = [request.server for request, _ in pending if request.server not in chosen]
+        async with anyio.create_task_group() as group:
+            for request, record in pending:
+                if request.server in chosen:
+                    group.start_soon(self._start_approved, runtime, request, record)
+        if not declined:
+            return []
+        return [f"Left off: {_servers(declined)}; /mcp trust NAME trusts and starts one"]
+
+    async def _start_approved(
+        self, runtime: McpRuntime, request: TrustRequest, record: TrustedLaunch
+    ) -> None:
+        name = request.server
+        try:
+            await runtime.start(name, ask_trust=False, approved=record)
+            count = len(runtime.store.load().state(name).enabled_tools)
+            self._report(f"MCP server {name} trusted and ready ({count} tools)")
+        except AgentError as error:
+            self._report(f"MCP server {name} was not started: {error}")
 
     async def _start_one(self, runtime: McpRuntime, name: str) -> None:
         """Start one server and say how it went; one server's failure never stops another."""
@@ -236,13 +309,15 @@ class McpHost:
         from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
         config = runtime.store.load()
-        ready = starting = offline = 0
+        ready = starting = offline = untrusted = 0
         for definition in config.definitions:
             if not config.state(definition.name).enabled:
                 continue
             state = runtime.status(definition.name).state
             local = isinstance(definition, LOCAL_DEFINITIONS)
-            if not runtime.is_trusted(definition) or state in ("offline", "failed"):
+            if not runtime.is_trusted(definition):
+                untrusted += 1
+            elif state in ("offline", "failed"):
                 offline += 1
             elif state == "ready" or (state == "stopped" and not local):
                 ready += 1  # a remote server connects for each request
@@ -250,7 +325,7 @@ class McpHost:
                 starting += 1
             else:
                 offline += 1
-        return ServerCounts(ready, starting, offline)
+        return ServerCounts(ready, starting, offline, untrusted)
 
     def tools(self) -> Sequence[Tool]:
         """The MCP tools for the next request (none before the runtime is up)."""

@@ -9,7 +9,7 @@ use tries one restart, and if that fails it stays offline until the person resta
 from __future__ import annotations
 
 import datetime
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -66,8 +66,8 @@ from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.new_tools import told_new_tools
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
-from agent.mcp.trust.launches import LaunchVerdict, launch_trust_for, remember
-from agent.mcp.trust.question import DenyTrust, TrustPrompt
+from agent.mcp.trust.launches import LaunchVerdict, TrustedLaunch, launch_trust_for, remember
+from agent.mcp.trust.question import DenyTrust, TrustPrompt, TrustRequest
 from agent.settings import McpLimits
 
 T = TypeVar("T")
@@ -126,6 +126,7 @@ class McpRuntime:
         environ: Mapping[str, str] | None = None,
         observe: Callable[[str, Direction, str], None] | None = None,
         on_tools_changed: Callable[[str], None] | None = None,
+        on_restarted: Callable[[str], None] | None = None,
         watch_traffic: bool = False,
         observe_stderr: Callable[[str, str], None] | None = None,
     ) -> None:
@@ -138,6 +139,7 @@ class McpRuntime:
         self._expander = self.trust_gate.launch_trust.expander
         self._observe = observe
         self._on_tools_changed = on_tools_changed
+        self._on_restarted = on_restarted  # told the name of a lost server started again
         self._watch_traffic = watch_traffic  # see ConnectionHooks.watch_traffic
         self._observe_stderr = observe_stderr  # (server, line): stdio servers' stderr, redacted
         self._slots: dict[str, _Slot] = {}
@@ -234,13 +236,29 @@ class McpRuntime:
 
     # -- starting and stopping ------------------------------------------------------------
 
-    async def start(self, name: str, *, ask_trust: bool = True) -> Connection:
-        """Start (or replace) the server's connection; an untrusted stdio server asks first."""
+    def pending_trust(self, names: Sequence[str]) -> list[tuple[TrustRequest, TrustedLaunch]]:
+        """For each of `names` that is local, not trusted here and could start: the question
+        about it and the launch a yes covers (for start's `approved`)."""
+        config = self.store.load()
+        pending = []
+        for definition in config.definitions:
+            if definition.name in names and isinstance(definition, LOCAL_DEFINITIONS):
+                trusted = config.state(definition.name).trusted_launches
+                found = self.trust_gate.pending(definition, trusted)
+                if found is not None:
+                    pending.append(found)
+        return pending
+
+    async def start(
+        self, name: str, *, ask_trust: bool = True, approved: TrustedLaunch | None = None
+    ) -> Connection:
+        """Start (or replace) the server's connection; an untrusted stdio server asks first,
+        unless its launch is exactly `approved` (a yes given for several servers at once)."""
         definition = self.store.load().find(name)
         slot = self._slot(definition.name)
         async with slot.lock:
             slot.restart_used = False
-            return await self._open(slot, definition, ask_trust=ask_trust)
+            return await self._open(slot, definition, ask_trust=ask_trust, approved=approved)
 
     async def connection(self, name: str, *, ask_trust: bool = False) -> Connection:
         """A live connection, started on first use or restarted once if lost.
@@ -261,9 +279,13 @@ class McpRuntime:
                     + (f" ({slot.last_error.splitlines()[0]})" if slot.last_error else "")
                     + f"; restart it with: agent mcp restart {definition.name}"
                 )
-            if current is not None and current.lost:
+            restarting = current is not None and current.lost
+            if restarting:
                 slot.restart_used = True
-            return await self._open(slot, definition, ask_trust=ask_trust)
+            connection = await self._open(slot, definition, ask_trust=ask_trust)
+            if restarting and self._on_restarted is not None:
+                self._on_restarted(definition.name)
+            return connection
 
     async def start_many(self, names: list[str]) -> dict[str, AgentError | None]:
         """Start several trusted servers at once; each one's failure is its own result."""
@@ -595,7 +617,12 @@ class McpRuntime:
             raise
 
     async def _open(
-        self, slot: _Slot, definition: ServerDefinition, *, ask_trust: bool
+        self,
+        slot: _Slot,
+        definition: ServerDefinition,
+        *,
+        ask_trust: bool,
+        approved: TrustedLaunch | None = None,
     ) -> Connection:
         # The launch is expanded once: trust is judged on it and the process spawned from it.
         launch: Launch
@@ -603,7 +630,9 @@ class McpRuntime:
         if isinstance(definition, LOCAL_DEFINITIONS):
             trusted = self.store.load().state(definition.name).trusted_launches
             try:
-                verdict = await self.trust_gate.admit(definition, trusted, ask=ask_trust)
+                verdict = await self.trust_gate.admit(
+                    definition, trusted, ask=ask_trust, approved=approved
+                )
             except ServerStartError as error:
                 slot.state, slot.last_error = "failed", str(error)
                 raise

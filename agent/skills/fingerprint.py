@@ -38,17 +38,23 @@ class SkillDigest:
 
     sha256: str
     over_cap: bool = False
+    # (relative name, short digest of the entry, size in bytes) of SKILL.md and each entry
+    # hashed: kept with a decision so a later change can be said file by file.
+    files: tuple[tuple[str, str, int], ...] = ()
 
 
 def skill_digest(skill: Skill) -> SkillDigest:
     """sha256 over SKILL.md as parsed and every other entry of the skill's folder, bounded."""
     digest = hashlib.sha256(f"{SKILL_FILE}\0{skill.content_sha256}\n".encode())
+    files = [(SKILL_FILE, skill.content_sha256[:16], _size(skill.directory / SKILL_FILE))]
     budget = _Budget()
     entries, incomplete = _entries(skill.directory)
     for relative, path in entries:
         if not budget.take_file():
             break
-        digest.update(_entry_line(relative, path, budget).encode("utf-8", "surrogateescape"))
+        line = _entry_line(relative, path, budget).encode("utf-8", "surrogateescape")
+        digest.update(line)
+        files.append((relative, hashlib.sha256(line).hexdigest()[:16], _size(path)))
         if budget.exhausted:
             break
     if incomplete and not budget.exhausted:
@@ -56,7 +62,14 @@ def skill_digest(skill: Skill) -> SkillDigest:
         digest.update(f"deeper than {MAX_DEPTH} folders, or a folder not listed\n".encode())
     if budget.exhausted:
         digest.update(f"over the cap of {MAX_FILES} files or {MAX_BYTES} bytes\n".encode())
-    return SkillDigest(digest.hexdigest(), budget.exhausted)
+    return SkillDigest(digest.hexdigest(), budget.exhausted, tuple(files))
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
 
 
 def fingerprint(digests: Sequence[tuple[str, str]]) -> str:

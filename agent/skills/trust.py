@@ -6,8 +6,11 @@ and per instruction file (AGENTS.md and the like, as read: see instruction_files
 (its place under the project root) and digest, trusted or declined. Which files are found
 depends on the folder a chat starts in, so a file is decided once, whichever folder found it.
 One question covers whatever is undecided: the skills when their set is new or changed, and
-the files found now that are new or changed. A declined set or file stays off and is not
-asked about again until it changes. The decision binds the folders as hashed for the question
+the files found now that are new or changed. An answer decides what the question listed, in
+the chat and in `agent skills trust` alike (SkillTrustStore.question): a no to a new or changed
+file never takes back the yes of a file that did not change. A declined set or file stays off
+and is not asked about again until it changes; `agent skills trust` with nothing undecided
+decides everything found again. The decision binds the folders as hashed for the question
 the person saw, not as they are when the answer comes (the time-of-check/time-of-use gap of
 a slow answer).
 """
@@ -155,12 +158,23 @@ class SkillTrustPrompt(Protocol):
 
 
 @dataclass(frozen=True)
+class SkillDecision:
+    """The project's last decision on its skills: each skill's digest, and its files then."""
+
+    decision: Decision
+    skills: Mapping[str, str]
+    files: Mapping[str, Mapping[str, list[object]]]
+
+
+@dataclass(frozen=True)
 class _Record:
     decision: Decision  # on the skills
     fingerprint: str  # of the skills
     skills: dict[str, str]  # name -> the skill's digest, to say what changed
     files: dict[str, str]  # trusted instruction files: label -> digest (every yes, united)
     declined_files: dict[str, str] = field(default_factory=dict)  # label -> digest, each no
+    # name -> {file: [short digest, size]} of each skill decided: what changed since, by file
+    skill_files: dict[str, dict[str, list[object]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -217,9 +231,13 @@ def _decided(before: _Record | None, request: SkillTrustRequest, decision: Decis
             declined[label] = digest
             trusted.pop(label, None)
     if before is not None and not request.decides_skills:
-        return _Record(before.decision, before.fingerprint, before.skills, trusted, declined)
+        return replace(before, files=trusted, declined_files=declined)
     skills = {name: digest.sha256 for name, digest in request.digests.items()}
-    return _Record(decision, _fingerprint(request.digests), skills, trusted, declined)
+    files = {
+        name: {file: [short, size] for file, short, size in digest.files}
+        for name, digest in request.digests.items()
+    }
+    return _Record(decision, _fingerprint(request.digests), skills, trusted, declined, files)
 
 
 class SkillTrustStore:
@@ -283,13 +301,27 @@ class SkillTrustStore:
             request = replace(request, decides_skills=False, skills_status=trust.skills)
         return trust, replace(request, trusted_before=trust.trusted_files)
 
+    def question(
+        self,
+        project: Path,
+        skills: Sequence[Skill],
+        instructions: Sequence[InstructionFile] = (),
+    ) -> SkillTrustRequest:
+        """The question `agent skills trust` asks, by the chat's rule: an answer decides what
+        the question lists. While anything is new or changed, that alone is asked about (as
+        the chat asks: a no to a changed file keeps an unchanged file's earlier yes, shown as
+        already trusted); with everything decided, it is everything found, decided again (a
+        yes takes back a no, a no takes back a yes)."""
+        _, request = self.assess(project, skills, instructions)
+        return request if request is not None else self.request(project, skills, instructions)
+
     def request(
         self,
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
     ) -> SkillTrustRequest:
-        """The question about everything found (`agent skills trust`), with the changes."""
+        """The question about everything found, with the changes."""
         record = self._load().get(str(project.resolve()))
         return self._request(project, skills, digests(skills), instructions, record)
 
@@ -317,6 +349,13 @@ class SkillTrustStore:
             removed=removed,
             asked_before=record is not None,
         )
+
+    def decided(self, project: Path) -> SkillDecision | None:
+        """What was last decided about the project's skills (for saying why one is off)."""
+        record = self._load().get(str(project.resolve()))
+        if record is None:
+            return None
+        return SkillDecision(record.decision, record.skills, record.skill_files)
 
     def record(self, request: SkillTrustRequest, decision: Decision) -> None:
         """Remember the person's decision for the skills exactly as the request showed them."""
@@ -379,12 +418,16 @@ def _record_from(value: dict[str, object]) -> _Record:
     for label, digest in (*files.items(), *declined.items()):
         if not isinstance(label, str) or not isinstance(digest, str):
             raise TypeError(label)
+    skill_files = value.get("skill_files") or {}
+    if not isinstance(skill_files, dict):
+        raise TypeError("skill_files")
     return _Record(
         value["decision"],
         str(value["fingerprint"]),
         dict(value["skills"]),  # type: ignore[call-overload]
         files,
         declined,
+        skill_files,
     )
 
 
@@ -396,6 +439,8 @@ def _record_json(record: _Record) -> dict[str, object]:
     }
     # Absent without files: the record reads as before for skill-only projects. The marker
     # says the files are per file, not the set an older record's decision covered.
+    if record.skill_files:
+        data["skill_files"] = record.skill_files
     if record.files or record.declined_files:
         data["per_file"] = True
         data["files"] = record.files

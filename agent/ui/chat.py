@@ -295,6 +295,7 @@ async def _serve(
             # A prompt's messages: the person's turn, with everything a typed one gets.
             text, parts = outcome.text, outcome.parts
         await _interruptible(lambda: _settle_project_skills(chats[0]))
+        await _interruptible(lambda: _settle_server_trust(chats[0]))
         if chats[0].host.still_starting():
             await _wait_for_servers(chats[0], renderer, typeahead)
         await _interruptible(lambda: _before_request(chats[0]))
@@ -325,6 +326,16 @@ async def _settle_project_skills(chat: ChatSession) -> None:
     from agent.ui.dialogs.confirm import SKILLS_QUESTION, ChatConfirm
 
     for line in await chat.settle_skill_trust(ChatConfirm(SKILLS_QUESTION)):
+        print(styled(sanitize_line(line), "yellow"))
+
+
+async def _settle_server_trust(chat: ChatSession) -> None:
+    """The servers that need trust in this project: one question for them all, once."""
+    if not chat.host.awaits_trust():
+        return
+    from agent.ui.dialogs.server_trust import ChatTrustChoice
+
+    for line in await chat.host.settle_trust(ChatTrustChoice()):
         print(styled(sanitize_line(line), "yellow"))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent.errors import STDERR_TAIL_HEADING
 from agent.text import plural, sanitize, sanitize_line
 
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ class ResultPreview:
 
 def result_preview(text: str, is_error: bool, limit: int) -> ResultPreview:
     """At most `limit` lines of `text`: the first led by ⎿ (⎿ error:), the others indented."""
+    if is_error:  # a server that stopped: its stderr lines are for the model (and its log)
+        text = text.split("\n" + STDERR_TAIL_HEADING, 1)[0]
     lines = sanitize(text).splitlines() or ["(empty)"]
     shown = lines[:limit]
     lead = ERROR_LEAD if is_error else RESULT_LEAD

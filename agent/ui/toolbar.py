@@ -39,6 +39,7 @@ def describe_servers(servers: ServerCounts | None) -> str:
         (servers.ready, "ready"),
         (servers.starting, "starting"),
         (servers.offline, "offline"),
+        (servers.untrusted, "untrusted"),
     ]
     shown = [f"{count} {word}" for count, word in counts if count]
     return "MCP " + ", ".join(shown) if shown else "no MCP servers"

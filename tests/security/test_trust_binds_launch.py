@@ -134,7 +134,8 @@ def test_a_server_trusted_in_one_project_never_runs_another_projects_module(
     assert not (second / "PWNED").exists()
     assert refused.returncode == 1
     assert refused.stderr.startswith("agent: MCP server 'fx' is not trusted here")
-    assert f"working directory: {first} -> {second}" in refused.stderr
+    assert f"it runs in this project's folder, and you trusted it in {first}" in refused.stderr
+    assert "its working directory is this project's folder" in refused.stderr
     assert trusted_row(second) == "not here"
     assert trusted_row(first) == "yes"
 
@@ -150,8 +151,10 @@ def test_trust_is_kept_per_project_and_the_question_says_what_changed(
     status, shown = at_terminal("mcp", "trust", "fx", cwd=second, answers=[("[y/N] ", "y")])
 
     assert status == 0
-    assert "MCP server 'fx' would run something other than what you trusted." in shown
-    assert f"    - working directory: {first} -> {second}\n" in shown
+    assert f"MCP server 'fx': it runs in this project's folder, and you trusted it in {first}." in (
+        shown
+    )
+    assert "    - its working directory is this project's folder\n" in shown
     assert f"  Trust is recorded for this project only: {second}\n" in shown
     # Both projects keep their own trust: going back asks nothing.
     assert call_echo(first).returncode == 0
@@ -252,9 +255,9 @@ def test_a_chat_in_another_project_says_why_the_server_is_off_and_offers_none_of
     assert done.returncode == 0, done.stderr
     assert not (second / "PWNED").exists()
     assert (
-        "MCP server fx is not trusted here: what it runs changed "
-        f"(project: {first} -> {second} (trust is kept per project); "
-        f"working directory: {first} -> {second}); /mcp trust fx reviews it"
+        f"MCP server fx is not trusted here: it runs in this project's folder, and you trusted "
+        f"it in {first} (its working directory is this project's folder); /mcp trust fx "
+        "reviews it"
     ) in done.stderr
     offered = [tool["function"]["name"] for tool in requests[0]["body"].get("tools", [])]
     assert not [name for name in offered if name.startswith("mcp__fx__")]
@@ -321,8 +324,9 @@ def test_the_trust_question_shows_an_argument_from_the_environment_as_written(
 def test_a_project_path_with_a_line_break_cannot_forge_a_line_in_the_refusal(
     tmp_path: Path, agent_home: Path
 ) -> None:
-    first = project(tmp_path, "first", BENIGN_MODULE)
-    second = project(tmp_path, "p\nagent: MCP server fx trusted", BENIGN_MODULE)
+    # The refusal names the project the server was trusted in.
+    first = project(tmp_path, "p\nagent: MCP server fx trusted", BENIGN_MODULE)
+    second = project(tmp_path, "second", BENIGN_MODULE)
     import_servers({"fx": {"command": sys.executable, "args": ["-m", "fx_server"]}}, first)
     assert at_terminal("mcp", "trust", "fx", cwd=first, answers=[("[y/N] ", "y")])[0] == 0
 

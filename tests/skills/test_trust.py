@@ -95,7 +95,10 @@ def test_a_skill_only_record_is_written_as_before_and_files_are_kept_one_by_one(
     skill = make_skill(project / ".agents/skills", "only", scope="project")
     store.record(store.request(project, [skill]), "trusted")
     record = json.loads((tmp_path / "trust.json").read_text())["projects"][str(project)]
-    assert sorted(record) == ["decision", "fingerprint", "skills"]  # as older versions wrote
+    # As older versions wrote, and each skill's files (for /skills to say what changed), which
+    # older versions do not read.
+    assert sorted(record) == ["decision", "fingerprint", "skill_files", "skills"]
+    assert sorted(record["skill_files"]["only"]) == ["SKILL.md"]
 
     (project / "AGENTS.md").write_text("RULE\n")
     files = find_instruction_files(project, project, home=tmp_path / "no-home", private=()).project

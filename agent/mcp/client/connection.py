@@ -29,6 +29,7 @@ from mcp.shared.message import ClientMessageMetadata, SessionMessage
 
 import agent.mcp.client.era_memory as era_memory
 from agent.errors import (
+    STDERR_TAIL_HEADING,
     NeedsLoginError,
     ServerStartError,
     TokenStoreError,
@@ -665,7 +666,7 @@ class Connection:
             f"  | {sanitize(self._redactor.clip(line, _TAIL_LINE_CHARS))}"
             for line in self._stderr_tail
         )
-        return f"\nLast lines of its stderr:\n{lines}"
+        return f"\n{STDERR_TAIL_HEADING}\n{lines}"
 
     def _stderr_line(self, line: str, cut: bool) -> None:
         """One line of the child's stderr: redacted, kept for the tail, then logged."""

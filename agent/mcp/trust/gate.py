@@ -24,6 +24,7 @@ from agent.mcp.trust.launches import (
     LaunchTrust,
     LaunchVerdict,
     TrustedLaunch,
+    covers,
     shown_cwd,
     shown_launch,
 )
@@ -39,10 +40,18 @@ class TrustGate:
         self._cache: dict[str, tuple[object, bool]] = {}
 
     async def admit(
-        self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...], *, ask: bool
+        self,
+        definition: LocalDefinition,
+        trusted: tuple[TrustedLaunch, ...],
+        *,
+        ask: bool,
+        approved: TrustedLaunch | None = None,
     ) -> LaunchVerdict:
         """The launch to spawn; raises unless it is trusted or the person (asked) says yes.
 
+        `approved`: the launch the person said yes to in a question about several servers;
+        it admits this launch only when it is that one exactly (expanded again here, so a
+        launch that changed after the question is asked about, or refused, again).
         A command found nowhere is refused before anyone is asked: the system would look a
         bare name up by rules of its own, so what ran could differ from what was shown.
         """
@@ -52,7 +61,7 @@ class TrustGate:
             raise ServerStartError(
                 f"MCP server {definition.name!r} could not start: command {missing} not found"
             )
-        if verdict.trusted:
+        if verdict.trusted or (approved is not None and covers(approved, verdict.record)):
             return verdict
         if not ask:
             raise NotTrustedError(
@@ -83,6 +92,19 @@ class TrustGate:
             cached = (key, answer)
             self._cache[definition.name] = cached
         return cached[1]
+
+    def pending(
+        self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]
+    ) -> tuple[TrustRequest, TrustedLaunch] | None:
+        """The question about a launch that is not trusted and could start, with the record a
+        yes covers; None when it is trusted or cannot start (reason() then says why)."""
+        try:
+            verdict = self.launch_trust.verdict(definition, trusted)
+        except AgentError:
+            return None
+        if verdict.trusted or _missing_program(verdict.launch) is not None:
+            return None
+        return trust_request(definition, verdict), verdict.record
 
     def reason(self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]) -> str:
         """One line on why it does not start here, and what to do."""
@@ -120,6 +142,7 @@ def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustR
         previously_trusted=verdict.previously_trusted,
         changes=verdict.changes,
         project=verdict.record.project,
+        why=verdict.headline(),
     )
 
 
@@ -156,6 +179,7 @@ def _commands_request(
         changes=verdict.changes,
         project=verdict.record.project,
         tools=tuple(tools),
+        why=verdict.headline(),
     )
 
 

@@ -32,6 +32,9 @@ from agent.mcp.config.definitions import LocalDefinition, StdioDefinition
 from agent.mcp.config.launch import CommandsLaunch, StdioLaunch, expand_definition
 from agent.mcp.config.program_files import SCRIPT_MARK, program_digest
 from agent.mcp.config.variables import Expander, references_environment
+from agent.mcp.trust.project_folder import depends_on_project as depends_on_project
+from agent.mcp.trust.project_folder import folder_change, resolves_elsewhere
+from agent.mcp.trust.project_folder import headline as folder_headline
 from agent.text import plural, sanitize_line
 
 KEY_FILE_NAME = "trust.key"
@@ -102,10 +105,20 @@ class LaunchVerdict:
     trusted: bool
     previously_trusted: bool
     changes: tuple[str, ...]
+    # The project it was trusted in, when this launch is another project's (project_folder.py):
+    # the person changed folder, which is what the question says.
+    trusted_in: str | None = None
+
+    def headline(self) -> str:
+        """Why this launch asks: "it runs in this project's folder, and you trusted it in
+        A", "what it runs changed" or "its launch here is new"."""
+        if self.trusted_in is not None and self.record.project is not None:
+            return folder_headline(self.record.cwd.text, self.record.project, self.trusted_in)
+        return "what it runs changed" if self.previously_trusted else "its launch here is new"
 
     def reason(self) -> str:
         """Why this launch is not trusted, in one line, e.g. "what it runs changed (...)"."""
-        why = "what it runs changed" if self.previously_trusted else "its launch here is new"
+        why = self.headline()
         return why + (" (" + "; ".join(self.changes) + ")" if self.changes else "")
 
 
@@ -132,11 +145,14 @@ class LaunchTrust:
         else:
             assert isinstance(launch, StdioLaunch)
             record = self.record(definition, launch)
-        if any(record.same_launch(known) for known in trusted):
+        if any(covers(known, record) for known in trusted):
             return LaunchVerdict(launch, record, True, True, ())
         baseline = _baseline(record, trusted)
         changes = () if baseline is None else tuple(describe_changes(baseline, record))
-        return LaunchVerdict(launch, record, False, baseline is not None, changes)
+        trusted_in = None
+        if baseline is not None and None not in (baseline.project, record.project):
+            trusted_in = baseline.project if baseline.project != record.project else None
+        return LaunchVerdict(launch, record, False, baseline is not None, changes, trusted_in)
 
     def is_trusted(self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]) -> bool:
         """True when the launch as it would start now was trusted; False when it cannot start."""
@@ -240,46 +256,68 @@ def remember(
     return (record, *others)[:MAX_TRUSTED_LAUNCHES]
 
 
-def depends_on_project(definition: LocalDefinition) -> bool:
-    """True when what runs changes with the project: the default cwd, or ${workspaceFolder}."""
-    if isinstance(definition, CommandsDefinition):
-        written = [*definition.env.values()]
-    else:
-        written = [definition.command, *definition.args, *definition.env.values()]
-    if definition.cwd is None:
-        return True
-    written.append(definition.cwd)
-    return any("${workspaceFolder}" in text for text in written)
-
-
 def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
-    """What differs between two launches, in words, never showing a secret value."""
+    """What differs between two launches, in words, never showing a secret value.
+
+    Between two projects (both written relative to the project), the working directory is
+    said as the project's ("its working directory is this project's folder"), and an argument
+    unchanged as text that now names another file says so."""
+    other_project = None not in (old.project, new.project) and old.project != new.project
     changes = []
-    if old.project != new.project and old.project is not None and new.project is not None:
-        changes.append(
-            f"project: {sanitize_line(old.project)} -> {sanitize_line(new.project)} "
-            "(trust is kept per project)"
-        )
     if new.command.startswith(COMMANDS_MARK):
         changes.extend(_tool_changes(old, new))
     elif (old.command, old.executable) != (new.command, new.executable):
         changes.append(f"program: {_program(old)} -> {_program(new)}")
     elif old.program != new.program:
         changes.append(_content_change(old.program, f"program {_program(new)}"))
-    if old.cwd != new.cwd:
-        if old.cwd.text is not None and new.cwd.text is not None:
-            changes.append(f"working directory: {_shown(old.cwd)} -> {_shown(new.cwd)}")
-        else:
-            changes.append("working directory changed (set from an environment variable)")
+    changes.extend(_cwd_changes(old, new, other_project))
     changes.extend(_argument_changes(old.args, new.args))
-    old_env, new_env = dict(old.env), dict(new.env)
-    for name in sorted(new_env.keys() - old_env.keys()):
-        changes.append(f"environment: {sanitize_line(name)} added")
-    for name in sorted(old_env.keys() - new_env.keys()):
-        changes.append(f"environment: {sanitize_line(name)} removed")
-    for name in sorted(old_env.keys() & new_env.keys()):
-        if old_env[name] != new_env[name]:
-            changes.append(f"environment: the value of {sanitize_line(name)} changed")
+    changes.extend(_moved_arguments(old, new))
+    changes.extend(_env_changes(dict(old.env), dict(new.env)))
+    if other_project and not changes:  # `${workspaceFolder}/..`: the same for two siblings
+        changes.append("it is written relative to the project folder, so a yes holds for one")
+    return changes
+
+
+def _cwd_changes(old: TrustedLaunch, new: TrustedLaunch, other_project: bool) -> list[str]:
+    if old.cwd == new.cwd:
+        return []
+    if old.cwd.text is None or new.cwd.text is None:
+        return ["working directory changed (set from an environment variable)"]
+    if other_project and old.project is not None and new.project is not None:
+        said = folder_change(old.cwd.text, old.project, new.cwd.text, new.project)
+        if said is not None:
+            return [said]
+    return [f"working directory: {_shown(old.cwd)} -> {_shown(new.cwd)}"]
+
+
+def _moved_arguments(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
+    """Arguments the same as text that name another file: the working directory moved."""
+    if old.cwd == new.cwd or old.cwd.text is None or new.cwd.text is None:
+        return []
+    return [
+        f"argument {_shown(after)} resolves to another file"
+        for before, after in zip(old.args, new.args, strict=False)
+        if before == after
+        and after.text is not None
+        and resolves_elsewhere(after.text, old.cwd.text, new.cwd.text)
+    ]
+
+
+def _env_changes(old_env: dict[str, str], new_env: dict[str, str]) -> list[str]:
+    changes = [
+        f"environment: {sanitize_line(name)} added"
+        for name in sorted(new_env.keys() - old_env.keys())
+    ]
+    changes += [
+        f"environment: {sanitize_line(name)} removed"
+        for name in sorted(old_env.keys() - new_env.keys())
+    ]
+    changes += [
+        f"environment: the value of {sanitize_line(name)} changed"
+        for name in sorted(old_env.keys() & new_env.keys())
+        if old_env[name] != new_env[name]
+    ]
     return changes
 
 
@@ -394,6 +432,12 @@ def _shown(value: TrustedValue) -> str:
     if value.text is None:
         return "(from an environment variable)"
     return sanitize_line(shlex.quote(value.text))
+
+
+def covers(known: TrustedLaunch, record: TrustedLaunch) -> bool:
+    """Whether a yes to `known` is a yes to `record`: the same launch, and, when it is
+    written relative to the project (project_folder.py), the same project."""
+    return known.same_launch(record) and record.project in (None, known.project)
 
 
 def _baseline(record: TrustedLaunch, trusted: tuple[TrustedLaunch, ...]) -> TrustedLaunch | None:

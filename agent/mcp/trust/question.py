@@ -7,6 +7,7 @@ runtime records trust only after the handshake and tool discovery succeed.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -25,6 +26,24 @@ class TrustRequest:
     changes: tuple[str, ...] = ()  # what differs from that launch, in words
     project: str | None = None  # the project this trust is for, when the launch depends on it
     tools: tuple[str, ...] = ()  # a commands server's: "log: git log -n {count}  (/usr/bin/git)"
+    # Why it asks, from the person's view (LaunchVerdict.headline): "it runs in this project's
+    # folder, and you trusted it in /src/a" when they changed folder.
+    why: str = ""
+
+    def reason(self) -> str:
+        """Why it asks and what differs, in one line."""
+        why = self.why or (
+            "what it runs changed" if self.previously_trusted else "its launch here is new"
+        )
+        return why + (" (" + "; ".join(self.changes) + ")" if self.changes else "")
+
+    def heading(self) -> str:
+        """The dialog's first line."""
+        if self.why and self.why != "what it runs changed" and self.previously_trusted:
+            return f"MCP server {self.server!r}: {self.why}."
+        if self.previously_trusted:
+            return f"MCP server {self.server!r} would run something other than what you trusted."
+        return f"MCP server {self.server!r} runs a program on this computer."
 
     def command_line(self) -> str:
         """The command as a shell would need it quoted (we never run it through a shell)."""
@@ -32,17 +51,12 @@ class TrustRequest:
 
     def describe(self) -> list[str]:
         """Lines for a dialog: executable, arguments, working directory, env names."""
-        if self.previously_trusted:
-            headline = (
-                f"MCP server {self.server!r} would run something other than what you trusted."
-            )
-        else:
-            headline = f"MCP server {self.server!r} runs a program on this computer."
+        headline = self.heading()
         where = self.resolved_executable or "not found on PATH"
         env = ", ".join(self.env_sources) if self.env_sources else "(no extra variables)"
         lines = [headline]
         if self.changes:
-            lines.append("  What changed since you trusted it:")
+            lines.append("  What differs from where you trusted it:")
             lines.extend(f"    - {change}" for change in self.changes)
         if self.tools:  # a commands server: each tool runs one program, no shell
             lines.append("  Its tools run these programs when you approve a call:")
@@ -67,6 +81,13 @@ class TrustPrompt(Protocol):
     """Asks the person whether a stdio server may start; False (or no person) means no."""
 
     async def confirm(self, request: TrustRequest) -> bool: ...
+
+
+class TrustChoice(Protocol):
+    """Asks once about several servers that need trust here (a chat in a new project): the
+    names the person trusts; none (or no person) starts nothing."""
+
+    async def choose(self, requests: Sequence[TrustRequest]) -> frozenset[str]: ...
 
 
 class DenyTrust:

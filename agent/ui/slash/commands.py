@@ -129,13 +129,16 @@ async def _compact(chat: ChatSession, argument: str) -> None:
 
 
 async def _skills(chat: ChatSession, argument: str) -> None:
-    if not chat.skills.skills:
+    off = chat.skills_off()
+    if not chat.skills.skills and not off:
         say("No skills available.")
     for skill in chat.skills.skills:
         active = " (active)" if chat.skills.active.find(skill.name) else ""
         hidden = " [only by /skill]" if skill.disable_model_invocation else ""
         about = sanitize_line(first_line(skill.description))
         print(fit(f"  {sanitize_line(skill.name)} ({skill.scope}){active}{hidden}: {about}"))
+    for name, why in off.items():  # project skills not in use, and why
+        print(fit(f"  {sanitize_line(name)} (project) off: {sanitize_line(why)}"))
     return None
 
 

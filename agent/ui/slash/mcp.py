@@ -155,9 +155,16 @@ async def _trust(chat: ChatSession, name: str) -> None:
         _say(f"{definition.name} is already trusted.")
         return
     await runtime.start(definition.name, ask_trust=True)
-    tools = runtime.store.load().state(definition.name).cached_tools or ()
+    state = runtime.store.load().state(definition.name)
+    if state.enabled:  # started, and its tools are offered from the next request on
+        _say(
+            f"Trusted {definition.name}; its {len(state.enabled_tools)} tools join the next "
+            "request."
+        )
+        return
+    tools = state.cached_tools or ()
     _say(
-        f"Trusted {definition.name}; {plural(len(tools), 'tool')}. "
+        f"Trusted {definition.name}; {plural(len(tools), 'tool')}. It is disabled: "
         f"/mcp enable {definition.name} offers them."
     )
 

@@ -66,9 +66,12 @@ def test_the_same_launch_is_trusted_and_each_difference_is_named(tmp_path: Path)
 
     assert (same.trusted, same.changes) == (True, ())
     assert not elsewhere.trusted and elsewhere.previously_trusted
+    assert elsewhere.trusted_in == str(first)
+    assert elsewhere.headline() == (
+        f"it runs in this project's folder, and you trusted it in {first}"
+    )
     assert elsewhere.changes == (
-        f"project: {first} -> {second} (trust is kept per project)",
-        f"working directory: {first} -> {second}",
+        "its working directory is this project's folder",
         "argument 3 changed (set from an environment variable)",
         "environment: USER added",
         "environment: the value of T changed",
@@ -83,6 +86,9 @@ def test_a_fixed_working_directory_without_workspace_references_is_project_indep
     assert depends_on_project(
         StdioDefinition(name="s", command="x", cwd="/srv", env={"R": "${workspaceFolder}"})
     )
+    # A relative cwd resolves where the chat runs: in the project.
+    assert depends_on_project(StdioDefinition(name="s", command="x", cwd="tools"))
+    assert not depends_on_project(StdioDefinition(name="s", command="x", cwd="~/srv"))
 
 
 def test_each_trusted_launch_is_kept_once_newest_first_and_the_oldest_lapse(
