@@ -29,6 +29,7 @@ from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import project_skills, usable_from
 from agent.tools.builtin import BuiltinToolset
+from agent.tools.deferral import ToolDeferral
 
 if TYPE_CHECKING:
     from agent.mcp.forms.elicitation import ElicitationHandler
@@ -70,6 +71,7 @@ def build_chat(
     )
     host = _mcp_host(settings, project, front)
     recorder = SessionRecorder(project, model_name)
+    deferral = _deferral(settings, host, lambda: conversation.model)
     conversation = Conversation(
         model,
         [BuiltinToolset(project), skill_session, host],
@@ -77,20 +79,9 @@ def build_chat(
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
+        deferral=deferral,
     )
-    # The system prompt is composed for each request: the instruction files, the skills
-    # catalog, the MCP servers' instructions, the active skills, then the session memory of
-    # this conversation (the ones that change least first: the cached prefix lasts longer).
-    system_prompt = SystemPrompt(
-        project,
-        sections=[
-            ("instruction files", instructions.section),
-            ("skills catalog", skill_session.catalog_section),
-            ("server instructions", lambda: server_notes_section(host.server_instructions())),
-            ("active skills", skill_session.active_section),
-            ("session memory", lambda: memory_section(conversation.memory)),
-        ],
-    )
+    system_prompt = _system_prompt(project, instructions, skill_session, host, conversation)
     return ChatSession(
         conversation=conversation,
         host=host,
@@ -108,6 +99,46 @@ def build_chat(
         instructions=instructions,
         system_prompt=system_prompt,
     )
+
+
+def _system_prompt(
+    project: Path,
+    instructions: ProjectInstructions,
+    skills: SkillSession,
+    host: McpHost,
+    conversation: Conversation,
+) -> SystemPrompt:
+    """Composed for each request: the instruction files, the skills catalog, the MCP servers'
+    instructions and which of their tools are deferred, the active skills, then the session
+    memory of this conversation (the ones that change least first: the cached prefix lasts
+    longer)."""
+    deferral = conversation.deferral
+    return SystemPrompt(
+        project,
+        sections=[
+            ("instruction files", instructions.section),
+            ("skills catalog", skills.catalog_section),
+            ("server instructions", lambda: server_notes_section(host.server_instructions())),
+            ("deferred tools", deferral.prompt_line if deferral else lambda: ""),
+            ("active skills", skills.active_section),
+            ("session memory", lambda: memory_section(conversation.memory)),
+        ],
+    )
+
+
+def _deferral(settings: Settings, host: McpHost, model: Callable[[], object]) -> ToolDeferral:
+    # The threshold's window: litellm's for the model in use now (/model switches it), else
+    # deferral.py's conservative UNKNOWN_WINDOW_TOKENS.
+    return ToolDeferral(
+        lambda: known_window(model()), host.defer_modes, share=settings.mcp.defer_tools_at_share
+    )
+
+
+def known_window(model: object) -> int | None:
+    """The model's context window when litellm knows it (None for a scripted model)."""
+    window = getattr(model, "context_window", None)
+    known = window() if callable(window) else None
+    return known if isinstance(known, int) and known > 0 else None
 
 
 def _model(settings: Settings, model_name: str, api_base: str | None) -> LiteLLMModel:

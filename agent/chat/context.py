@@ -18,7 +18,6 @@ from agent.chat.server_notes import cut_notes, fitted_notes
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import estimate_tokens
-from agent.tools.combined import combine
 
 ESTIMATED = "estimated at 4 characters a token"
 COUNTED = "counted by litellm's token counter"
@@ -48,6 +47,7 @@ class ContextReport:
     window: int
     counted: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    deferred: ContextPart | None = None  # MCP tools the tool search holds back, not in `total`
 
     @property
     def share(self) -> float:
@@ -83,11 +83,13 @@ def measure_context(chat: ChatSession) -> ContextReport:
     """The next request's parts and their tokens (may load litellm to count)."""
     conversation = chat.conversation
     counter = _Counter(chat)
-    messages = conversation.request_messages()
+    if counter.how == COUNTED:
+        counter.text(".")  # litellm loaded first: deferral then measures the model's own window
     try:
-        tools = conversation.tool_order.peek(combine(conversation.toolsets))
+        tools = conversation.next_tools()
     except AgentError:  # a name conflict: the request would fail; nothing of the tools goes
         tools = {}
+    messages = conversation.request_messages()  # after the tools: the prompt names deferrals
     specs = [tool.spec.to_openai() for tool in tools.values()]
     system = tuple(_system_parts(chat, counter))
     by_source: dict[str, list[dict[str, Any]]] = {}
@@ -111,7 +113,20 @@ def measure_context(chat: ChatSession) -> ContextReport:
         window=chat.context_window(),
         counted=counter.how,
         notes=tuple(_notes(chat)),
+        deferred=_deferred(chat, counter),
     )
+
+
+def _deferred(chat: ChatSession, counter: _Counter) -> ContextPart | None:
+    """The deferred MCP tools not sent (found ones are in the tools above), in tokens."""
+    deferral = chat.conversation.deferral
+    hidden = deferral.plan_now.hidden() if deferral is not None else {}
+    if not hidden:
+        return None
+    servers = dict.fromkeys(str(tool.spec.server) for tool in hidden.values())
+    specs = [tool.spec.to_openai() for tool in hidden.values()]
+    detail = f"{_count_of(len(hidden), 'tool')} of {', '.join(servers)}; search_tools finds them"
+    return ContextPart("deferred (not sent)", counter.tools(specs), detail, len(hidden))
 
 
 def _system_parts(chat: ChatSession, counter: _Counter) -> list[ContextPart]:
@@ -169,8 +184,8 @@ def context_share(chat: ChatSession) -> float | None:
     if not ready or not callable(getattr(model, "count_tokens", None)):
         return None  # no tokenizer (a scripted model), or litellm still loading
     try:
+        tools = chat.conversation.next_tools()
         messages = chat.conversation.request_messages(estimate=True)
-        tools = chat.conversation.tool_order.peek(combine(chat.conversation.toolsets))
     except AgentError:
         return None
     specs = [tool.spec.to_openai() for tool in tools.values()]

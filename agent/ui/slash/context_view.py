@@ -29,6 +29,9 @@ def context_lines(report: ContextReport) -> list[str]:
     count = sum(part.count for part in report.tools)
     lines.append(_row("tools", report.tools_tokens, f"{count} in all"))
     lines.extend(_row(_source(part), part.tokens, part.detail, indent=4) for part in report.tools)
+    if report.deferred is not None:  # not part of the request: what deferral saves
+        part = report.deferred
+        lines.append(_row(part.name, part.tokens, part.detail, indent=4))
     lines.append(_row(report.history.name, report.history.tokens, report.history.detail))
     lines.append(
         _row("total", report.total, f"{report.share:.1%} of the context window "

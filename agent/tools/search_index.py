@@ -1,0 +1,168 @@
+"""A local search over tool definitions, for the tools held back from requests (deferral.py).
+
+BM25 (k1 1.2, b 0.75) over weighted fields: the tool's name, its title, its server, its
+description, its parameters' names and descriptions. Words are split at case changes and
+underscores, lower-cased and cut to a crude stem, so "listing files" meets `list_files`; a
+query word also looks for a few common synonyms at a lower weight, since a person says
+"remove" where a server says "delete". An exact tool name wins outright, and `server:` (or
+`server: words`) keeps to one server's tools. No network, no model: about a millisecond
+for a thousand tools once indexed.
+
+A hostile server's text cannot buy every answer: each field indexes at most
+MAX_FIELD_TERMS words (a description holding a dictionary is cut, and its length still
+counts against it), term frequency saturates, and one server fills at most about half of
+the answers unless the query names it or nothing else matches.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.tools.base import ToolSpec
+from agent.tools.search_words import expand, stem_words
+
+K1, B = 1.2, 0.75
+MAX_FIELD_TERMS = 256
+MAX_QUERY_TERMS = 64  # a query longer than any intent is read to here
+WEIGHTS = {"name": 3.0, "title": 2.0, "server": 1.0, "description": 1.0, "parameter": 1.0}
+WEIGHTS["parameter description"] = 0.5
+_SERVER_PREFIX = re.compile(r"^\s*([^\s:]+):(.*)$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Document:
+    """One tool as the index reads it: its weighted words and their total weight."""
+
+    spec: ToolSpec
+    terms: dict[str, float]
+    length: float
+
+
+def document(spec: ToolSpec) -> Document:
+    """The weighted words of one tool's definition."""
+    fields = [
+        ("name", spec.original_name or spec.name),
+        ("title", _title(spec)),
+        ("server", spec.server or ""),
+        ("description", spec.description),
+    ]
+    for name, about in _parameters(spec.parameters):
+        fields += [("parameter", name), ("parameter description", about)]
+    terms: dict[str, float] = {}
+    for field, text in fields:
+        weight = WEIGHTS[field]
+        for word in stem_words(text)[:MAX_FIELD_TERMS]:
+            terms[word] = terms.get(word, 0.0) + weight
+    return Document(spec, terms, sum(terms.values()) or 1.0)
+
+
+def _title(spec: ToolSpec) -> str:
+    title = (spec.annotations or {}).get("title")
+    return title if isinstance(title, str) else ""
+
+
+def _parameters(schema: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for name, body in list(properties.items())[:MAX_FIELD_TERMS]:
+        about = body.get("description") if isinstance(body, dict) else None
+        yield str(name), about if isinstance(about, str) else ""
+
+
+class ToolIndex:
+    """The index of one set of tools; rebuilt when the set changes, reusing each unchanged
+    tool's document (the specs are kept while the configuration is unchanged)."""
+
+    def __init__(self, specs: Sequence[ToolSpec], previous: ToolIndex | None = None) -> None:
+        known: dict[int, Document] = previous._by_identity if previous is not None else {}
+        self.documents: list[Document] = []
+        for spec in specs:
+            doc = known.get(id(spec))
+            self.documents.append(doc if doc is not None and doc.spec is spec else document(spec))
+        self._by_identity: dict[int, Document] = {id(doc.spec): doc for doc in self.documents}
+        # Each server by the words of its name: a query holding them all names the server.
+        self._servers = {
+            doc.spec.server: frozenset(stem_words(doc.spec.server))
+            for doc in self.documents
+            if doc.spec.server
+        }
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for number, doc in enumerate(self.documents):
+            for term, weight in doc.terms.items():
+                self._postings.setdefault(term, []).append((number, weight))
+        count = len(self.documents)
+        self._average = sum(doc.length for doc in self.documents) / count if count else 1.0
+        self._idf = {
+            term: math.log(1 + (count - len(hits) + 0.5) / (len(hits) + 0.5))
+            for term, hits in self._postings.items()
+        }
+
+    def search(self, query: str, limit: int) -> list[ToolSpec]:
+        """The `limit` best tools for `query`, best first (none when nothing matches)."""
+        exact = self._exact(query)
+        if exact is not None:
+            return [exact]
+        candidates, query = self._scope(query)
+        scores = self._scores(query, candidates)
+        ranked = sorted(scores, key=lambda number: (-scores[number], number))
+        if not ranked and candidates is not None:
+            ranked = sorted(candidates)  # `server:` alone: that server's tools, as listed
+        words = set(stem_words(query))
+        named = {server for server, own in self._servers.items() if own <= words}
+        return [self.documents[n].spec for n in _spread(ranked, self.documents, limit, named)]
+
+    def _exact(self, query: str) -> ToolSpec | None:
+        wanted = query.strip().lower()
+        for doc in self.documents:
+            if wanted in (doc.spec.name.lower(), (doc.spec.original_name or "").lower()):
+                return doc.spec
+        return None
+
+    def _scope(self, query: str) -> tuple[set[int] | None, str]:
+        """`server:` or `server: words`: that server's tools only, ranked by the words."""
+        prefix = _SERVER_PREFIX.match(query)
+        if prefix is None:
+            return None, query
+        server, rest = prefix.group(1).lower(), prefix.group(2)
+        own = {n for n, doc in enumerate(self.documents) if (doc.spec.server or "") == server}
+        return (own, rest) if own else (None, query)
+
+    def _scores(self, query: str, candidates: set[int] | None) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        average = self._average
+        for term, weight in expand(stem_words(query)[:MAX_QUERY_TERMS]).items():
+            idf = self._idf.get(term)
+            if idf is None:
+                continue
+            for number, frequency in self._postings[term]:
+                if candidates is not None and number not in candidates:
+                    continue
+                length = self.documents[number].length
+                saturated = frequency * (K1 + 1) / (frequency + K1 * (1 - B + B * length / average))
+                scores[number] = scores.get(number, 0.0) + weight * idf * saturated
+        return scores
+
+
+def _spread(ranked: list[int], documents: list[Document], limit: int, named: set[str]) -> list[int]:
+    """The first `limit` of `ranked`, one server taking at most about half of them unless the
+    query names it; places left over are filled in rank order."""
+    share = max(1, math.ceil(limit / 2))
+    chosen: list[tuple[int, int]] = []  # (rank, document)
+    passed: list[tuple[int, int]] = []
+    taken: dict[str | None, int] = {}
+    for rank, number in enumerate(ranked):
+        if len(chosen) == limit:
+            break
+        server = documents[number].spec.server
+        if server in named or taken.get(server, 0) < share:
+            chosen.append((rank, number))
+            taken[server] = taken.get(server, 0) + 1
+        else:
+            passed.append((rank, number))
+    chosen.extend(passed[: limit - len(chosen)])
+    return [number for _rank, number in sorted(chosen)]
