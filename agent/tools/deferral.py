@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from agent.messages import CHARS_PER_TOKEN
 from agent.tools.base import Tool
 from agent.tools.combined import ToolConflictError
-from agent.tools.search_index import ToolIndex
+from agent.tools.search_index import IndexKeeper
 from agent.tools.search_tool import SEARCH_TOOL, SearchTools, entry_chars
 
 MODES = ("auto", "on", "off")
@@ -65,7 +65,7 @@ class ToolDeferral:
         self.plan_now = Plan({})  # the last plan: the system prompt's line and the hint
         self.search_tool = SearchTools(self.find, lambda: self.plan_now.servers)
         self._sizes: dict[int, tuple[Tool, int]] = {}
-        self._index: tuple[tuple[int, ...], ToolIndex] | None = None
+        self._index = IndexKeeper()
 
     def window(self) -> int:
         """The context window the threshold is a share of."""
@@ -95,6 +95,8 @@ class ToolDeferral:
         deferred_names = [*always, *auto] if over else always
         self.plan_now = self._compose(tools, set(deferred_names))
         self._prune(len(tools))
+        if self.plan_now.deferred:  # indexed while the model answers, for its first search
+            self._index.prepare([tool.spec for tool in self.plan_now.deferred.values()])
         return self.plan_now
 
     def _compose(self, tools: dict[str, Tool], names: set[str]) -> Plan:
@@ -130,14 +132,10 @@ class ToolDeferral:
         """The best deferred tools for `query` (at most `limit`, and no more than `max_chars`
         of answer beyond the first); those returned are found from now on."""
         deferred = self.plan_now.deferred
-        specs = [tool.spec for tool in deferred.values()]
-        key = tuple(id(spec) for spec in specs)
-        if self._index is None or self._index[0] != key:
-            previous = self._index[1] if self._index is not None else None
-            self._index = (key, ToolIndex(specs, previous))
+        index = self._index.index([tool.spec for tool in deferred.values()])
         chosen: list[Tool] = []
         used = 0
-        for spec in self._index[1].search(query, limit):
+        for spec in index.search(query, limit):
             tool = deferred[spec.name]
             used += entry_chars(tool)
             if chosen and used > max_chars:

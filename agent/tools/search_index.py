@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,9 @@ from agent.tools.base import ToolSpec
 from agent.tools.search_words import expand, stem_words
 
 K1, B = 1.2, 0.75
+# A tool whose name the query covers ("create a jira ticket": jira_create_issue) gains up to
+# this much: a name is what a tool does in two or three words; a description says more.
+NAME_COVERAGE = 3.0
 MAX_FIELD_TERMS = 256
 MAX_QUERY_TERMS = 64  # a query longer than any intent is read to here
 WEIGHTS = {"name": 3.0, "title": 2.0, "server": 1.0, "description": 1.0, "parameter": 1.0}
@@ -35,11 +39,13 @@ _SERVER_PREFIX = re.compile(r"^\s*([^\s:]+):(.*)$", re.DOTALL)
 
 @dataclass(frozen=True)
 class Document:
-    """One tool as the index reads it: its weighted words and their total weight."""
+    """One tool as the index reads it: its weighted words and their total weight, and the
+    distinct words of its name."""
 
     spec: ToolSpec
     terms: dict[str, float]
     length: float
+    name: frozenset[str] = frozenset()
 
 
 def document(spec: ToolSpec) -> Document:
@@ -57,7 +63,8 @@ def document(spec: ToolSpec) -> Document:
         weight = WEIGHTS[field]
         for word in stem_words(text)[:MAX_FIELD_TERMS]:
             terms[word] = terms.get(word, 0.0) + weight
-    return Document(spec, terms, sum(terms.values()) or 1.0)
+    named = frozenset(stem_words(spec.original_name or spec.name)[:MAX_FIELD_TERMS])
+    return Document(spec, terms, sum(terms.values()) or 1.0, named)
 
 
 def _title(spec: ToolSpec) -> str:
@@ -89,7 +96,7 @@ class ToolIndex:
         self._servers = {
             doc.spec.server: frozenset(stem_words(doc.spec.server))
             for doc in self.documents
-            if doc.spec.server
+            if doc.spec.server and stem_words(doc.spec.server)
         }
         self._postings: dict[str, list[tuple[int, float]]] = {}
         for number, doc in enumerate(self.documents):
@@ -135,7 +142,8 @@ class ToolIndex:
     def _scores(self, query: str, candidates: set[int] | None) -> dict[int, float]:
         scores: dict[int, float] = {}
         average = self._average
-        for term, weight in expand(stem_words(query)[:MAX_QUERY_TERMS]).items():
+        wanted = expand(stem_words(query)[:MAX_QUERY_TERMS])
+        for term, weight in wanted.items():
             idf = self._idf.get(term)
             if idf is None:
                 continue
@@ -145,6 +153,11 @@ class ToolIndex:
                 length = self.documents[number].length
                 saturated = frequency * (K1 + 1) / (frequency + K1 * (1 - B + B * length / average))
                 scores[number] = scores.get(number, 0.0) + weight * idf * saturated
+        for number in scores:
+            name = self.documents[number].name
+            if name:
+                covered = sum(wanted.get(word, 0.0) for word in name) / len(name)
+                scores[number] += NAME_COVERAGE * covered
         return scores
 
 
@@ -166,3 +179,48 @@ def _spread(ranked: list[int], documents: list[Document], limit: int, named: set
             passed.append((rank, number))
     chosen.extend(passed[: limit - len(chosen)])
     return [number for _rank, number in sorted(chosen)]
+
+
+class IndexKeeper:
+    """The index of the set of tools deferred now, built in a worker thread as soon as the set
+    is known (a request that defers them starts it), so the model's first search, a model
+    answer later, finds it ready: indexing a thousand tools takes longer than a search."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._built: tuple[tuple[int, ...], ToolIndex] | None = None
+        self._building: tuple[tuple[int, ...], threading.Thread] | None = None
+
+    def prepare(self, specs: Sequence[ToolSpec]) -> None:
+        """Start indexing `specs` unless their index is built or being built."""
+        key = tuple(map(id, specs))
+        with self._lock:
+            if (self._built and self._built[0] == key) or (
+                self._building and self._building[0] == key
+            ):
+                return
+            thread = threading.Thread(
+                target=self._build, args=(key, list(specs)), name="index-tools", daemon=True
+            )
+            self._building = (key, thread)
+        thread.start()
+
+    def index(self, specs: Sequence[ToolSpec]) -> ToolIndex:
+        """The index of `specs`: the one built or being built, else built now."""
+        key = tuple(map(id, specs))
+        with self._lock:
+            building = self._building
+        if building is not None and building[0] == key:
+            building[1].join()
+        with self._lock:
+            if self._built is not None and self._built[0] == key:
+                return self._built[1]
+        return self._build(key, list(specs))
+
+    def _build(self, key: tuple[int, ...], specs: list[ToolSpec]) -> ToolIndex:
+        with self._lock:
+            previous = self._built[1] if self._built is not None else None
+        index = ToolIndex(specs, previous)
+        with self._lock:
+            self._built = (key, index)
+        return index

@@ -24,19 +24,20 @@ it its this that these those there here i me my mine we our us you your he she t
 their what which who whom whose when where why how can could would should will shall may
 might must do does did done please just some any all each every more most other such no not
 only own same so than too very s t want need like using use given then also if else up out
-over via
+over via everything something anything nothing
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 # Each group: words people use for one action or thing. A query word looks for the others.
 _GROUPS = (
-    "delete remove erase drop destroy discard trash",
+    "delete remove erase drop destroy discard trash forget",
     "fetch retrieve get download grab",
     "read view show display open see inspect",
     "find search lookup look query locate seek discover",
-    "create make new add generate build",
+    "create make new add generate build open",
     "update edit modify change alter set patch",
-    "list enumerate browse",
+    "list enumerate browse show",
+    "log history",
     "write save store put record",
     "run execute exec launch invoke start",
     "send post publish message notify",
@@ -63,8 +64,17 @@ _GROUPS = (
 
 
 def split_words(text: str) -> list[str]:
-    """Lower-case words of `text`, split at case changes, underscores and punctuation."""
-    return _WORD.findall(_CASE_CHANGE.sub(" ", text).lower())
+    """Lower-case words of `text`, split at underscores and punctuation; a word with case
+    changes gives its parts and itself ("JavaScript": java, script, javascript)."""
+    words: list[str] = []
+    for word in _WORD.findall(text):
+        lower = word.lower()
+        if lower != word and not word.istitle():  # most words need no case split: fast path
+            parts = _CASE_CHANGE.sub(" ", word).split()
+            if len(parts) > 1:
+                words.extend(part.lower() for part in parts)
+        words.append(lower)
+    return words
 
 
 @lru_cache(maxsize=65536)
@@ -93,7 +103,8 @@ def _undouble(word: str) -> str:
 
 def stem_words(text: str) -> list[str]:
     """The stems of `text`'s words, stop words left out."""
-    return [stem(word) for word in split_words(text) if word not in STOP_WORDS]
+    stop = STOP_WORDS
+    return [stem(word) for word in split_words(text) if word not in stop]
 
 
 def _synonyms() -> dict[str, frozenset[str]]:
