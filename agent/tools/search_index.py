@@ -9,8 +9,10 @@ query word also looks for a few common synonyms at a lower weight, since a perso
 for a thousand tools once indexed.
 
 A hostile server's text cannot buy every answer: each field indexes at most
-MAX_FIELD_TERMS words (a description holding a dictionary is cut, and its length still
-counts against it), term frequency saturates, and one server fills at most about half of
+MAX_FIELD_TERMS words and a tool MAX_DOCUMENT_TERMS (a description holding a dictionary is
+cut, and its length still counts against it), a word repeated counts at most
+MAX_TERM_WEIGHT, the typical length is the median of each server's median (many long
+descriptions cannot make long look ordinary), and one server fills at most about half of
 the answers unless the query names it or nothing else matches.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +30,8 @@ from agent.tools.base import ToolSpec
 from agent.tools.search_words import expand, stem_words
 
 K1, B = 1.2, 0.75
+MAX_TERM_WEIGHT = 4.0  # a word said over and over counts as said a few times
+MAX_DOCUMENT_TERMS = 1024
 # A tool whose name the query covers ("create a jira ticket": jira_create_issue) gains up to
 # this much: a name is what a tool does in two or three words; a description says more.
 NAME_COVERAGE = 3.0
@@ -59,10 +64,13 @@ def document(spec: ToolSpec) -> Document:
     for name, about in _parameters(spec.parameters):
         fields += [("parameter", name), ("parameter description", about)]
     terms: dict[str, float] = {}
+    read = 0
     for field, text in fields:
         weight = WEIGHTS[field]
-        for word in stem_words(text)[:MAX_FIELD_TERMS]:
-            terms[word] = terms.get(word, 0.0) + weight
+        words = stem_words(text)[: min(MAX_FIELD_TERMS, MAX_DOCUMENT_TERMS - read)]
+        read += len(words)
+        for word in words:
+            terms[word] = min(terms.get(word, 0.0) + weight, MAX_TERM_WEIGHT)
     named = frozenset(stem_words(spec.original_name or spec.name)[:MAX_FIELD_TERMS])
     return Document(spec, terms, sum(terms.values()) or 1.0, named)
 
@@ -103,7 +111,7 @@ class ToolIndex:
             for term, weight in doc.terms.items():
                 self._postings.setdefault(term, []).append((number, weight))
         count = len(self.documents)
-        self._average = sum(doc.length for doc in self.documents) / count if count else 1.0
+        self._average = _typical_length(self.documents)
         self._idf = {
             term: math.log(1 + (count - len(hits) + 0.5) / (len(hits) + 0.5))
             for term, hits in self._postings.items()
@@ -159,6 +167,16 @@ class ToolIndex:
                 covered = sum(wanted.get(word, 0.0) for word in name) / len(name)
                 scores[number] += NAME_COVERAGE * covered
         return scores
+
+
+def _typical_length(documents: Sequence[Document]) -> float:
+    """The length BM25 compares each tool with: the median of each server's median, so one
+    server's many long descriptions cannot make long descriptions look ordinary."""
+    by_server: dict[str | None, list[float]] = {}
+    for doc in documents:
+        by_server.setdefault(doc.spec.server, []).append(doc.length)
+    medians = sorted(statistics.median(lengths) for lengths in by_server.values())
+    return statistics.median(medians) if medians else 1.0
 
 
 def _spread(ranked: list[int], documents: list[Document], limit: int, named: set[str]) -> list[int]:

@@ -71,6 +71,8 @@ class SearchTools:
                 "search_tools needs a query: a few words for what you need", is_error=True
             )
         limit = arguments.get("limit", DEFAULT_LIMIT)
+        if isinstance(limit, float) and limit.is_integer():  # 1e9 is an integer to JSON Schema
+            limit = int(limit)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             return ToolResult("search_tools: limit must be a whole number from 1", is_error=True)
         capped = min(limit, MAX_LIMIT)
