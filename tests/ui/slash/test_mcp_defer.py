@@ -65,3 +65,22 @@ def test_mcp_defer_with_a_mode_it_does_not_know_says_the_modes_and_changes_nothi
 
     saved = json.loads((agent_home / "mcp-servers.json").read_text(encoding="utf-8"))
     assert saved["runtime"]["work"]["defer"] == "auto"
+
+
+def test_context_shows_the_deferred_tools_and_the_tokens_they_would_take(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    tools = merged(WORK_SERVERS)
+    save_catalog_server(agent_home, "work", tools, tmp_path / "servers", environ=chat_env)
+    with scripted_chat(tmp_path, [], chat_env) as (chat, _fake):
+        chat.expect("MCP server work ready")
+        chat.expect("›")
+        chat.send("/context\r")
+        chat.expect("tool search")
+        chat.expect(
+            f"deferred \\(not sent\\) +[0-9,]+ tokens  {len(tools)} tools of work; "
+            "search_tools finds them"
+        )
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
