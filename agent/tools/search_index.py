@@ -13,7 +13,8 @@ MAX_FIELD_TERMS words and a tool MAX_DOCUMENT_TERMS (a description holding a dic
 cut, and its length still counts against it), a word repeated counts at most
 MAX_TERM_WEIGHT, the typical length is the median of each server's median (many long
 descriptions cannot make long look ordinary), and one server fills at most about half of
-the answers unless the query names it or nothing else matches.
+the answers unless the query names it (its name, or a word only its tool names hold, such
+as "jira") or nothing else matches.
 """
 
 from __future__ import annotations
@@ -106,6 +107,16 @@ class ToolIndex:
             for doc in self.documents
             if doc.spec.server and stem_words(doc.spec.server)
         }
+        # A word in the tool names of one server only ("jira", "kubectl") names that server.
+        owners: dict[str, set[str]] = {}
+        for doc in self.documents:
+            for word in doc.name:
+                owners.setdefault(word, set()).add(doc.spec.server or "")
+        self._owner = {
+            word: next(iter(servers))
+            for word, servers in owners.items()
+            if len(servers) == 1 and "" not in servers
+        }
         self._postings: dict[str, list[tuple[int, float]]] = {}
         for number, doc in enumerate(self.documents):
             for term, weight in doc.terms.items():
@@ -129,6 +140,7 @@ class ToolIndex:
             ranked = sorted(candidates)  # `server:` alone: that server's tools, as listed
         words = set(stem_words(query))
         named = {server for server, own in self._servers.items() if own <= words}
+        named.update(self._owner[word] for word in words if word in self._owner)
         return [self.documents[n].spec for n in _spread(ranked, self.documents, limit, named)]
 
     def _exact(self, query: str) -> ToolSpec | None:

@@ -80,7 +80,7 @@ def test_descriptions_crafted_to_win_every_search_take_at_most_three_of_five_ans
 
     assert honest[1] == 0
     assert attacked[1] <= 3  # one server fills at most about half of an answer
-    assert attacked[0] >= 0.80  # measured 0.83 with the attack, 0.88 without
+    assert attacked[0] >= 0.80  # measured 0.84 with the attack, 0.89 without
     assert attacked[0] >= honest[0] - 0.08
 
 

@@ -32,7 +32,7 @@ def test_the_query_set_finds_its_tool_in_the_top_five_nearly_always() -> None:
         got = {f"{spec.server}:{spec.original_name}" for spec in searched.search(query, 5)}
         hits += bool(set(wanted.split("|")) & got)
 
-    assert hits / len(QUERIES) >= 0.85  # 0.885 measured; the bench's goal is 0.90
+    assert hits / len(QUERIES) >= 0.85  # 0.894 measured; the bench's goal is 0.90
 
 
 def test_an_exact_name_wins_alone_whether_model_facing_or_the_servers_own() -> None:
