@@ -138,9 +138,11 @@ async def timing_report(found: dict[str, tuple[CachedTool, ...]], turns: int = 2
 
 
 def _search_times(deferral: ToolDeferral) -> None:
+    specs = [tool.spec for tool in deferral.plan_now.deferred.values()]
     started = time.perf_counter()
-    deferral.find("warm up the index", 5, 60_000)
+    ToolIndex(specs)  # what the worker thread does once per set of deferred tools
     cold = (time.perf_counter() - started) * 1000
+    deferral.find("warm up", 5, 60_000)  # the index the turns above started in their thread
     samples = []
     for query, _wanted in QUERIES * 3:
         started = time.perf_counter()
@@ -149,8 +151,8 @@ def _search_times(deferral: ToolDeferral) -> None:
     worst = max(samples) * 1000
     print(
         f"  search over {len(deferral.plan_now.deferred)} tools: median {median_ms(samples):.3f} "
-        f"ms, slowest {worst:.3f} ms, first (building the index) {cold:.1f} ms "
-        f"(goal < {SEARCH_GOAL_MS:.0f} ms)"
+        f"ms, slowest {worst:.3f} ms (goal < {SEARCH_GOAL_MS:.0f} ms); indexing them "
+        f"{cold:.1f} ms, in a worker thread while the first deferring request is answered"
     )
     sizes = [len(json.dumps(t.spec.to_openai())) for t in deferral.plan_now.deferred.values()]
     print(f"  (tool definitions: median {statistics.median(sizes):,.0f} characters)")
