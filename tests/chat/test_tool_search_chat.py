@@ -168,3 +168,22 @@ async def test_a_server_set_to_defer_always_or_never_is_deferred_by_its_setting(
     assert (
         "search_tools finds the tools of the MCP servers small" in (body["messages"][0]["content"])
     )
+
+
+async def test_a_tool_searched_and_called_in_one_answer_runs_after_its_approval(
+    project: Path, work_calls: Path
+) -> None:
+    both = {
+        "tool_calls": [
+            {"id": "s1", "name": "search_tools", "arguments": {"query": "create_issue"}},
+            {"id": "c1", "name": CREATE_ISSUE, "arguments": ISSUE},
+        ]
+    }
+    with FakeOpenAI([both, {"text": "Filed."}]) as fake:
+        talked = await converse(project, fake.base_url, ["file a bug"])
+        bodies = [request["body"] for request in fake.requests]
+
+    assert talked.failures == []
+    assert talked.approvals.asked == [CREATE_ISSUE]
+    assert called(work_calls) == [{"called": "create_issue", "arguments": ISSUE}]
+    assert tool_names(bodies[1])[-1] == CREATE_ISSUE
