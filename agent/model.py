@@ -396,6 +396,14 @@ class LiteLLMModel:
             self._context_window = table_window(self._loader.get(), self.settings.name)
         return self._context_window or None
 
+    async def prepare(self) -> None:
+        """Wait (without stopping the event loop) for litellm's import, as `stream` does; after
+        it `context_window` answers for good. ModelError when litellm cannot load."""
+        if not self._loader.loaded:
+            import anyio.to_thread
+
+            await anyio.to_thread.run_sync(self._loader.get)
+
     @property
     def counter_ready(self) -> bool:
         """litellm is loaded: counting tokens does not wait for its import."""

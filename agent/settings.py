@@ -62,12 +62,15 @@ class ModelDiscovery:
 
 @dataclass(frozen=True)
 class McpLimits:
-    """Timeouts and the output limit for MCP servers."""
+    """Timeouts and the output limit for MCP servers, and when their tools are deferred."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
     startup_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
     tool_timeout_seconds: Annotated[float, Field(gt=0, strict=True)]
     output_limit_chars: Annotated[int, Field(gt=0, strict=True)]
+    # Past this share of the model's window, the tools of "auto" servers wait behind the
+    # tool search (agent/tools/deferral.py).
+    defer_tools_at_share: Annotated[float, Field(ge=0, le=1, strict=True)] = 0.1
 
 
 @dataclass(frozen=True)

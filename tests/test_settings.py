@@ -101,8 +101,8 @@ def test_a_user_file_can_be_given_explicitly(tmp_path: Path) -> None:
         ),
         (
             "mcp:\n  startup_timeout: 5\n",
-            "mcp.startup_timeout: unknown key (known keys here: output_limit_chars, "
-            "startup_timeout_seconds, tool_timeout_seconds)",
+            "mcp.startup_timeout: unknown key (known keys here: defer_tools_at_share, "
+            "output_limit_chars, startup_timeout_seconds, tool_timeout_seconds)",
         ),
         ("mcp: 5\n", "mcp: expected a mapping of settings"),
         (

@@ -30,6 +30,7 @@ from agent.skills.trust import SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import project_skills, usable_from
 from agent.text import noun_for, plural
 from agent.tools.builtin import BuiltinToolset
+from agent.tools.deferral import ToolDeferral
 
 if TYPE_CHECKING:
     from agent.mcp.forms.elicitation import ElicitationHandler
@@ -69,6 +70,7 @@ def build_chat(
     )
     host = _mcp_host(settings, project, front)
     recorder = SessionRecorder(project, model_name)
+    deferral = _deferral(settings, host, context_window)
     conversation = Conversation(
         model,
         [BuiltinToolset(project), skill_session, host],
@@ -76,20 +78,9 @@ def build_chat(
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
+        deferral=deferral,
     )
-    # The system prompt is composed for each request: the instruction files, the skills
-    # catalog, the MCP servers' instructions, the active skills, then the session memory of
-    # this conversation (the ones that change least first: the cached prefix lasts longer).
-    system_prompt = SystemPrompt(
-        project,
-        sections=[
-            ("instruction files", instructions.section),
-            ("skills catalog", skill_session.catalog_section),
-            ("server instructions", lambda: server_notes_section(host.server_instructions())),
-            ("active skills", skill_session.active_section),
-            ("session memory", lambda: memory_section(conversation.memory)),
-        ],
-    )
+    system_prompt = _system_prompt(project, instructions, skill_session, host, conversation)
     return ChatSession(
         conversation=conversation,
         host=host,
@@ -130,6 +121,40 @@ def _window(
         return "litellm's model table" if table() else ""
 
     return (lambda: configured or table()), source
+
+
+def _system_prompt(
+    project: Path,
+    instructions: ProjectInstructions,
+    skills: SkillSession,
+    host: McpHost,
+    conversation: Conversation,
+) -> SystemPrompt:
+    """Composed for each request: the instruction files, the skills catalog, the MCP servers'
+    instructions and which of their tools are deferred, the active skills, then the session
+    memory of this conversation (the ones that change least first: the cached prefix lasts
+    longer)."""
+    deferral = conversation.deferral
+    return SystemPrompt(
+        project,
+        sections=[
+            ("instruction files", instructions.section),
+            ("skills catalog", skills.catalog_section),
+            ("server instructions", lambda: server_notes_section(host.server_instructions())),
+            ("deferred tools", deferral.prompt_line if deferral else lambda: ""),
+            ("active skills", skills.active_section),
+            ("session memory", lambda: memory_section(conversation.memory)),
+        ],
+    )
+
+
+def _deferral(
+    settings: Settings, host: McpHost, context_window: Callable[[], int | None]
+) -> ToolDeferral:
+    # The threshold's window is the chat's own (the person's setting, else litellm's for the
+    # model in use now: /model switches it), else deferral.py's conservative
+    # UNKNOWN_WINDOW_TOKENS.
+    return ToolDeferral(context_window, host.defer_modes, share=settings.mcp.defer_tools_at_share)
 
 
 def _model(settings: Settings, model_name: str, api_base: str | None) -> LiteLLMModel:

@@ -22,7 +22,7 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.messages import ImagePart, Message, TextPart, estimate_tokens
 from agent.text import plural
-from agent.tools.combined import combine
+from agent.tools.base import Tool
 
 ESTIMATED = "estimated at 4 characters a token"
 COUNTED = "counted by litellm's token counter"
@@ -55,6 +55,7 @@ class ContextReport:
     window_source: str  # where the window's figure comes from
     counted: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    deferred: ContextPart | None = None  # MCP tools the tool search holds back, not in `total`
 
     @property
     def share(self) -> float | None:
@@ -73,12 +74,16 @@ def request_counter(chat: ChatSession) -> tuple[Count, str]:
     return (lambda messages, tools: estimate_tokens([*messages, *tools])), ESTIMATED
 
 
-def _tool_specs(chat: ChatSession) -> list[dict[str, Any]]:
+def _next_tools(chat: ChatSession) -> dict[str, Tool]:
+    """The next request's tools (deferred MCP tools left out), in its order."""
     try:
-        tools = chat.conversation.tool_order.peek(combine(chat.conversation.toolsets))
+        return chat.conversation.next_tools()
     except AgentError:  # a name conflict: the request would fail; nothing of the tools goes
-        return []
-    return [tool.spec.to_openai() for tool in tools.values()]
+        return {}
+
+
+def _tool_specs(chat: ChatSession) -> list[dict[str, Any]]:
+    return [tool.spec.to_openai() for tool in _next_tools(chat).values()]
 
 
 def request_tokens(chat: ChatSession) -> int:
@@ -93,6 +98,8 @@ def measure_context(chat: ChatSession) -> ContextReport:
     """The next request's parts and their tokens (may load litellm to count)."""
     conversation = chat.conversation
     count, how = request_counter(chat)
+    if how == COUNTED:  # litellm loaded first: the deferral then measures the model's window
+        count([{"role": "user", "content": "."}], [])
     estimate = how == ESTIMATED  # images by their notes: base64 is no measure of tokens
     specs = _tool_specs(chat)
     texts = [(name or "other", text) for name, text in chat.system_parts()]
@@ -129,7 +136,24 @@ def measure_context(chat: ChatSession) -> ContextReport:
         window_source=chat.window_source() if window else "",
         counted=how,
         notes=tuple(_notes(chat)),
+        deferred=_deferred(chat, system, specs, count),
     )
+
+
+def _deferred(
+    chat: ChatSession, system: list[dict[str, Any]], specs: list[dict[str, Any]], count: Count
+) -> ContextPart | None:
+    """The deferred MCP tools not sent (found ones are in the tools above): what they would
+    add to the request, in tokens."""
+    deferral = chat.conversation.deferral
+    hidden = deferral.plan_now.hidden() if deferral is not None else {}
+    if not hidden:
+        return None
+    servers = dict.fromkeys(str(tool.spec.server) for tool in hidden.values())
+    held = [tool.spec.to_openai() for tool in hidden.values()]
+    tokens = count(system, [*specs, *held]) - count(system, specs)
+    detail = f"{plural(len(hidden), 'tool')} of {', '.join(servers)}; search_tools finds them"
+    return ContextPart("deferred (not sent)", tokens, detail, len(hidden))
 
 
 def _system_parts(
@@ -159,11 +183,7 @@ def _detail(chat: ChatSession, name: str) -> str:
 
 
 def _by_source(chat: ChatSession, specs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    try:
-        tools = chat.conversation.tool_order.peek(combine(chat.conversation.toolsets))
-    except AgentError:
-        return {}
-    source = {name: tool.spec.source for name, tool in tools.items()}
+    source = {name: tool.spec.source for name, tool in _next_tools(chat).items()}
     groups: dict[str, list[dict[str, Any]]] = {}
     for spec in specs:
         groups.setdefault(source.get(spec["function"]["name"], "other"), []).append(spec)

@@ -41,9 +41,10 @@ from agent.messages import (
     user_message,
 )
 from agent.model import ChatModel, TextChunk, accepts_images
-from agent.session.events import ApprovalEvent
+from agent.session.events import ApprovalEvent, ToolsFoundEvent
 from agent.tools.base import Tool, Toolset
 from agent.tools.combined import combine
+from agent.tools.deferral import ToolDeferral
 from agent.tools.validation import argument_problems
 
 INTERRUPTED = "interrupted by the user before it finished"
@@ -60,6 +61,7 @@ class Conversation:
         system_prompt: Callable[[], str],
         max_tool_rounds: int = 25,
         recorder: Recorder | None = None,
+        deferral: ToolDeferral | None = None,
     ) -> None:
         self.model = model
         self.toolsets = list(toolsets)
@@ -68,6 +70,22 @@ class Conversation:
         self.max_tool_rounds = max_tool_rounds
         self.history = History(recorder)
         self.tool_order = ToolOrder()  # a stable tool list keeps the cached prefix valid
+        # MCP tools held back behind search_tools when they would crowd the window.
+        self.deferral = deferral
+        if deferral is not None:
+            deferral.on_found = self._record_found
+
+    def _record_found(self, names: tuple[str, ...]) -> None:
+        self.history.record(ToolsFoundEvent(names))
+
+    def next_tools(self, *, remember: bool = False) -> dict[str, Tool]:
+        """The tools of the next request in the order it sends them (deferred MCP tools left
+        out); `remember`: this is the request, so new tools take their places for good.
+        ToolConflictError when two sources offer one name."""
+        tools = combine(self.toolsets)
+        if self.deferral is not None:
+            tools = self.deferral.plan(tools).offered
+        return self.tool_order.arrange(tools) if remember else self.tool_order.peek(tools)
 
     @property
     def usage(self) -> Usage:
@@ -112,7 +130,8 @@ class Conversation:
             rounds = 0
             while True:
                 try:
-                    tools = self.tool_order.arrange(combine(self.toolsets))
+                    await _prepared(self.model)  # the window deferral measures against
+                    tools = self.next_tools(remember=True)
                 except AgentError as error:
                     yield TurnFailed(str(error))
                     yield TurnEnded("error")
@@ -194,6 +213,8 @@ class Conversation:
     async def _run_call(self, call: ToolCall, tools: dict[str, Tool]) -> AsyncIterator[Event]:
         """One tool call of a tool round: check, ask when it needs approval, run, keep."""
         tool = tools.get(call.name)
+        if tool is None and self.deferral is not None:
+            tool = self.deferral.found_tool(call.name)  # found by a search of this round
         yield ToolCallStarted(call, tool.spec if tool else None)
         checked = self._checked(call, tool)
         result: ToolResult | None = checked if isinstance(checked, ToolResult) else None
@@ -223,8 +244,10 @@ class Conversation:
         """The call's arguments when it may be asked about; an error result when it cannot run
         as proposed (no such tool, broken JSON, arguments that break the schema)."""
         if tool is None:
+            hint = self.deferral.hint(call.name) if self.deferral is not None else None
             return ToolResult(
-                f"there is no tool named {call.name!r}; use one of the tools of this request",
+                hint
+                or f"there is no tool named {call.name!r}; use one of the tools of this request",
                 is_error=True,
             )
         try:
@@ -256,6 +279,14 @@ class Conversation:
                 return
             if message.role == "user":
                 return
+
+
+async def _prepared(model: ChatModel) -> None:
+    """Wait until the model can say its context window (litellm still loading), so the first
+    request defers by the same measure as the later ones. The request waits for it anyway."""
+    prepare = getattr(model, "prepare", None)
+    if callable(prepare):
+        await prepare()
 
 
 async def _run_tool(tool: Tool, arguments: dict[str, object]) -> ToolResult:

@@ -183,6 +183,8 @@ class ChatSession:
         self.recorder.start_new()
         self.conversation.history.reset()
         self.skills.active = ActiveSkills()
+        if self.conversation.deferral is not None:
+            self.conversation.deferral.reset()
 
     def resume(self, path: Path) -> list[str]:
         """Continue the session saved at `path`; returns notes for the person."""
@@ -194,6 +196,8 @@ class ChatSession:
             rebuilt.messages, rebuilt.numbers, rebuilt.usage, rebuilt.memory
         )
         self.skills.active = ActiveSkills(rebuilt.snapshots)
+        if self.conversation.deferral is not None:  # the tools its searches found
+            self.conversation.deferral.restore(rebuilt.found_tools)
         notes.extend(self._changed_skills(rebuilt.snapshots))
         if rebuilt.model and rebuilt.model != self.model_name:
             self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))

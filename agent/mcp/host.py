@@ -339,6 +339,15 @@ class McpHost:
 
         return [*self._toolset.tools(), *resource_tools(self.runtime)]
 
+    def defer_modes(self) -> dict[str, str]:
+        """Each server's deferral mode ("auto", "on", "off"), for every request (the store
+        keeps the parsed file while it is unchanged); none before the runtime is up."""
+        runtime = self.runtime
+        if runtime is None:
+            return {}
+        config = runtime.store.load()
+        return {name: state.defer for name, state in config.runtime.items()}
+
     def server_instructions(self) -> dict[str, str]:
         """Each enabled, started server's instructions (masked), for the system prompt; none
         before the runtime is up."""

@@ -1,14 +1,16 @@
 """mcp-servers.json: the saved server definitions and each server's runtime state.
 
-    {"version": 4,
+    {"version": 5,
      "definitions": [{"name": ..., "type": ..., ...}, ...],        # normalized, document order
      "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_launches",
-                            "tools_fresh_until", "new_tools"}}}
+                            "tools_fresh_until", "new_tools", "defer"}}}
 
 Trust is of effective launches (agent/mcp/trust/launches.py), recorded per project where the
 launch depends on it. Version 2 files, whose trust covered only the stored definition, are read
 with that trust dropped: each local server asks once more. Version 3 files lack the two keys
-of fresh tool lists (agent/mcp/discovery.py): read as "never fresh, nothing new".
+of fresh tool lists (agent/mcp/discovery.py): read as "never fresh, nothing new". Version 4
+files lack `defer` (whether the server's tools wait behind the tool search,
+agent/tools/deferral.py): read as "auto".
 
 Every change is a locked read-modify-write with an atomic replace, so two `agent` processes
 saving at once lose nothing and a crash leaves the old file or the new one. A file we cannot
@@ -39,10 +41,12 @@ from agent.mcp.config.document import name_collisions, parse_server
 from agent.mcp.config.names import normalize_server_name
 from agent.mcp.trust.launches import TrustedLaunch, decode_trusted_launches
 
-STORE_VERSION = 4
-_READABLE_VERSIONS = (2, 3, 4)
+STORE_VERSION = 5
+_READABLE_VERSIONS = (2, 3, 4, 5)
 _V3_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_launches"})
-_STATE_KEYS = _V3_STATE_KEYS | {"tools_fresh_until", "new_tools"}
+_V4_STATE_KEYS = _V3_STATE_KEYS | {"tools_fresh_until", "new_tools"}
+_STATE_KEYS = _V4_STATE_KEYS | {"defer"}
+DEFER_MODES = ("auto", "on", "off")
 _V2_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"})
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "annotations"})
 
@@ -78,6 +82,9 @@ class ServerState:
     tools_fresh_until: float | None = None
     # Tools that appeared after the first listing (unselected) the person was not told of yet.
     new_tools: tuple[str, ...] = ()
+    # Whether its tools wait behind the tool search: "on" always, "off" never, "auto" when
+    # the MCP tools would take more than their share of the model's window.
+    defer: str = "auto"
 
     def to_json(self) -> dict[str, Any]:
         tools = None if self.cached_tools is None else [t.to_json() for t in self.cached_tools]
@@ -88,6 +95,7 @@ class ServerState:
             "trusted_launches": [launch.to_json() for launch in self.trusted_launches],
             "tools_fresh_until": self.tools_fresh_until,
             "new_tools": list(self.new_tools),
+            "defer": self.defer,
         }
 
 
@@ -367,7 +375,7 @@ def _decode_runtime(
 def _decode_state(
     raw: object, path: str, problems: list[Problem], version: int
 ) -> ServerState | None:
-    keys = {4: _STATE_KEYS, 3: _V3_STATE_KEYS}.get(version, _V2_STATE_KEYS)
+    keys = {5: _STATE_KEYS, 4: _V4_STATE_KEYS, 3: _V3_STATE_KEYS}.get(version, _V2_STATE_KEYS)
     if not isinstance(raw, dict) or set(raw) != keys:
         problems.append(Problem(path, f"expected exactly the keys {sorted(keys)}"))
         return None
@@ -389,9 +397,12 @@ def _decode_state(
         if legacy is not None and not (isinstance(legacy, str) and len(legacy) == 64):
             problems.append(Problem(f"{path}.trusted_fingerprint", "expected a sha256 hex digest"))
     cached_tools = None if cached is None else _decode_tools(cached, path, problems)
+    defer = raw["defer"] if version >= 5 else "auto"
+    if defer not in DEFER_MODES:
+        problems.append(Problem(f"{path}.defer", "expected one of " + ", ".join(DEFER_MODES)))
     if len(problems) != before:
         return None
-    return ServerState(enabled, tuple(tools), cached_tools, trusted, fresh_until, new)
+    return ServerState(enabled, tuple(tools), cached_tools, trusted, fresh_until, new, defer)
 
 
 def _decode_freshness(

@@ -240,6 +240,24 @@ class ModelChangeEvent:
 
 
 @dataclass(frozen=True)
+class ToolsFoundEvent:
+    """Deferred tools a search returned: offered in every later request of the session."""
+
+    names: tuple[str, ...]
+    kind: ClassVar[str] = "tools_found"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "names": list(self.names)}
+
+    @classmethod
+    def from_json(cls, data: Json) -> ToolsFoundEvent:
+        names = _field(data, "names", list)
+        if not all(isinstance(name, str) for name in names):
+            raise ValueError("'names' must be a list of tool names")
+        return cls(tuple(names))
+
+
+@dataclass(frozen=True)
 class UnknownEvent:
     """An event of a kind this version does not know (from a newer one, say), kept as saved
     (without its time stamp)."""
@@ -264,6 +282,7 @@ SessionEvent = (
     | SkillActivationEvent
     | CompactionEvent
     | ModelChangeEvent
+    | ToolsFoundEvent
     | UnknownEvent
 )
 MESSAGE_EVENTS = (UserEvent, AssistantEvent, ToolResultEvent)
@@ -279,6 +298,7 @@ _KINDS: dict[str, Any] = {
         SkillActivationEvent,
         CompactionEvent,
         ModelChangeEvent,
+        ToolsFoundEvent,
     )
 }
 

@@ -22,6 +22,7 @@ from agent.session.events import (
     Recorded,
     SkillActivationEvent,
     ToolResultEvent,
+    ToolsFoundEvent,
     UnknownEvent,
     UsageEvent,
     UserEvent,
@@ -131,6 +132,9 @@ class _Renderer:
             return _compaction(event)
         if isinstance(event, ModelChangeEvent):
             return [f"**Model changed** from {_code(str(event.previous))} to {_code(event.to)}."]
+        if isinstance(event, ToolsFoundEvent):
+            found = ", ".join(_code(name) for name in event.names)
+            return [f"**Tools found by search** (offered from then on): {found}."]
         assert isinstance(event, UnknownEvent)
         # An event this version does not know: shown as saved rather than dropped.
         return [

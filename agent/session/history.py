@@ -18,6 +18,7 @@ from agent.session.events import (
     ModelChangeEvent,
     Recorded,
     SkillActivationEvent,
+    ToolsFoundEvent,
     UsageEvent,
 )
 from agent.skills.activation import SkillSnapshot
@@ -39,6 +40,7 @@ class Rebuilt:
     model: str | None = None
     message_count: int = 0
     notes: list[str] = field(default_factory=list)
+    found_tools: list[str] = field(default_factory=list)  # deferred tools a search returned
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
@@ -83,6 +85,8 @@ def _absorb(
         rebuilt.usage = rebuilt.usage + event.usage
     elif isinstance(event, ModelChangeEvent):
         rebuilt.model = event.to
+    elif isinstance(event, ToolsFoundEvent):
+        rebuilt.found_tools.extend(n for n in event.names if n not in rebuilt.found_tools)
     return None
 
 

@@ -115,7 +115,7 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
     store.replace_definitions([GITHUB, CONTEXT7])
 
     assert json.loads(store.path.read_text(encoding="utf-8")) == {
-        "version": 4,
+        "version": 5,
         "definitions": [
             {
                 "name": "github",
@@ -139,6 +139,7 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
                 "trusted_launches": [],
                 "tools_fresh_until": None,
                 "new_tools": [],
+                "defer": "auto",
             }
             for name in ("github", "context7")
         },
@@ -241,10 +242,10 @@ def test_a_version_2_store_is_read_with_its_definition_trust_dropped(tmp_path: P
     # Trust of a definition says nothing about what it runs here: each server asks once more.
     assert config.state("a") == ServerState(enabled=True)
     store.update_state("a", fingerprint(config.find("a")), lambda s: replace(s, enabled=False))
-    assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 4
+    assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 5
 
 
-def test_a_version_3_store_is_read_as_never_fresh_with_nothing_new_and_written_as_4(
+def test_a_version_3_store_is_read_as_never_fresh_with_nothing_new_and_written_as_5(
     tmp_path: Path,
 ) -> None:
     store = McpStore(tmp_path / "mcp-servers.json")
@@ -259,10 +260,33 @@ def test_a_version_3_store_is_read_as_never_fresh_with_nothing_new_and_written_a
     assert config.state("a") == ServerState(enabled=True, enabled_tools=("t",))
     store.update_state("a", fingerprint(config.find("a")), lambda s: replace(s, enabled=False))
     saved = json.loads(store.path.read_text(encoding="utf-8"))
-    assert saved["version"] == 4
+    assert saved["version"] == 5
     assert saved["runtime"]["a"] == {
-        **_GOOD_STATE, "enabled_tools": ["t"], "tools_fresh_until": None, "new_tools": []
+        **_GOOD_STATE, "enabled_tools": ["t"], "tools_fresh_until": None, "new_tools": [],
+        "defer": "auto",
     }  # fmt: skip
+
+
+def test_a_version_4_store_is_read_with_its_tools_deferred_automatically(tmp_path: Path) -> None:
+    store = McpStore(tmp_path / "mcp-servers.json")
+    state = {**_GOOD_STATE, "enabled": True, "tools_fresh_until": None, "new_tools": []}
+    store.path.write_text(
+        json.dumps({"version": 4, "definitions": [_GOOD_DEFINITION], "runtime": {"a": state}}),
+        encoding="utf-8",
+    )
+
+    assert store.load().state("a") == ServerState(enabled=True, defer="auto")
+
+
+def test_a_server_deferral_mode_is_saved_and_read_back(tmp_path: Path) -> None:
+    store = McpStore(tmp_path / "mcp-servers.json")
+    store.replace_definitions([FETCH])
+
+    store.update_state("fetch", fingerprint(FETCH), lambda s: replace(s, defer="on"))
+
+    assert McpStore(store.path).load().state("fetch").defer == "on"
+    saved = json.loads(store.path.read_text(encoding="utf-8"))
+    assert saved["runtime"]["fetch"]["defer"] == "on"
 
 
 def test_a_state_update_that_changes_nothing_leaves_the_file_alone() -> None:
@@ -396,6 +420,7 @@ _GOOD_STATE = {
     "cached_tools": None,
     "trusted_launches": [],
 }
+_V5_STATE = {**_GOOD_STATE, "tools_fresh_until": None, "new_tools": [], "defer": "auto"}
 _V2_STATE = {**{k: v for k, v in _GOOD_STATE.items() if k != "trusted_launches"}}
 _V2_STATE["trusted_fingerprint"] = None
 
@@ -409,15 +434,15 @@ _V2_STATE["trusted_fingerprint"] = None
         (b"[]", f"expected a JSON object; {_ADVICE}"),
         (
             b'{"version": 1, "servers": {}}',
-            f"version 1 is not supported (this agent reads versions 2, 3 and 4); {_ADVICE}",
+            f"version 1 is not supported (this agent reads versions 2, 3, 4 and 5); {_ADVICE}",
         ),
         (
             b'{"definitions": [], "runtime": {}}',
-            f"version null is not supported (this agent reads versions 2, 3 and 4); {_ADVICE}",
+            f"version null is not supported (this agent reads versions 2, 3, 4 and 5); {_ADVICE}",
         ),
         (
             b'{"version": "2", "definitions": [], "runtime": {}}',
-            f'version "2" is not supported (this agent reads versions 2, 3 and 4); {_ADVICE}',
+            f'version "2" is not supported (this agent reads versions 2, 3, 4 and 5); {_ADVICE}',
         ),
         (
             json.dumps({"version": 2, "definitions": {}, "runtime": [], "extra": 1}).encode(),
@@ -470,6 +495,16 @@ _V2_STATE["trusted_fingerprint"] = None
         ),
         (
             json.dumps(
+                {
+                    "version": 5,
+                    "definitions": [_GOOD_DEFINITION],
+                    "runtime": {"a": {**_V5_STATE, "defer": "sometimes"}},
+                }
+            ).encode(),
+            f"malformed: runtime.a.defer: expected one of auto, on, off; {_ADVICE}",
+        ),
+        (
+            json.dumps(
                 {"version": 3, "definitions": [_GOOD_DEFINITION], "runtime": {"a": {}}}
             ).encode(),
             "malformed: runtime.a: expected exactly the keys ['cached_tools', 'enabled', "
@@ -488,6 +523,7 @@ _V2_STATE["trusted_fingerprint"] = None
         "bad-definitions",
         "bad-runtime",
         "bad-cached-tool",
+        "bad-defer-mode",
         "missing-state-keys",
     ],
 )

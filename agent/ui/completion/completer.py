@@ -39,9 +39,11 @@ MCP_ACTIONS = {
     "trust": "NAME trust a local server's command line",
     "restart": "NAME restart a server",
     "tools": "NAME choose a server's tools",
+    "defer": "NAME on|off|auto whether its tools wait behind search_tools",
     "edit": "the MCP configuration in $EDITOR",
 }
-_MCP_NAMED = ("enable", "disable", "trust", "restart", "tools")
+_MCP_NAMED = ("enable", "disable", "trust", "restart", "tools", "defer")
+_DEFER_MODES = {"on": "always deferred", "off": "never deferred", "auto": "by the window"}
 
 
 class SlashCompleter(Completer):
@@ -161,6 +163,8 @@ def _slash_completer(current: Callable[[], ChatSession | None]) -> SlashComplete
             from agent.ui.slash.mcp import mcp_completions
 
             return [(name, "MCP server") for name in mcp_completions(chat)]
+        if len(before) == 2 and before[0] == "defer":
+            return _DEFER_MODES.items()
         return []
 
     return SlashCompleter(

@@ -21,6 +21,7 @@ from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
 if TYPE_CHECKING:
+    from agent.tools.deferral import Plan
     from agent.ui.slash.prompts import TurnToSend
 
 EXIT = "exit"
@@ -204,10 +205,9 @@ async def _model(chat: ChatSession, argument: str) -> None:
 
 async def _tools(chat: ChatSession, argument: str) -> None:
     from agent.chat.approval import needs_approval
-    from agent.tools.combined import combine
 
     by_source: dict[str, list[str]] = {}
-    for tool in combine(chat.conversation.toolsets).values():
+    for tool in chat.conversation.next_tools().values():
         asks = "asks every time" if needs_approval(tool.spec) else "no approval"
         about = sanitize_line(first_line(tool.spec.description))
         by_source.setdefault(sanitize_line(tool.spec.source), []).append(
@@ -219,7 +219,27 @@ async def _tools(chat: ChatSession, argument: str) -> None:
         print(fit(f"{source}:"))
         for line in lines:
             print(fit(line))
+    deferral = chat.conversation.deferral
+    if deferral is not None:
+        for line in deferred_lines(deferral.plan_now):
+            note(line)
     return None
+
+
+def deferred_lines(plan: Plan) -> list[str]:
+    """What the tool search holds back, by server, and what that saves each request."""
+    hidden = plan.hidden()
+    if not hidden:
+        return []
+    counts: dict[str, int] = {}
+    for tool in hidden.values():
+        server = sanitize_line(str(tool.spec.server))
+        counts[server] = counts.get(server, 0) + 1
+    servers = ", ".join(f"{server} ({count})" for server, count in counts.items())
+    return [
+        f"Deferred: {len(hidden)} MCP tools of {servers}, about {plan.saved_tokens:,} tokens "
+        "not sent with each request; search_tools finds them (/mcp defer NAME on|off|auto)."
+    ]
 
 
 async def _context(chat: ChatSession, argument: str) -> None:
@@ -249,7 +269,9 @@ COMMANDS: dict[str, Command] = {
     "model": Command("[NAME [API_BASE]|N] list the models found here, or switch", _model),
     "tools": Command("the tools of the next request, by source, with approval", _tools),
     "context": Command("what the next request holds, in tokens, and the window's share", _context),
-    "mcp": Command("[status|enable|disable|trust|restart|tools NAME|edit] MCP servers", _mcp),
+    "mcp": Command(
+        "[status|enable|disable|trust|restart|tools NAME|defer NAME MODE|edit] MCP servers", _mcp
+    ),
     "clear": Command("clear the screen", _clear),
     "show": Command("[N] the N-th most recent tool result in full (default 1)", _show),
     "exit": Command("quit (also Ctrl-D)", _exit),

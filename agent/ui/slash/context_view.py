@@ -30,6 +30,9 @@ def context_lines(report: ContextReport) -> list[str]:
     count = sum(part.count for part in report.tools)
     lines.append(_row("tools", report.tools_tokens, plural(count, "tool")))
     lines.extend(_row(_source(part), part.tokens, part.detail, indent=4) for part in report.tools)
+    if report.deferred is not None:  # not part of the request: what deferral saves
+        part = report.deferred
+        lines.append(_row(part.name, part.tokens, part.detail, indent=4))
     for part in (report.messages, report.attachments):
         lines.append(_row(part.name, part.tokens, part.detail))
     if report.share is None or report.window is None:

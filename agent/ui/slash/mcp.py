@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 USAGE = (
     "usage: /mcp [status | enable NAME | disable NAME | trust NAME | restart NAME | "
-    "tools NAME | login NAME | logout NAME | edit]"
+    "tools NAME | defer NAME on|off|auto | login NAME | logout NAME | edit]"
 )
 
 
@@ -74,6 +74,8 @@ async def run_mcp(chat: ChatSession, argument: str) -> None:
         await _status(chat)
     elif action == "edit":
         await _edit(chat)
+    elif action == "defer" and len(names) == 2:
+        await _defer(chat, names[0], names[1])
     elif action in _ACTIONS and len(names) == 1:
         await _ACTIONS[action](chat, names[0])
     else:
@@ -102,6 +104,8 @@ async def _status(chat: ChatSession) -> None:
             local = status.started_at.astimezone().strftime("%H:%M:%S")
             started = f" since {local}"
         tools = f"{len(state.enabled_tools)}/{plural(len(state.cached_tools or ()), 'tool')}"
+        if state.defer != "auto":
+            tools += ", deferred" if state.defer == "on" else ", never deferred"
         if isinstance(definition, StdioDefinition):
             target = shlex.join([definition.command, *definition.args])
         elif isinstance(definition, CommandsDefinition):
@@ -189,6 +193,27 @@ async def _tools(chat: ChatSession, name: str) -> None:
         tag = " (new)" if tool.name in new else ""
         _say(f"  {mark} {sanitize_line(tool.name)}{tag}  {sanitize_line(summary)}")
     _say(f"Select with: agent mcp tools {definition.name} --enable/--disable TOOL")
+
+
+_DEFER_SAID = {
+    "on": "its tools wait behind search_tools in every request",
+    "off": "its tools are always sent whole, never deferred",
+    "auto": "its tools are deferred when the MCP tools would crowd the model's window",
+}
+
+
+async def _defer(chat: ChatSession, name: str, mode: str) -> None:
+    """/mcp defer NAME on|off|auto: whether a server's tools wait behind the tool search."""
+    from agent.mcp.store import DEFER_MODES
+
+    if mode not in DEFER_MODES:
+        raise AgentError(f"/mcp defer {name} {mode}: the mode is on, off or auto")
+    runtime = await _runtime(chat)
+    definition = runtime.store.load().find(name)
+    runtime.store.update_state(
+        definition.name, fingerprint(definition), lambda s: replace(s, defer=mode)
+    )
+    _say(f"{definition.name}: {_DEFER_SAID[mode]} (from the next request).")
 
 
 async def _edit(chat: ChatSession) -> None:

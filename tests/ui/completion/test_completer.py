@@ -113,10 +113,14 @@ async def test_mcp_subcommands_then_server_names_complete_once_slash_mcp_exists(
         actions = offered(completer, "/mcp ")
         named = offered(completer, "/mcp enable gi")
         after_status = offered(completer, "/mcp status gi")
+        deferred = offered(completer, "/mcp defer gi")
+        modes = offered(completer, "/mcp defer github ")
         stop.set()
 
     assert [text for text, _ in actions] == [
-        "status", "enable", "disable", "trust", "restart", "tools", "edit",
+        "status", "enable", "disable", "trust", "restart", "tools", "defer", "edit",
     ]  # fmt: skip
     assert named == [("github", -2), ("gitlab", -2)]
     assert after_status == []
+    assert deferred == named
+    assert modes == [("on", 0), ("off", 0), ("auto", 0)]
