@@ -146,7 +146,7 @@ def test_a_hand_written_message_is_checked_then_answered_under_its_own_id(page: 
     answer = page.locator("#raw-answer")
     expect_(answer).to_contain_text('"id": "mine-7"')
     tools = json.loads(answer.text_content() or "")["result"]["tools"]
-    assert [tool["name"] for tool in tools] == ["book", "ask", "long", "links", "fail"]
+    assert [tool["name"] for tool in tools] == ["book", "ask", "survey", "long", "links", "fail"]
     expect_(page.locator("#raw-problems li")).to_have_count(0)
 
 
