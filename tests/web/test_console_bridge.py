@@ -305,14 +305,16 @@ def test_a_form_is_shown_to_the_tabs_and_the_first_valid_answer_goes_to_the_serv
     }
 
 
-def test_a_form_with_no_tab_open_is_declined_at_once(tmp_path: Path) -> None:
+def test_a_form_with_no_tab_open_is_cancelled_at_once_since_nobody_declined_it(
+    tmp_path: Path,
+) -> None:
     save_servers(tmp_path / "home")
     with running_console(tmp_path / "home") as bridge:
         assert bridge.post("/api/servers/fx/connect", {}).status == 200
 
         result = call(bridge, "ask_name", {})
 
-    assert json.loads(result["content"][0]["text"]) == {"action": "decline", "content": None}
+    assert json.loads(result["content"][0]["text"]) == {"action": "cancel", "content": None}
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

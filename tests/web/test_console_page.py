@@ -161,7 +161,7 @@ def test_an_elicitation_is_answered_with_a_form_and_the_server_gets_the_values(p
     form.locator('[name="name"]').fill("Ann")
     form.locator('[name="age"]').fill("forty")
     form.locator("button.accept").click()
-    expect_(form.locator(".problems li")).to_have_text(["age: not a number: forty"])
+    expect_(form.locator(".problems li")).to_have_text(["Age: not a number: forty"])
     form.locator('[name="age"]').fill("41")
     form.locator('[name="colour"]').select_option(label="Green")
     form.locator("button.accept").click()
