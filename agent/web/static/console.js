@@ -156,8 +156,12 @@
     item.classList.toggle("selected", state.selected === server.name);
     item.classList.toggle("disabled", !server.enabled);
     const ready = server.state === "ready" || server.state === "starting";
+    // An untrusted local server cannot start from here (the bridge would refuse): the button
+    // says why and how to trust it, rather than failing after the click.
+    const untrusted = server.trusted === false;
     const connect = el("button", {
-      type: "button", className: "connect", disabled: ready,
+      type: "button", className: "connect", disabled: ready || untrusted,
+      title: untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal, then reload this page` : "",
       on: { click: (event) => { event.stopPropagation(); connectServer(server.name); } },
     }, "Connect");
     const disconnect = el("button", {
@@ -169,7 +173,9 @@
         el("span", { className: "name" }, server.name),
         el("span", { className: "type" }, server.type),
         el("span", { className: "state" }, server.state)),
-      el("div", { className: "note" }, server.note || ""),
+      el("div", { className: "note" }, untrusted
+        ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal, then reload this page.`
+        : server.note || ""),
       server.error ? el("div", { className: "server-error" }, server.error) : null,
       el("div", { className: "server-actions" }, connect, disconnect),
     ]);
