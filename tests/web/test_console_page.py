@@ -43,7 +43,7 @@ def test_connecting_a_server_shows_its_handshake_info(page: Page) -> None:
     expect_(page.locator("#info .server-name")).to_have_text("form_server 1.0.0")
     expect_(page.locator("#info .protocol")).to_have_text("2025-11-25")
     expect_(page.locator("#info .capabilities")).to_contain_text("tools")
-    expect_(page.locator("#tools li.item")).to_have_count(5)
+    expect_(page.locator("#tools li.item")).to_have_count(6)
     server.locator("button.disconnect").click()
     expect_(server.locator(".state")).to_have_text("stopped")
 
