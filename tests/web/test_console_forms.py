@@ -93,3 +93,31 @@ def test_a_form_left_by_a_closed_page_comes_back_in_the_next_page_to_be_answered
         expect_(left).to_have_count(0)
     finally:
         context.close()
+
+
+def test_connect_is_off_for_an_untrusted_server_and_says_how_to_trust_it(
+    browser: Browser, console: Console
+) -> None:
+    from agent.mcp.config.document import parse_document_data
+    from agent.mcp.store import McpStore
+    from tests.fixtures.mcp_fixtures import server_command
+
+    command = server_command("form_server.py")
+    document = {"mcpServers": {"stranger": {"command": command[0], "args": command[1:]}}}
+    McpStore(console.home / "mcp-servers.json").merge_definitions(
+        parse_document_data(document, "test").definitions
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        open_console(page, console.new_link())
+        stranger = page.locator('li.server[data-name="stranger"]')
+        expect_(stranger.locator("button.connect")).to_be_disabled()
+        expect_(stranger.locator(".note")).to_have_text(
+            "Connect is off: this server is not trusted here. Run agent mcp trust stranger in "
+            "a terminal, then reload this page."
+        )
+        trusted = page.locator('li.server[data-name="form"]')
+        expect_(trusted.locator("button.connect")).to_be_enabled()
+    finally:
+        context.close()
