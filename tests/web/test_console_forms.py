@@ -8,6 +8,7 @@ import json
 from typing import TYPE_CHECKING
 
 from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by name)
+    ARTIFACTS,
     Console,
     browser_fixture,
     connect,
@@ -119,5 +120,29 @@ def test_connect_is_off_for_an_untrusted_server_and_says_how_to_trust_it(
         )
         trusted = page.locator('li.server[data-name="form"]')
         expect_(trusted.locator("button.connect")).to_be_enabled()
+    finally:
+        context.close()
+
+
+def test_at_half_a_screens_width_a_form_has_room_and_nothing_scrolls_sideways(
+    browser: Browser, console: Console
+) -> None:
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    try:
+        page = context.new_page()
+        open_console(page, console.new_link())
+        ask_survey(page)
+        form = page.locator("form.elicitation")
+        expect_(form).to_have_count(1)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "console-800x900.png"))  # to look at
+        sizes = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert sizes[0] <= sizes[1]  # no horizontal scroll
+        box = page.locator(".center-panel").bounding_box()
+        assert box is not None and box["width"] >= 500  # not squeezed beside the log
+        form.locator("button.cancel").click()
+        expect_(form).to_have_count(0)
     finally:
         context.close()
