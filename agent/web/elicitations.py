@@ -1,12 +1,13 @@
 """Forms (elicitations) from servers, answered in the page: shown to every open tab, and the
 first valid answer wins.
 
-With no tab open nobody can answer: the form is declined at once, and so is a form of a server
-that already has one open, or one beyond eight open in all (a note in the log says how many, once
-the open form closes). A form nobody answers within the wait is cancelled, and so is one whose
-tool call ended (the runtime cancels the wait). An answer is checked against the requested
-schema first (MCP's form keywords only: a server's `pattern` is not one), and a wrong one is
-refused with its problems; the form stays open.
+With no tab open nobody can answer: the form is cancelled at once (nobody declined it); a form
+whose every tab closed is cancelled too, with a note saying so. A form of a server that already
+has one open is declined at once, and so is one beyond eight open in all (a note in the log says
+how many, once the open form closes). A form nobody answers within the wait is cancelled, and so
+is one whose tool call ended (the runtime cancels the wait). An answer is checked against the
+requested schema first (MCP's form keywords only: a server's `pattern` is not one), and a wrong
+one is refused with its problems; the form stays open.
 
 A web page request (URL mode) is shown the same way, under the same limits: the page gets the
 whole URL and its host lines as text, and only the person's click on its link opens it, in a
@@ -35,6 +36,10 @@ ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
 FORMS_OPEN_PER_SERVER = 1
 FORMS_OPEN_IN_ALL = 8
 ONE_OPEN = "one is already open"
+# A form whose pages all closed is cancelled once none has come back for this long: a page's
+# stream reconnects after one second, so a reload or a broken connection keeps the form.
+PAGE_GONE_SECONDS = 3.0
+_LOOK_EVERY = 0.5
 
 
 class UnknownFormError(LookupError):
@@ -89,10 +94,12 @@ class PageElicitation:
             self.notice(refused)
             return ElicitationAnswer("decline")
         if self._hub.streams == 0:
+            # Nobody declined it: nobody saw it. MCP's answer for a form dismissed unanswered
+            # is cancel.
             self.notice(
-                f"Declined a form from MCP server {request.server}: no console tab is open."
+                f"Cancelled a form from MCP server {request.server}: no console page is open."
             )
-            return ElicitationAnswer("decline")
+            return ElicitationAnswer("cancel")
         return await self._shown_until_answered(request)
 
     async def elicit_url(self, request: UrlRequest) -> Action:
@@ -118,7 +125,12 @@ class PageElicitation:
         answer = ElicitationAnswer("cancel")
         try:
             with anyio.move_on_after(self._wait):
-                await pending.done.wait()
+                await self._answered_while_a_page_is_open(pending)
+            if pending.answer is None and self._hub.streams == 0:
+                self.notice(
+                    f"Cancelled a form from MCP server {request.server}: the console page "
+                    "closed before the form was answered."
+                )
             if pending.answer is not None:
                 answer = pending.answer
         finally:
@@ -128,6 +140,16 @@ class PageElicitation:
             self._hub.publish(Event("elicitation-done", done))
             self._note_declined(request.server)
         return answer
+
+    async def _answered_while_a_page_is_open(self, pending: _Pending) -> None:
+        """Wait for the answer, or until no page has been open for PAGE_GONE_SECONDS (a page
+        that reloads reconnects within one second and keeps the form)."""
+        gone = 0.0
+        while gone < PAGE_GONE_SECONDS:
+            with anyio.move_on_after(_LOOK_EVERY):
+                await pending.done.wait()
+                return
+            gone = gone + _LOOK_EVERY if self._hub.streams == 0 else 0.0
 
     def _too_many(self, server: str) -> str | None:
         """Why a new form of `server` cannot be shown now, or None when it can."""

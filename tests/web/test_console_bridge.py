@@ -305,14 +305,43 @@ def test_a_form_is_shown_to_the_tabs_and_the_first_valid_answer_goes_to_the_serv
     }
 
 
-def test_a_form_with_no_tab_open_is_declined_at_once(tmp_path: Path) -> None:
+def test_a_form_whose_every_page_closed_is_cancelled_with_a_note_not_declined(
+    console: Console,
+) -> None:
+    events = EventStream(console)
+    result: dict[str, Any] = {}
+    caller = threading.Thread(target=lambda: result.update(call(console, "ask_name", {})))
+    try:
+        events.wait_for(lambda kind, data: kind == "server")
+        caller.start()
+        events.wait_for(lambda kind, data: kind == "elicitation")
+    finally:
+        events.close()  # the only page goes away with the form open
+        caller.join(timeout=60)
+
+    assert json.loads(result["content"][0]["text"]) == {"action": "cancel", "content": None}
+    later = EventStream(console)
+    try:
+        later.wait_for(
+            lambda kind, data: (
+                kind == "log"
+                and "the console page closed before the form was answered" in json.dumps(data)
+            )
+        )
+    finally:
+        later.close()
+
+
+def test_a_form_with_no_tab_open_is_cancelled_at_once_since_nobody_declined_it(
+    tmp_path: Path,
+) -> None:
     save_servers(tmp_path / "home")
     with running_console(tmp_path / "home") as bridge:
         assert bridge.post("/api/servers/fx/connect", {}).status == 200
 
         result = call(bridge, "ask_name", {})
 
-    assert json.loads(result["content"][0]["text"]) == {"action": "decline", "content": None}
+    assert json.loads(result["content"][0]["text"]) == {"action": "cancel", "content": None}
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

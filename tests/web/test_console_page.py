@@ -43,7 +43,7 @@ def test_connecting_a_server_shows_its_handshake_info(page: Page) -> None:
     expect_(page.locator("#info .server-name")).to_have_text("form_server 1.0.0")
     expect_(page.locator("#info .protocol")).to_have_text("2025-11-25")
     expect_(page.locator("#info .capabilities")).to_contain_text("tools")
-    expect_(page.locator("#tools li.item")).to_have_count(5)
+    expect_(page.locator("#tools li.item")).to_have_count(6)
     server.locator("button.disconnect").click()
     expect_(server.locator(".state")).to_have_text("stopped")
 
@@ -146,7 +146,7 @@ def test_a_hand_written_message_is_checked_then_answered_under_its_own_id(page: 
     answer = page.locator("#raw-answer")
     expect_(answer).to_contain_text('"id": "mine-7"')
     tools = json.loads(answer.text_content() or "")["result"]["tools"]
-    assert [tool["name"] for tool in tools] == ["book", "ask", "long", "links", "fail"]
+    assert [tool["name"] for tool in tools] == ["book", "ask", "survey", "long", "links", "fail"]
     expect_(page.locator("#raw-problems li")).to_have_count(0)
 
 
@@ -161,7 +161,7 @@ def test_an_elicitation_is_answered_with_a_form_and_the_server_gets_the_values(p
     form.locator('[name="name"]').fill("Ann")
     form.locator('[name="age"]').fill("forty")
     form.locator("button.accept").click()
-    expect_(form.locator(".problems li")).to_have_text(["age: not a number: forty"])
+    expect_(form.locator(".problems li")).to_have_text(["Age: not a number: forty"])
     form.locator('[name="age"]').fill("41")
     form.locator('[name="colour"]').select_option(label="Green")
     form.locator("button.accept").click()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agent.errors import McpServerError
+from agent.mcp.forms.formats import format_problem
 from agent.mcp.forms.schema import form_problem
 from agent.mcp.forms.url_request import UrlRequest, declined_without_asking
 from agent.text import sanitize, sanitize_line
@@ -87,9 +88,12 @@ class FormField:
     description: str
     required: bool
     default: FieldValue = None
-    choices: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()  # what the person sees and types: a choice's title, if any
     choice_values: tuple[FieldValue, ...] = ()  # the schema's own values, in choices' order
     secret: bool = False  # typed without echo and kept nowhere but in the answer
+    format: str = ""  # a string's format (email, uri, date, date-time), checked before sending
+    min_items: int | None = None  # how many a multi-select field takes
+    max_items: int | None = None
 
 
 # Field names that mean a secret even without "format": "password" ("apiKey", "db_token").
@@ -138,6 +142,9 @@ def form_fields(schema: dict[str, Any]) -> list[FormField]:
                 choices=_choices(prop),
                 choice_values=_choice_values(prop),
                 secret=is_secret(name, prop),
+                format=str(prop.get("format") or ""),
+                min_items=_whole(prop.get("minItems")),
+                max_items=_whole(prop.get("maxItems")),
             )
         )
     return fields
@@ -164,14 +171,19 @@ def describe_form(request: ElicitationRequest) -> list[str]:
 def field_question(form_field: FormField, *, show_default: bool) -> str:
     """One line asking for a field: its title, description, type, and whether it is needed."""
     if form_field.choices:
-        hint = f" ({', '.join(sanitize_line(c) for c in form_field.choices)})"
+        several = ""
+        if form_field.kind == "choices":
+            several = f"; {_how_many(form_field)}, separated by commas"
+        hint = f" ({', '.join(sanitize_line(c) for c in form_field.choices)}{several})"
+    elif form_field.format:
+        hint = f" ({form_field.kind}, {sanitize_line(form_field.format)})"
     else:
         hint = f" ({form_field.kind}, secret)" if form_field.secret else f" ({form_field.kind})"
     optional = "" if form_field.required else " (optional)"
     description = f" - {sanitize_line(form_field.description)}" if form_field.description else ""
     default = ""
     if show_default and form_field.default is not None and not form_field.secret:
-        default = f" [{sanitize_line(str(form_field.default))}]"
+        default = f" [{sanitize_line(default_text(form_field))}]"
     return f"  {sanitize_line(form_field.title)}{description}{hint}{optional}{default}: "
 
 
@@ -189,11 +201,52 @@ def _kind(
 
 
 def _choices(prop: dict[str, Any]) -> tuple[str, ...]:
+    """The choices as the person sees them: each option's title (or, for an `enum`, the legacy
+    `enumNames` beside it), else its value."""
     source = prop.get("items", prop) if prop.get("type") == "array" else prop
     if "enum" in source:
-        return tuple(str(value) for value in source["enum"])
+        names = source.get("enumNames")
+        if not (isinstance(names, list) and len(names) == len(source["enum"])):
+            names = source["enum"]
+        return tuple(str(name) for name in names)
     options = source.get("oneOf") or source.get("anyOf") or []
-    return tuple(str(option.get("const")) for option in options if isinstance(option, dict))
+    return tuple(
+        str(option.get("title") or option.get("const"))
+        for option in options
+        if isinstance(option, dict)
+    )
+
+
+def _whole(value: object) -> int | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return int(value) if value < 2**31 else None
+    return None
+
+
+def _how_many(form_field: FormField) -> str:
+    low, high = form_field.min_items, form_field.max_items
+    if low and high:
+        return f"{low} to {high} of them" if low != high else f"{low} of them"
+    if high:
+        return f"up to {high} of them"
+    return f"at least {low} of them" if low else "any of them"
+
+
+def default_text(form_field: FormField) -> str:
+    """The default as the person would type it: a choice's title, a multi-select's titles
+    joined by commas (so the default, taken as it is, is the choice it is)."""
+    default = form_field.default
+    if form_field.kind == "choices" and isinstance(default, list):
+        return ", ".join(_label(form_field, value) for value in default)
+    if form_field.kind == "choice":
+        return _label(form_field, default)
+    return "" if default is None else str(default)
+
+
+def _label(form_field: FormField, value: FieldValue) -> str:
+    if value in form_field.choice_values:
+        return form_field.choices[form_field.choice_values.index(value)]
+    return str(value)
 
 
 def _choice_values(prop: dict[str, Any]) -> tuple[FieldValue, ...]:
@@ -226,22 +279,41 @@ def convert_value(form_field: FormField, text: str) -> FieldValue:
             return False
         raise ValueError(f"{title}: answer yes or no")
     if form_field.kind == "choice":
-        if text not in form_field.choices:
+        value = _chosen(form_field, text)
+        if value is None:
             shown = ", ".join(sanitize_line(c) for c in form_field.choices)
             raise ValueError(f"{title}: choose one of {shown}")
-        return _typed_choice(form_field, text)
+        return value
     if form_field.kind == "choices":
-        picked = [part.strip() for part in text.split(",") if part.strip()]
-        unknown = [p for p in picked if p not in form_field.choices]
-        if unknown:
-            shown = ", ".join(sanitize_line(u) for u in unknown)
-            raise ValueError(f"{title}: not a choice: {shown}")
-        return picked
+        return _several(form_field, title, text)
+    problem = format_problem(form_field.format, text)
+    if problem is not None:
+        raise ValueError(f"{title}: {problem}")
     return text
 
 
-def _typed_choice(form_field: FormField, text: str) -> FieldValue:
-    """The schema's value for the chosen text: an enum of numbers answers a number."""
-    if len(form_field.choice_values) == len(form_field.choices):
-        return form_field.choice_values[form_field.choices.index(text)]
-    return text
+def _several(form_field: FormField, title: str, text: str) -> list[str]:
+    picked = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [p for p in picked if _chosen(form_field, p) is None]
+    if unknown:
+        shown = ", ".join(sanitize_line(u) for u in unknown)
+        choices = ", ".join(sanitize_line(c) for c in form_field.choices)
+        raise ValueError(f"{title}: not a choice: {shown} (the choices: {choices})")
+    values: list[str] = []
+    for part in picked:
+        value = str(_chosen(form_field, part))  # a multi-select's items are text (schema.py)
+        if value not in values:  # the same choice twice is that choice once
+            values.append(value)
+    low, high = form_field.min_items, form_field.max_items
+    if (low is not None and len(values) < low) or (high is not None and len(values) > high):
+        raise ValueError(f"{title}: choose {_how_many(form_field)}")
+    return values
+
+
+def _chosen(form_field: FormField, text: str) -> FieldValue:
+    """The schema's value for a choice typed as its title (or as the value itself); None for
+    no choice. An enum of numbers answers a number."""
+    for labels in (form_field.choices, tuple(str(v) for v in form_field.choice_values)):
+        if text in labels and len(form_field.choice_values) == len(labels):
+            return form_field.choice_values[labels.index(text)]
+    return None

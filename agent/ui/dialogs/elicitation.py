@@ -26,6 +26,7 @@ from agent.mcp.forms.elicitation import (
     FieldValue,
     FormField,
     convert_value,
+    default_text,
     describe_form,
     field_question,
     form_fields,
@@ -49,7 +50,7 @@ class _NoHistory(InMemoryHistory):
 
 async def ask_field(session: PromptSession[str], field: FormField) -> FieldValue:
     """One field asked until it is valid; None for an optional field left empty."""
-    default = "" if field.default is None or field.secret else str(field.default)
+    default = "" if field.default is None or field.secret else default_text(field)
     question = field_question(field, show_default=False)
     while True:
         if field.secret:

@@ -156,8 +156,12 @@
     item.classList.toggle("selected", state.selected === server.name);
     item.classList.toggle("disabled", !server.enabled);
     const ready = server.state === "ready" || server.state === "starting";
+    // An untrusted local server cannot start from here (the bridge would refuse): the button
+    // says why and how to trust it, rather than failing after the click.
+    const untrusted = server.trusted === false;
     const connect = el("button", {
-      type: "button", className: "connect", disabled: ready,
+      type: "button", className: "connect", disabled: ready || untrusted,
+      title: untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal, then reload this page` : "",
       on: { click: (event) => { event.stopPropagation(); connectServer(server.name); } },
     }, "Connect");
     const disconnect = el("button", {
@@ -169,7 +173,9 @@
         el("span", { className: "name" }, server.name),
         el("span", { className: "type" }, server.type),
         el("span", { className: "state" }, server.state)),
-      el("div", { className: "note" }, server.note || ""),
+      el("div", { className: "note" }, untrusted
+        ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal, then reload this page.`
+        : server.note || ""),
       server.error ? el("div", { className: "server-error" }, server.error) : null,
       el("div", { className: "server-actions" }, connect, disconnect),
     ]);
@@ -396,6 +402,9 @@
     // into a stack overflow.
     const type = depth > MAX_DEPTH && ["object", "array"].includes(fieldType(schema)) ? "any" : fieldType(schema);
     if (type === "object" && schema.properties) return buildObject(parent, schema, name, label, required, depth);
+    if (type === "array" && schema.items && typeof schema.items === "object" && enumOptions(schema.items)) {
+      return buildChoices(parent, schema, name, label, required, depth);
+    }
     if (type === "array") return buildArray(parent, schema, name, label, required, depth);
     const wrap = el("div", { className: `field type-${type}` });
     const id = `f-${Math.random().toString(36).slice(2)}`;
@@ -437,7 +446,8 @@
       read(problems) {
         control.classList.remove("invalid");
         const before = problems.length;
-        const value = readControl(control, schema, type, name, required, problems, options);
+        // A person knows a field by its label (the schema's title); a nested one by its path.
+        const value = readControl(control, schema, type, depth === 0 ? label : name, required, problems, options);
         if (problems.length > before) control.classList.add("invalid");
         return value;
       },
@@ -485,13 +495,55 @@
     return value;
   }
 
+  // MCP's string formats, as agent/mcp/forms/formats.py checks them in the terminal.
+  const FORMATS = {
+    email: [/^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$/, "enter an email address, like name@example.com"],
+    uri: [/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/, "enter a full address with its scheme, like https://example.com/page"],
+    date: [/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, "enter a date as YYYY-MM-DD, like 2026-03-31"],
+    "date-time": [/^\d{4}-\d{2}-\d{2}[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
+      "enter a date and time with its zone, like 2026-03-31T14:30:00Z"],
+  };
+
   function checkString(value, schema, name, problems) {
     const length = Array.from(value).length;
     if (typeof schema.minLength === "number" && length < schema.minLength) problems.push(`${name}: at least ${plural(schema.minLength, "character")}`);
     if (typeof schema.maxLength === "number" && length > schema.maxLength) problems.push(`${name}: at most ${plural(schema.maxLength, "character")}`);
+    const expected = FORMATS[schema.format];
+    if (expected && !expected[0].test(value)) problems.push(`${name}: ${expected[1]}`);
     // No `pattern` check here: a server's regex can backtrack for hours and the tab could not
     // stop it. The bridge checks it with a time limit and answers 400 naming the problem.
     return value;
+  }
+
+  /**
+   * A multi-select (an array of enum or titled const items): one checkbox per choice, showing
+   * its title and sending its value; the default's choices start checked.
+   */
+  function buildChoices(parent, schema, name, label, required, depth) {
+    const fieldset = el("fieldset", { className: "choices", dataset: { array: name } }, el("legend", {}, label,
+      required ? el("span", { className: "required", title: "required" }, " *") : null));
+    if (schema.description) fieldset.appendChild(el("div", { className: "help" }, schema.description));
+    const options = enumOptions(schema.items);
+    const picked = Array.isArray(schema.default) ? schema.default : [];
+    const boxes = options.map((option, index) => {
+      const box = el("input", { type: "checkbox", name: `${name}.${index}`, checked: picked.includes(option.value) });
+      fieldset.appendChild(el("label", { className: "choice" }, box, ` ${option.label}`));
+      return box;
+    });
+    parent.appendChild(fieldset);
+    const shown = depth === 0 ? label : name;
+    const initial = boxes.map((box) => box.checked).join();
+    return {
+      setName(newName) { name = newName; fieldset.dataset.array = newName; },
+      isEmpty() { return boxes.map((box) => box.checked).join() === initial; },
+      read(problems) {
+        const values = options.filter((_, index) => boxes[index].checked).map((option) => option.value);
+        if (!values.length && !required) return undefined;
+        if (typeof schema.minItems === "number" && values.length < schema.minItems) problems.push(`${shown}: choose at least ${schema.minItems}`);
+        if (typeof schema.maxItems === "number" && values.length > schema.maxItems) problems.push(`${shown}: choose at most ${schema.maxItems}`);
+        return values;
+      },
+    };
   }
 
   function buildObject(parent, schema, name, label, required, depth) {
@@ -575,14 +627,15 @@
       isEmpty() { return rowFields.length === 0; },
       read(problems) {
         if (!rowFields.length && !required) return undefined;
+        const shown = depth === 0 ? label : name;
         const values = [];
         rowFields.forEach((entry, index) => {
           const value = entry.field.read(problems);
-          if (value === undefined) problems.push(`${name}.${index}: empty item (fill it or remove it)`);
+          if (value === undefined) problems.push(`${shown} ${index + 1}: empty item (fill it or remove it)`);
           else values.push(value);
         });
-        if (typeof schema.minItems === "number" && values.length < schema.minItems) problems.push(`${name}: at least ${plural(schema.minItems, "item")}`);
-        if (typeof schema.maxItems === "number" && values.length > schema.maxItems) problems.push(`${name}: at most ${plural(schema.maxItems, "item")}`);
+        if (typeof schema.minItems === "number" && values.length < schema.minItems) problems.push(`${shown}: at least ${plural(schema.minItems, "item")}`);
+        if (typeof schema.maxItems === "number" && values.length > schema.maxItems) problems.push(`${shown}: at most ${plural(schema.maxItems, "item")}`);
         return values;
       },
     };
