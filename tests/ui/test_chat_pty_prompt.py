@@ -163,3 +163,21 @@ def test_after_ctrl_c_a_queued_message_goes_back_to_the_prompt_unsent(
         chat.expect(pexpect.EOF)
         requests = fake.requests()
     assert len(requests) == 1
+
+
+def test_ctrl_r_finds_an_earlier_message_whatever_the_case_typed(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    history = agent_home / "prompt-history"
+    agent_home.mkdir(parents=True, exist_ok=True)
+    history.write_text("\n# 2026-01-01 10:00:00\n+Explain the Build\n\n# 2026-01-01\n+fix it\n")
+    with scripted_chat(tmp_path, [{"text": "It compiles."}], chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("\x12bUILD")
+        chat.expect("Explain the (\x1b\\[[0-9;]*m)*Build")  # the match is highlighted
+        chat.send("\r")  # accepts the match into the prompt
+        chat.send("\r")  # sends it
+        chat.expect("It compiles.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+    assert fake.requests()[0]["body"]["messages"][-1]["content"] == "Explain the Build"
