@@ -3,6 +3,7 @@ agent works. The real `agent` in a pseudo-terminal, the scripted model as a proc
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pexpect
@@ -181,3 +182,17 @@ def test_ctrl_r_finds_an_earlier_message_whatever_the_case_typed(
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
     assert fake.requests()[0]["body"]["messages"][-1]["content"] == "Explain the Build"
+
+
+def test_help_lists_the_keys_and_mentions(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    with scripted_chat(tmp_path, [], chat_env) as (chat, _):
+        chat.expect("›")
+        chat.send("/help\r")
+        chat.expect("Mentions:\r\n  @server:uri +attach an MCP server's resource")
+        shown = chat.before
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+    for key in ("Enter", "Alt\\+Enter, Esc Enter", "Esc", "Ctrl-C", "Ctrl-D", "Ctrl-R", "Tab"):
+        assert re.search(f"\n  {key} +[a-z]", shown), key
