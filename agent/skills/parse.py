@@ -239,8 +239,11 @@ def _check(
 
     description = _description(frontmatter)
     if isinstance(description, Diagnostic):
-        return SkippedSkill(path, scope, (*diagnostics, description))
-    if len(description) > MAX_DESCRIPTION_LENGTH:
+        # Skipped, but every other field is still checked: `agent skills validate` lists all
+        # of a file's problems at once, not one per run.
+        diagnostics.append(description)
+        description = ""
+    elif len(description) > MAX_DESCRIPTION_LENGTH:
         warn(
             f"description is {plural(len(description), 'character')}, over the spec's "
             f"{MAX_DESCRIPTION_LENGTH}; other clients may reject it: shorten it"
@@ -256,6 +259,8 @@ def _check(
             "the body is empty: after the frontmatter, write the instructions the model follows "
             "when the skill is activated"
         )
+    if any(d.level == "error" for d in diagnostics):
+        return SkippedSkill(path, scope, tuple(diagnostics))
     return Skill(
         name=name,
         description=description,

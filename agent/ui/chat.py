@@ -177,6 +177,7 @@ def prompt_session(history: History, chat: Callable[[], ChatSession | None]) -> 
         # Listing sessions reads files; resources may be asked of a server.
         completer=ThreadedCompleter(chat_completer(chat, _running_loop())),
         complete_while_typing=True,
+        search_ignore_case=True,  # Ctrl-R: "build" finds "Build", as people expect of a search
         bottom_toolbar=StatusToolbar(chat),
         refresh_interval=1.0,  # the toolbar follows MCP servers coming up
     )

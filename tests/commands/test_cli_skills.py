@@ -243,6 +243,31 @@ def test_validate_checks_every_skill_in_a_folder_of_skills(workspace: Workspace)
     )
 
 
+def test_validate_lists_every_problem_of_every_file_at_once(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    first = write(tmp_path / "first" / "SKILL.md", "---\nname: other\nx: 1\n---\n")
+    second = write(tmp_path / "second" / "SKILL.md", "---\ndescription: 3\n---\nB\n")
+    third = write(tmp_path / "third" / "SKILL.md", "---\nname: third\ndescription: d\n---\nB\n")
+
+    result = workspace.agent("skills", "validate", str(first), str(second), str(third))
+
+    spec = "name, description, license, compatibility, metadata, allowed-tools"
+    assert (result.returncode, result.stdout) == (
+        1,
+        f"{first}: error: description is missing: say what the skill does and when to use it\n"
+        f"{first}: warning: name 'other' differs from its directory 'first'; loaded as "
+        "'other': rename one so they match\n"
+        f"{first}: warning: unknown field 'x'; ignored. The spec's fields: {spec}\n"
+        f"{first}: warning: the body is empty: after the frontmatter, write the instructions "
+        "the model follows when the skill is activated\n"
+        f"{second}: warning: name is missing; using the directory name 'second': add name: "
+        "second\n"
+        f"{third}: ok\n"
+        "3 files: 1 ok, 1 with warnings only, 1 with errors\n",
+    )
+
+
 def test_validate_of_a_path_without_a_skill_fails(workspace: Workspace, tmp_path: Path) -> None:
     result = workspace.agent("skills", "validate", str(tmp_path / "missing"))
 

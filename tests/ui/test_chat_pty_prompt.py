@@ -194,3 +194,35 @@ def test_a_server_notice_while_the_spinner_runs_starts_on_a_line_of_its_own(
 def plain(output: str) -> str:
     """`output` without the terminal's escape sequences (cursor moves, modes)."""
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", output)
+
+
+def test_ctrl_r_finds_an_earlier_message_whatever_the_case_typed(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    history = agent_home / "prompt-history"
+    agent_home.mkdir(parents=True, exist_ok=True)
+    history.write_text("\n# 2026-01-01 10:00:00\n+Explain the Build\n\n# 2026-01-01\n+fix it\n")
+    with scripted_chat(tmp_path, [{"text": "It compiles."}], chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("\x12bUILD")
+        chat.expect("Explain the (\x1b\\[[0-9;]*m)*Build")  # the match is highlighted
+        chat.send("\r")  # accepts the match into the prompt
+        chat.send("\r")  # sends it
+        chat.expect("It compiles.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+    assert fake.requests()[0]["body"]["messages"][-1]["content"] == "Explain the Build"
+
+
+def test_help_lists_the_keys_and_mentions(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    with scripted_chat(tmp_path, [], chat_env) as (chat, _):
+        chat.expect("›")
+        chat.send("/help\r")
+        chat.expect("Mentions:\r\n  @server:uri +attach an MCP server's resource")
+        shown = chat.before
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+    for key in ("Enter", "Alt\\+Enter, Esc Enter", "Esc", "Ctrl-C", "Ctrl-D", "Ctrl-R", "Tab"):
+        assert re.search(f"\n  {key} +[a-z]", shown), key

@@ -61,7 +61,29 @@ async def _help(chat: ChatSession, argument: str) -> None:
         say(f"  {usage}  {sanitize_line(about)[:80]}".rstrip())
     for line in clashes:
         note(f"  {sanitize_line(line)}")
+    for heading, rows in _KEYS_AND_MENTIONS:
+        say(heading)
+        for what, does in rows:
+            say(f"  {what:<22} {does}")
     return None
+
+
+# What the prompt's keys do and how to mention a resource: people look for them in /help.
+_KEYS_AND_MENTIONS = (
+    (
+        "Keys:",
+        (
+            ("Enter", "send the message"),
+            ("Alt+Enter, Esc Enter", "add a line"),
+            ("Esc", "while the agent works: clear what you typed ahead"),
+            ("Ctrl-C", "stop an answer; clear the line; at an empty prompt, twice to quit"),
+            ("Ctrl-D", "quit"),
+            ("Ctrl-R", "search earlier messages (any case)"),
+            ("Tab", "complete commands, their arguments and @ mentions"),
+        ),
+    ),
+    ("Mentions:", (("@server:uri", "attach an MCP server's resource (Tab lists them)"),)),
+)
 
 
 async def _exit(chat: ChatSession, argument: str) -> str:
