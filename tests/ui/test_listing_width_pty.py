@@ -17,6 +17,7 @@ COLUMNS = 60
 def drawn_lines(screen: str) -> list[str]:
     """The lines the chat printed, without colour codes."""
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen)
+    text = re.sub(r".\x08", "", text)  # a character then backspace: nothing on the screen
     return [line for line in text.replace("\r", "").split("\n") if line.strip()]
 
 
