@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent.commands.output import say, table, warn
-from agent.commands.terminal import confirm
 from agent.errors import AgentError, ConcurrentEditError, UnknownServerError
 from agent.mcp import editing
 from agent.mcp.config.definitions import (
@@ -182,6 +181,10 @@ def _find_all(config: McpConfig, names: Sequence[str]) -> list[ServerDefinition]
 
 def edit_document(store: McpStore) -> int:
     """Edit the canonical document in $VISUAL/$EDITOR; save only a valid, changed document."""
+    # Imported here: the terminal's questions bring anyio and the forms, which `agent mcp
+    # list` and the other commands of this module never need (about 50 ms at start).
+    from agent.commands.terminal import confirm
+
     return editing.edit_document(
         store, say=say, warn=warn, edit_again=lambda: confirm("Edit again?", default=True)
     )
