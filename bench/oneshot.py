@@ -9,9 +9,12 @@ process's peak RSS (its children, such as an MCP server, are not counted for any
 Scenarios and goals (issue 17):
   1. no MCP server: `agent -p hi` at most 0.9x fast-agent's wall time and at most 1.05x the bare
      litellm script's peak RSS;
-  2. one trusted stdio server (`mcp-server-time` from PyPI) whose tool is offered in the request
-     (checked on every run): `agent -p` at most 0.9x fast-agent with the same server;
-  3. `agent --help`, `agent mcp list`, `agent sessions list`: at most 1.5x `python -c pass` + 0.1 s.
+  2. one trusted stdio server (`mcp-server-time` from PyPI, a modern server since 2026.10) whose
+     tool is offered in the request (checked on every run): `agent -p` at most 0.9x fast-agent
+     with the same server;
+  3. the same with a legacy server (mcp-server-time 2026.1.26 on the mcp 1.x SDK): issue 25's
+     goal, the era probe paid once per server, not per run;
+  4. `agent --help`, `agent mcp list`, `agent sessions list`: at most 1.5x `python -c pass` + 0.1 s.
 
 fast-agent-mcp 0.10.48 needs Python 3.13 (here through pyenv: PYENV_VERSION=3.13.0 python3.13); it
 and mcp-server-time are installed into cache venvs under ~/.cache/agent-bench on first use. The bare
@@ -41,6 +44,7 @@ from tests.fake_openai.server import FakeOpenAI
 
 CACHE = Path.home() / ".cache" / "agent-bench"
 FAST_AGENT_VERSION = "0.10.48"
+LEGACY_TIME_VERSION = "2026.1.26"
 AGENT = str(Path(sys.executable).with_name("agent"))
 ANSWER = "Fast."
 BARE_SCRIPT = """
@@ -152,6 +156,15 @@ def fast_agent() -> Path | None:
 
 def time_server() -> Path | None:
     venv = cache_venv("mcp-server-time", [sys.executable], dict(os.environ), ["mcp-server-time"])
+    return None if venv is None else venv / "bin" / "mcp-server-time"
+
+
+def legacy_time_server() -> Path | None:
+    """mcp-server-time as it was before the 2026-07-28 revision: on the mcp 1.x SDK, it speaks
+    only the 2025 protocol (today's release is modern, so scenario 2 no longer shows a legacy
+    server; issue 25's goal is about one)."""
+    packages = [f"mcp-server-time=={LEGACY_TIME_VERSION}", "mcp<2"]
+    venv = cache_venv("mcp-server-time-legacy", [sys.executable], dict(os.environ), packages)
     return None if venv is None else venv / "bin" / "mcp-server-time"
 
 
@@ -283,6 +296,7 @@ def main() -> None:
     compile_agent()
     fast = None if args.no_fast_agent else fast_agent()
     server = time_server()
+    legacy = legacy_time_server()
     work = Path(tempfile.mkdtemp(prefix="agent-bench-oneshot-"))
     try:
         with FakeOpenAI() as fake:
@@ -293,6 +307,12 @@ def main() -> None:
                 with_server = oneshot_contenders(fake, fast, server, work)
                 race(fake, with_server, args.runs, "get_current_time")
                 report("2. one-shot, one trusted stdio server (mcp-server-time)", with_server)
+            if legacy is not None:
+                (work / "legacy").mkdir()
+                with_legacy = oneshot_contenders(fake, fast, legacy, work / "legacy")
+                race(fake, with_legacy, args.runs, "get_current_time")
+                title = f"3. one-shot, one trusted legacy stdio server ({LEGACY_TIME_VERSION})"
+                report(title, with_legacy)
         cli_commands(args.runs, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
