@@ -20,6 +20,9 @@ class ApprovalRequest:
     call: ToolCall
     spec: ToolSpec
     arguments: dict[str, Any]
+    # What the tool says it will do (agent.tools.base.PreviewedTool), shown instead of the
+    # raw arguments; empty for tools that have nothing better to show than their arguments.
+    preview: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

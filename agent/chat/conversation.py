@@ -42,7 +42,7 @@ from agent.messages import (
 )
 from agent.model import ChatModel, TextChunk, accepts_images
 from agent.session.events import ApprovalEvent, ToolsFoundEvent
-from agent.tools.base import Tool, Toolset
+from agent.tools.base import PreviewedTool, Tool, Toolset
 from agent.tools.combined import combine
 from agent.tools.deferral import ToolDeferral
 from agent.tools.validation import argument_problems
@@ -222,7 +222,7 @@ class Conversation:
             assert tool is not None
             arguments = checked
             if needs_approval(tool.spec):
-                request = ApprovalRequest(call, tool.spec, arguments)
+                request = ApprovalRequest(call, tool.spec, arguments, _preview(tool, arguments))
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
                 self.history.record(
@@ -287,6 +287,17 @@ async def _prepared(model: ChatModel) -> None:
     prepare = getattr(model, "prepare", None)
     if callable(prepare):
         await prepare()
+
+
+def _preview(tool: Tool, arguments: dict[str, Any]) -> tuple[str, ...]:
+    """What the tool says it will do, for the approval; a preview that fails shows the raw
+    arguments instead (the person still sees exactly what is asked, and still decides)."""
+    if not isinstance(tool, PreviewedTool):
+        return ()
+    try:
+        return tuple(tool.preview(arguments))
+    except Exception:  # a broken preview must not hide the call: the raw arguments show
+        return ()
 
 
 async def _run_tool(tool: Tool, arguments: dict[str, object]) -> ToolResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from agent.messages import ToolResult
 
@@ -42,6 +42,17 @@ class Tool(Protocol):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         """Run with already-validated arguments; failures are results, not exceptions."""
+        ...
+
+
+@runtime_checkable
+class PreviewedTool(Tool, Protocol):
+    """A tool whose approval shows what it will do, not only its arguments: the diff an edit
+    makes, the exact command line a command runs. The lines are shown as they are given (after
+    sanitising), so they must say everything the person needs to decide."""
+
+    def preview(self, arguments: dict[str, Any]) -> list[str]:
+        """The lines that replace the raw arguments in the approval (validated arguments)."""
         ...
 
 

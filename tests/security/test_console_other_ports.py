@@ -244,7 +244,7 @@ def test_the_console_page_still_connects_lists_calls_and_streams_events(
     assert page.locator('meta[name="console-key"]').count() == 0  # the key is only in memory
     expect(page.locator("#stream-state")).to_have_text("live")
     connect(page, "form")
-    expect(page.locator("#tools li.item")).to_have_count(5)
+    expect(page.locator("#tools li.item")).to_have_count(6)
     page.locator('#tools li.item[data-name="long"]').click()
     page.locator('form#call-form [name="size"]').fill("3")
     page.locator("form#call-form button[type=submit]").click()

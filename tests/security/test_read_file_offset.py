@@ -59,4 +59,4 @@ def test_read_file_reads_past_the_first_256_kib_by_offset_and_says_where_to_go_o
     assert results["c2"] == "line 50000\nline 50001\n"
     assert results["c3"].startswith(f"line {per_cap:05d}\n")
     assert results["c3"].endswith(f"line {2 * per_cap - 1:05d}\n\n{note}{2 * per_cap}]")
-    assert results["c4"] == f"(nothing at offset {LINES + 5}: the file has {LINES} lines)"
+    assert results["c4"] == f"(nothing at offset {LINES + 5}: the file has {LINES:,} lines)"

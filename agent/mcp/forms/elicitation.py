@@ -175,10 +175,12 @@ def field_question(form_field: FormField, *, show_default: bool) -> str:
         if form_field.kind == "choices":
             several = f"; {_how_many(form_field)}, separated by commas"
         hint = f" ({', '.join(sanitize_line(c) for c in form_field.choices)}{several})"
+    elif form_field.secret:  # "secret" says what the person needs to know: it is not echoed
+        hint = f" ({form_field.kind}, secret)"
     elif form_field.format:
         hint = f" ({form_field.kind}, {sanitize_line(form_field.format)})"
     else:
-        hint = f" ({form_field.kind}, secret)" if form_field.secret else f" ({form_field.kind})"
+        hint = f" ({form_field.kind})"
     optional = "" if form_field.required else " (optional)"
     description = f" - {sanitize_line(form_field.description)}" if form_field.description else ""
     default = ""

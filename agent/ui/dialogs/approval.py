@@ -41,6 +41,9 @@ def describe_request(request: ApprovalRequest) -> list[str]:
     hints = _annotation_words(spec.annotations or {})
     if hints:
         lines.append(f"  server says: {', '.join(hints)}  (hints from the server, not guarantees)")
+    if request.preview:  # what the tool will do, as it worked it out, instead of its arguments
+        lines.extend("  " + sanitize_line(line) for line in request.preview)
+        return lines
     lines.append("  arguments:")
     lines.extend(
         "    " + line for line in sanitize(pretty_arguments(request.arguments)).splitlines()

@@ -162,8 +162,8 @@ async def _trust(chat: ChatSession, name: str) -> None:
     state = runtime.store.load().state(definition.name)
     if state.enabled:  # started, and its tools are offered from the next request on
         _say(
-            f"Trusted {definition.name}; its {len(state.enabled_tools)} tools join the next "
-            "request."
+            f"Trusted {definition.name}; its {plural(len(state.enabled_tools), 'tool')} join "
+            "the next request."
         )
         return
     tools = state.cached_tools or ()

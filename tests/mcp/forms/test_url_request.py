@@ -104,7 +104,7 @@ def test_an_ip_address_host_is_offered_as_written() -> None:
 
 def test_a_url_over_the_size_cap_is_refused_with_its_length() -> None:
     url = "https://example.com/" + "a" * MAX_URL_CHARS
-    with pytest.raises(RefusedUrlError, match=f"{len(url)} characters long"):
+    with pytest.raises(RefusedUrlError, match=f"{len(url):,} characters long"):
         judge_url(url)
 
 
