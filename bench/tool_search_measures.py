@@ -25,6 +25,7 @@ from agent.tools.combined import combine
 from agent.tools.deferral import DEFAULT_SHARE, UNKNOWN_WINDOW_TOKENS, ToolDeferral
 from agent.tools.search_index import ToolIndex
 from tests.fixtures.tool_queries import QUERIES
+from tests.fixtures.tool_queries_held_out import HELD_OUT
 
 MODEL = "gpt-4o"
 TOKEN_GOAL, ACCURACY_GOAL, TURN_GOAL_MS, SEARCH_GOAL_MS = 0.85, 0.90, 5.0, 20.0
@@ -68,20 +69,23 @@ def tokens_report(store: McpStore, home: Path) -> dict[str, Tool]:
 
 
 def accuracy_report(deferred: dict[str, Tool]) -> None:
-    """The query set's top-5 accuracy over the deferred tools."""
+    """Top-5 accuracy over the deferred tools: the query set, and the held-out set written
+    before the matcher's last tuning (a gain that is only fitting shows as none there)."""
     index = ToolIndex([tool.spec for tool in deferred.values()])
-    hits, misses = 0, []
-    for query, wanted in QUERIES:
-        got = [f"{s.server}:{s.original_name}" for s in index.search(query, 5)]
-        if set(wanted.split("|")) & set(got):
-            hits += 1
-        else:
-            misses.append(f"    {query!r}: wanted {wanted}, got {', '.join(got) or 'nothing'}")
-    share = hits / len(QUERIES)
-    verdict = "meets" if share >= ACCURACY_GOAL else "MISSES"
-    print(f"\n2. query set: {hits}/{len(QUERIES)} with the right tool in the top 5: {share:.1%}")
-    print(f"  ({verdict} the {ACCURACY_GOAL:.0%} goal); missed:")
-    print("\n".join(misses) or "    none")
+    for label, queries in (("query set", QUERIES), ("held-out set", HELD_OUT)):
+        hits, misses = 0, []
+        for query, wanted in queries:
+            got = [f"{s.server}:{s.original_name}" for s in index.search(query, 5)]
+            if set(wanted.split("|")) & set(got):
+                hits += 1
+            else:
+                missed = ", ".join(got) or "nothing"
+                misses.append(f"    {query!r}: wanted {wanted}, got {missed}")
+        share = hits / len(queries)
+        verdict = "meets" if share >= ACCURACY_GOAL else "MISSES"
+        print(f"\n2. {label}: {hits}/{len(queries)} with the right tool in the top 5: {share:.1%}")
+        print(f"  ({verdict} the {ACCURACY_GOAL:.0%} goal); missed:")
+        print("\n".join(misses) or "    none")
 
 
 class InstantModel:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.tools.base import ToolSpec
-from agent.tools.search_words import expand, stem_words
+from agent.tools.search_words import expand, stem, stem_words
 
 K1, B = 1.2, 0.75
 MAX_TERM_WEIGHT = 4.0  # a word said over and over counts as said a few times
@@ -37,6 +37,10 @@ MAX_DOCUMENT_TERMS = 1024
 # this much: a name is what a tool does in two or three words; a description says more.
 NAME_COVERAGE = 3.0
 MAX_FIELD_TERMS = 256
+# A part of a name written as one word counts like a word of the description: the name
+# says it, but the split is a guess.
+COMPOUND_PART_WEIGHT = 1.0
+MIN_COMPOUND_PART = 3
 MAX_QUERY_TERMS = 64  # a query longer than any intent is read to here
 WEIGHTS = {"name": 3.0, "title": 2.0, "server": 1.0, "description": 1.0, "parameter": 1.0}
 WEIGHTS["parameter description"] = 0.5
@@ -121,6 +125,12 @@ class ToolIndex:
         for number, doc in enumerate(self.documents):
             for term, weight in doc.terms.items():
                 self._postings.setdefault(term, []).append((number, weight))
+        # Names written as one word ("worklog", "heapsnapshot") also answer to their parts,
+        # where both parts are words of this index: "log work" finds jira_add_worklog.
+        vocabulary = self._postings.keys()
+        for number, doc in enumerate(self.documents):
+            for term in _compound_parts(doc.name, vocabulary) - doc.terms.keys():
+                self._postings.setdefault(term, []).append((number, COMPOUND_PART_WEIGHT))
         count = len(self.documents)
         self._average = _typical_length(self.documents)
         self._idf = {
@@ -179,6 +189,18 @@ class ToolIndex:
                 covered = sum(wanted.get(word, 0.0) for word in name) / len(name)
                 scores[number] += NAME_COVERAGE * covered
         return scores
+
+
+def _compound_parts(name: Iterable[str], vocabulary: Iterable[str]) -> set[str]:
+    """The stems of the two words each long name word is made of, when both are known."""
+    known = vocabulary if isinstance(vocabulary, (set, frozenset, dict)) else set(vocabulary)
+    parts: set[str] = set()
+    for word in name:
+        for cut in range(MIN_COMPOUND_PART, len(word) - MIN_COMPOUND_PART + 1):
+            first, second = stem(word[:cut]), stem(word[cut:])
+            if first in known and second in known:
+                parts.update((first, second))
+    return parts
 
 
 def _typical_length(documents: Sequence[Document]) -> float:

@@ -9,6 +9,7 @@ from agent.tools.search_index import ToolIndex
 from agent.tools.search_words import stem_words
 from tests.fixtures.tool_catalog import catalog
 from tests.fixtures.tool_queries import QUERIES
+from tests.fixtures.tool_queries_held_out import HELD_OUT
 
 
 def index() -> ToolIndex:
@@ -25,14 +26,21 @@ def index() -> ToolIndex:
     return ToolIndex(specs)
 
 
-def test_the_query_set_finds_its_tool_in_the_top_five_nearly_always() -> None:
-    searched = index()
+def top_five_share(searched: ToolIndex, queries: tuple[tuple[str, str], ...]) -> float:
     hits = 0
-    for query, wanted in QUERIES:
+    for query, wanted in queries:
         got = {f"{spec.server}:{spec.original_name}" for spec in searched.search(query, 5)}
         hits += bool(set(wanted.split("|")) & got)
+    return hits / len(queries)
 
-    assert hits / len(QUERIES) >= 0.85  # 0.894 measured; the bench's goal is 0.90
+
+def test_the_query_set_finds_its_tool_in_the_top_five_nine_times_in_ten() -> None:
+    assert top_five_share(index(), QUERIES) >= 0.90  # 0.923 measured (96 of 104)
+
+
+def test_queries_the_matcher_was_not_tuned_on_do_as_well() -> None:
+    """The held-out set was written before the last tuning: 47 of 50 before and after it."""
+    assert top_five_share(index(), HELD_OUT) >= 0.90  # 0.94 measured
 
 
 def test_an_exact_name_wins_alone_whether_model_facing_or_the_servers_own() -> None:
