@@ -11,6 +11,7 @@ it imports nothing of the SDK at all. This module imports nothing heavy at load 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -246,13 +247,19 @@ class McpHost:
             return []
         chosen = await choice.choose([request for request, _ in pending])
         declined = [request.server for request, _ in pending if request.server not in chosen]
+        for request, record in pending:
+            if request.server not in chosen:  # asked once: later chats here do not ask again
+                with contextlib.suppress(AgentError):  # changed meanwhile: it asks again
+                    runtime.remember_declined(request.server, record)
         async with anyio.create_task_group() as group:
             for request, record in pending:
                 if request.server in chosen:
                     group.start_soon(self._start_approved, runtime, request, record)
         if not declined:
             return []
-        return [f"Left off: {_servers(declined)}; /mcp trust NAME trusts and starts one"]
+        return [
+            f"Left off: {_servers(declined)}, also in later chats here; /mcp trust NAME asks again"
+        ]
 
     async def _start_approved(
         self, runtime: McpRuntime, request: TrustRequest, record: TrustedLaunch

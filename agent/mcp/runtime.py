@@ -66,7 +66,15 @@ from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.new_tools import told_new_tools
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
-from agent.mcp.trust.launches import LaunchVerdict, TrustedLaunch, launch_trust_for, remember
+from agent.mcp.trust.launches import (
+    LaunchVerdict,
+    TrustedLaunch,
+    declined_in,
+    forget_declined,
+    launch_trust_for,
+    remember,
+    was_declined,
+)
 from agent.mcp.trust.question import DenyTrust, TrustPrompt, TrustRequest
 from agent.settings import McpLimits
 
@@ -231,23 +239,43 @@ class McpRuntime:
 
     def untrusted_reason(self, definition: LocalDefinition) -> str:
         """One line on why an enabled local server does not start here, and what to do."""
-        trusted = self.store.load().state(definition.name).trusted_launches
-        return self.trust_gate.reason(definition, trusted)
+        state = self.store.load().state(definition.name)
+        found = self.trust_gate.pending(definition, state.trusted_launches)
+        if found is not None and was_declined(state.declined_launches, self._project_dir, found[1]):
+            return (
+                f"MCP server {definition.name} is off here: you said no to what it runs in this "
+                f"project; /mcp trust {definition.name} asks again"
+            )
+        return self.trust_gate.reason(definition, state.trusted_launches)
 
     # -- starting and stopping ------------------------------------------------------------
 
     def pending_trust(self, names: Sequence[str]) -> list[tuple[TrustRequest, TrustedLaunch]]:
-        """For each of `names` that is local, not trusted here and could start: the question
-        about it and the launch a yes covers (for start's `approved`)."""
+        """For each of `names` that is local, not trusted here, could start and was not
+        declined here as it is: the question about it and the launch a yes covers (for
+        start's `approved`)."""
         config = self.store.load()
         pending = []
         for definition in config.definitions:
             if definition.name in names and isinstance(definition, LOCAL_DEFINITIONS):
-                trusted = config.state(definition.name).trusted_launches
-                found = self.trust_gate.pending(definition, trusted)
-                if found is not None:
+                state = config.state(definition.name)
+                found = self.trust_gate.pending(definition, state.trusted_launches)
+                if found is not None and not was_declined(
+                    state.declined_launches, self._project_dir, found[1]
+                ):
                     pending.append(found)
         return pending
+
+    def remember_declined(self, name: str, record: TrustedLaunch) -> None:
+        """The person said no to `record` in this project's trust question: later chats here
+        leave it off without asking (until it changes, or /mcp trust asks again)."""
+        definition = self.store.load().find(name)
+        no = declined_in(self._project_dir, record)
+
+        def update(state: ServerState) -> ServerState:
+            return replace(state, declined_launches=remember(state.declined_launches, no))
+
+        self.store.update_state(definition.name, fingerprint(definition), update)
 
     async def start(
         self, name: str, *, ask_trust: bool = True, approved: TrustedLaunch | None = None
@@ -738,7 +766,8 @@ class McpRuntime:
             updated = with_discovered_tools(state, cached, until)
             if trust is not None:
                 launches = remember(state.trusted_launches, trust.record)
-                updated = replace(updated, trusted_launches=launches)
+                declined = forget_declined(state.declined_launches, self._project_dir, trust.record)
+                updated = replace(updated, trusted_launches=launches, declined_launches=declined)
             return updated
 
         config = self.store.update_state(definition.name, fingerprint(definition), update)

@@ -1,16 +1,17 @@
 """mcp-servers.json: the saved server definitions and each server's runtime state.
 
-    {"version": 5,
+    {"version": 6,
      "definitions": [{"name": ..., "type": ..., ...}, ...],        # normalized, document order
      "runtime": {"<name>": {"enabled", "enabled_tools", "cached_tools", "trusted_launches",
-                            "tools_fresh_until", "new_tools", "defer"}}}
+                            "tools_fresh_until", "new_tools", "defer", "declined_launches"}}}
 
 Trust is of effective launches (agent/mcp/trust/launches.py), recorded per project where the
 launch depends on it. Version 2 files, whose trust covered only the stored definition, are read
 with that trust dropped: each local server asks once more. Version 3 files lack the two keys
 of fresh tool lists (agent/mcp/discovery.py): read as "never fresh, nothing new". Version 4
 files lack `defer` (whether the server's tools wait behind the tool search,
-agent/tools/deferral.py): read as "auto".
+agent/tools/deferral.py): read as "auto". Version 5 files lack `declined_launches` (the
+launches the person said no to, per project, so a chat does not ask again): read as none.
 
 Every change is a locked read-modify-write with an atomic replace, so two `agent` processes
 saving at once lose nothing and a crash leaves the old file or the new one. A file we cannot
@@ -41,11 +42,12 @@ from agent.mcp.config.document import name_collisions, parse_server
 from agent.mcp.config.names import normalize_server_name
 from agent.mcp.trust.launches import TrustedLaunch, decode_trusted_launches
 
-STORE_VERSION = 5
-_READABLE_VERSIONS = (2, 3, 4, 5)
+STORE_VERSION = 6
+_READABLE_VERSIONS = (2, 3, 4, 5, 6)
 _V3_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_launches"})
 _V4_STATE_KEYS = _V3_STATE_KEYS | {"tools_fresh_until", "new_tools"}
-_STATE_KEYS = _V4_STATE_KEYS | {"defer"}
+_V5_STATE_KEYS = _V4_STATE_KEYS | {"defer"}
+_STATE_KEYS = _V5_STATE_KEYS | {"declined_launches"}
 DEFER_MODES = ("auto", "on", "off")
 _V2_STATE_KEYS = frozenset({"enabled", "enabled_tools", "cached_tools", "trusted_fingerprint"})
 _TOOL_KEYS = frozenset({"name", "description", "input_schema", "annotations"})
@@ -85,6 +87,9 @@ class ServerState:
     # Whether its tools wait behind the tool search: "on" always, "off" never, "auto" when
     # the MCP tools would take more than their share of the model's window.
     defer: str = "auto"
+    # The launches the person said no to in a chat's trust question, each with its project:
+    # that exact launch is left off there without asking again (newest first).
+    declined_launches: tuple[TrustedLaunch, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         tools = None if self.cached_tools is None else [t.to_json() for t in self.cached_tools]
@@ -96,6 +101,7 @@ class ServerState:
             "tools_fresh_until": self.tools_fresh_until,
             "new_tools": list(self.new_tools),
             "defer": self.defer,
+            "declined_launches": [launch.to_json() for launch in self.declined_launches],
         }
 
 
@@ -375,7 +381,9 @@ def _decode_runtime(
 def _decode_state(
     raw: object, path: str, problems: list[Problem], version: int
 ) -> ServerState | None:
-    keys = {5: _STATE_KEYS, 4: _V4_STATE_KEYS, 3: _V3_STATE_KEYS}.get(version, _V2_STATE_KEYS)
+    keys = {6: _STATE_KEYS, 5: _V5_STATE_KEYS, 4: _V4_STATE_KEYS, 3: _V3_STATE_KEYS}.get(
+        version, _V2_STATE_KEYS
+    )
     if not isinstance(raw, dict) or set(raw) != keys:
         problems.append(Problem(path, f"expected exactly the keys {sorted(keys)}"))
         return None
@@ -398,11 +406,18 @@ def _decode_state(
             problems.append(Problem(f"{path}.trusted_fingerprint", "expected a sha256 hex digest"))
     cached_tools = None if cached is None else _decode_tools(cached, path, problems)
     defer = raw["defer"] if version >= 5 else "auto"
+    declined: tuple[TrustedLaunch, ...] = ()
+    if version >= 6:
+        declined = decode_trusted_launches(
+            raw["declined_launches"], f"{path}.declined_launches", problems
+        )
     if defer not in DEFER_MODES:
         problems.append(Problem(f"{path}.defer", "expected one of " + ", ".join(DEFER_MODES)))
     if len(problems) != before:
         return None
-    return ServerState(enabled, tuple(tools), cached_tools, trusted, fresh_until, new, defer)
+    return ServerState(
+        enabled, tuple(tools), cached_tools, trusted, fresh_until, new, defer, declined
+    )
 
 
 def _decode_freshness(

@@ -115,7 +115,7 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
     store.replace_definitions([GITHUB, CONTEXT7])
 
     assert json.loads(store.path.read_text(encoding="utf-8")) == {
-        "version": 5,
+        "version": 6,
         "definitions": [
             {
                 "name": "github",
@@ -140,6 +140,7 @@ def test_a_saved_configuration_is_written_as_the_versioned_store_format() -> Non
                 "tools_fresh_until": None,
                 "new_tools": [],
                 "defer": "auto",
+                "declined_launches": [],
             }
             for name in ("github", "context7")
         },
@@ -242,10 +243,10 @@ def test_a_version_2_store_is_read_with_its_definition_trust_dropped(tmp_path: P
     # Trust of a definition says nothing about what it runs here: each server asks once more.
     assert config.state("a") == ServerState(enabled=True)
     store.update_state("a", fingerprint(config.find("a")), lambda s: replace(s, enabled=False))
-    assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 5
+    assert json.loads(store.path.read_text(encoding="utf-8"))["version"] == 6
 
 
-def test_a_version_3_store_is_read_as_never_fresh_with_nothing_new_and_written_as_5(
+def test_a_version_3_store_is_read_as_never_fresh_with_nothing_new_and_written_as_6(
     tmp_path: Path,
 ) -> None:
     store = McpStore(tmp_path / "mcp-servers.json")
@@ -260,10 +261,10 @@ def test_a_version_3_store_is_read_as_never_fresh_with_nothing_new_and_written_a
     assert config.state("a") == ServerState(enabled=True, enabled_tools=("t",))
     store.update_state("a", fingerprint(config.find("a")), lambda s: replace(s, enabled=False))
     saved = json.loads(store.path.read_text(encoding="utf-8"))
-    assert saved["version"] == 5
+    assert saved["version"] == 6
     assert saved["runtime"]["a"] == {
         **_GOOD_STATE, "enabled_tools": ["t"], "tools_fresh_until": None, "new_tools": [],
-        "defer": "auto",
+        "defer": "auto", "declined_launches": [],
     }  # fmt: skip
 
 
@@ -434,15 +435,16 @@ _V2_STATE["trusted_fingerprint"] = None
         (b"[]", f"expected a JSON object; {_ADVICE}"),
         (
             b'{"version": 1, "servers": {}}',
-            f"version 1 is not supported (this agent reads versions 2, 3, 4 and 5); {_ADVICE}",
+            f"version 1 is not supported (this agent reads versions 2, 3, 4, 5 and 6); {_ADVICE}",
         ),
         (
             b'{"definitions": [], "runtime": {}}',
-            f"version null is not supported (this agent reads versions 2, 3, 4 and 5); {_ADVICE}",
+            "version null is not supported (this agent reads versions 2, 3, 4, 5 and 6); "
+            + _ADVICE,
         ),
         (
             b'{"version": "2", "definitions": [], "runtime": {}}',
-            f'version "2" is not supported (this agent reads versions 2, 3, 4 and 5); {_ADVICE}',
+            f'version "2" is not supported (this agent reads versions 2, 3, 4, 5 and 6); {_ADVICE}',
         ),
         (
             json.dumps({"version": 2, "definitions": {}, "runtime": [], "extra": 1}).encode(),
@@ -597,3 +599,14 @@ def test_a_loaded_store_sees_saves_made_through_another_instance(tmp_path: Path)
     assert [d.name for d in reader.load().definitions] == ["one"]
     writer.merge_definitions([StdioDefinition(name="two", command="b")])
     assert [d.name for d in reader.load().definitions] == ["one", "two"]
+
+
+def test_a_version_5_store_is_read_with_no_launch_declined(tmp_path: Path) -> None:
+    store = McpStore(tmp_path / "mcp-servers.json")
+    state = {**_V5_STATE, "enabled": True}
+    store.path.write_text(
+        json.dumps({"version": 5, "definitions": [_GOOD_DEFINITION], "runtime": {"a": state}}),
+        encoding="utf-8",
+    )
+
+    assert store.load().state("a") == ServerState(enabled=True)

@@ -21,7 +21,7 @@ import json
 import os
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +254,27 @@ def remember(
     """
     others = tuple(known for known in trusted if not known.same_launch(record))
     return (record, *others)[:MAX_TRUSTED_LAUNCHES]
+
+
+def declined_in(project: Path, record: TrustedLaunch) -> TrustedLaunch:
+    """The record of a no: always tied to the project it was said in, so a no in one project
+    does not leave a server off in another, where the person was never asked."""
+    return replace(record, project=str(project))
+
+
+def was_declined(declined: tuple[TrustedLaunch, ...], project: Path, record: TrustedLaunch) -> bool:
+    """Whether the person said no to exactly this launch in this project: then the chat
+    leaves it off without asking again; a launch that differs in anything asks again."""
+    return any(no.project == str(project) and no.same_launch(record) for no in declined)
+
+
+def forget_declined(
+    declined: tuple[TrustedLaunch, ...], project: Path, record: TrustedLaunch
+) -> tuple[TrustedLaunch, ...]:
+    """`declined` without this project's no to `record` (a yes since has replaced it)."""
+    return tuple(
+        no for no in declined if not (no.project == str(project) and no.same_launch(record))
+    )
 
 
 def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:

@@ -92,7 +92,9 @@ def test_each_server_can_be_answered_on_its_own_and_the_ones_left_off_are_named_
             chat.expect_exact(f"Trust {name}? [y] yes  [n] no")
             chat.send(answer)
         chat.expect_exact("MCP server alpha trusted and ready")
-        chat.expect_exact("Left off: servers beta, gamma; /mcp trust NAME trusts and starts one")
+        chat.expect_exact(
+            "Left off: servers beta, gamma, also in later chats here; /mcp trust NAME asks again"
+        )
         chat.expect_exact("ok")
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
@@ -123,3 +125,76 @@ def test_none_starts_nothing_and_the_next_message_asks_no_more(
     for request in fake.requests():
         offered = [tool["function"]["name"] for tool in request["body"].get("tools", [])]
         assert not [name for name in offered if name.startswith("mcp__")]
+
+
+def test_a_no_is_remembered_in_that_project_until_trust_asks_again_or_the_launch_changes(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    env = pty_env(agent_home, tmp_path)
+    first, second = projects_with_servers_trusted_in_the_first(tmp_path, agent_home, env)
+    with scripted_chat(tmp_path, [{"text": "ok"}], env, second, dimensions=(60, 200)) as (
+        chat,
+        _fake,
+    ):
+        chat.send("hi\r")
+        chat.expect_exact("[a] all  [n] none  [e] decide each")
+        chat.send("n")
+        chat.expect_exact("Left off: servers alpha, beta, gamma, also in later chats here")
+        chat.expect_exact("ok")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+
+    # The next chat in that project asks nothing and says why each is off, once.
+    turns = [{"text": "ok"}, {"text": "fine"}]
+    with scripted_chat(tmp_path, turns, env, second, dimensions=(60, 200)) as (chat, fake):
+        for name in NAMES:
+            chat.expect_exact(
+                f"MCP server {name} is off here: you said no to what it runs in this project; "
+                f"/mcp trust {name} asks again"
+            )
+        chat.send("hi\r")
+        chat.expect_exact("ok")
+        chat.send("/mcp trust beta\r")  # asks again, and a yes starts it
+        chat.expect_exact("[y] yes  [n] no")
+        chat.send("y")
+        chat.expect_exact("Trusted beta")
+        chat.send("again\r")
+        chat.expect_exact("fine")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        shown = chat.before or ""
+    assert "need your trust" not in shown and "decide each" not in shown
+    offered = {tool["function"]["name"] for tool in fake.requests()[-1]["body"].get("tools", [])}
+    assert "mcp__beta__echo" in offered
+    assert not [name for name in offered if name.startswith(("mcp__alpha__", "mcp__gamma__"))]
+
+    # The first project never heard that no: its servers start there without a question.
+    with scripted_chat(tmp_path, [{"text": "ok"}], env, first, dimensions=(60, 200)) as (
+        chat,
+        _fake,
+    ):
+        for _ in NAMES:
+            chat.expect(r"MCP server (alpha|beta|gamma) ready")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+
+    # A launch that differs in anything (here its environment) asks again in the second.
+    store = McpStore(agent_home / "mcp-servers.json")
+    changed = {"command": sys.executable, "args": [str(server_path("tools_server.py"))]}
+    changed["env"] = {"MODE": "other"}
+    servers = {name: changed if name == "gamma" else _server() for name in NAMES}
+    store.replace_definitions(parse_document_data({"mcpServers": servers}, "test").definitions)
+    definition = store.load().find("gamma")
+    store.update_state("gamma", fingerprint(definition), lambda s: replace(s, enabled=True))
+    with scripted_chat(tmp_path, [{"text": "ok"}], env, second, dimensions=(60, 200)) as (
+        chat,
+        _fake,
+    ):
+        chat.expect_exact("MCP server alpha is off here: you said no")
+        chat.expect_exact("MCP server gamma needs your trust in this project")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+
+
+def _server() -> dict[str, object]:
+    return {"command": sys.executable, "args": [str(server_path("tools_server.py"))]}
