@@ -81,6 +81,8 @@ def _folded(parts: Sequence[str]) -> list[str]:
     return [part.casefold() for part in parts]
 
 
-def refusal(relative: str, rule: str) -> str:
-    """What the model is told: the path as it asked, and the rule that refused it."""
-    return f"{relative!r} is a credential file or folder ({rule}), {CREDENTIAL_REFUSAL}"
+def refusal(relative: str, rule: str, verb: str = "read") -> str:
+    """What the model is told: the path as it asked, and the rule that refused it (`verb`:
+    what the tool would have done)."""
+    reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
+    return f"{relative!r} is a credential file or folder ({rule}), {reason}"
