@@ -32,11 +32,12 @@ CREDENTIAL_PATHS = frozenset(
         (".terraform.d", "credentials.tfrc.json"),  # Terraform Cloud tokens
     }
 )
-# The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, and
-# direnv's .envrc (exports, often of secrets, like a .env).
+# The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, direnv's
+# .envrc (exports, often of secrets, like a .env), and SSH private keys by their default
+# names, wherever they lie (a key copied into a deploy folder is still a key).
 CREDENTIAL_FILES = frozenset(
     {".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".vault-token",
-     ".envrc"}
+     ".envrc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"}
 )  # fmt: skip
 _PATH_STARTS = frozenset(path[0] for path in CREDENTIAL_PATHS)
 ENV_FILE = ".env"
