@@ -218,3 +218,33 @@ def test_a_fifo_named_by_the_model_does_not_block_the_preview(tmp_path: Path) ->
     os.mkfifo(project / "queue")
     with pytest.raises(CallRefusedError, match="queue is not a regular file"):
         tools(project)["edit_file"].preview({"path": "queue", "old_text": "a", "new_text": "b"})
+
+
+def test_a_forged_change_in_a_session_file_cannot_make_undo_write_outside(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    import hashlib
+
+    from agent.chat.file_changes import FileChangeLog
+    from agent.session.events import FileChangeEvent
+    from agent.session.recorder import SessionRecorder
+
+    project, outside = tmp_path / "project", tmp_path / "outside.txt"
+    project.mkdir()
+    outside.write_text(ORIGINAL)
+    # A session file edited by someone else: a "change" of a file outside, whose after-hash is
+    # what that file holds now, and an empty content before (undo would empty it).
+    after = hashlib.sha256(ORIGINAL.encode()).hexdigest()
+    before = hashlib.sha256(b"").hexdigest()
+    forged = FileChangeEvent(1, "../outside.txt", "write_file", "overwrote", before, after)
+    log = FileChangeLog(project, SessionRecorder(project, "fake-model"), [])
+    log.restore([(None, forged)], set(), str(project))
+
+    outcome = log.undo()
+
+    assert not outcome.done
+    assert outcome.lines == [
+        "Cannot undo change 1 (write_file overwrote ../outside.txt): '../outside.txt' is "
+        "outside the project directory"
+    ]
+    assert outside.read_text() == ORIGINAL
