@@ -248,3 +248,19 @@ def test_a_forged_change_in_a_session_file_cannot_make_undo_write_outside(
         "outside the project directory"
     ]
     assert outside.read_text() == ORIGINAL
+
+
+def test_a_hard_link_to_a_file_outside_is_replaced_in_the_project_not_written_through(
+    tmp_path: Path,
+) -> None:
+    project, outside = tmp_path / "project", tmp_path / "outside.txt"
+    project.mkdir()
+    outside.write_text(ORIGINAL)
+    os.link(outside, project / "shared.txt")  # same inode: writing in place would change both
+    write_file = tools(project)["write_file"]
+    arguments = {"path": "shared.txt", "content": "new\n"}
+    write_file.preview(arguments)
+
+    assert not anyio.run(write_file.run, arguments).is_error
+    assert (project / "shared.txt").read_text() == "new\n"
+    assert outside.read_text() == ORIGINAL
