@@ -106,8 +106,8 @@ class FileChanger:
             raise CallRefusedError(f"{target.shown} already holds exactly this; nothing to change")
         old = None if before.content is None else before.content.decode("utf-8")
         diff = diff_lines(target.shown, old, after)
-        plan = Plan(target, before, data, action, tuple(_summary(plan_head(target, before, data,
-                    action), diff)))  # fmt: skip
+        lines = _summary(plan_head(target, before, data, action), diff)
+        plan = Plan(target, before, data, action, tuple(lines))
         self._plans[key] = plan
         self._plans.move_to_end(key)
         while len(self._plans) > _PLANS_KEPT:
