@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
+from agent.chat.file_changes import FileChangeLog
 from agent.chat.prompt import SystemPrompt
 from agent.chat.server_notes import server_notes_section
 from agent.chat.state import ASSUMED_WINDOW, ChatSession
-from agent.home import data_home, mcp_store_path
+from agent.home import data_home, mcp_store_path, own_folders
 from agent.mcp.host import McpHost
 from agent.model import LiteLLMModel, ModelSettings
 from agent.session.compaction import memory_section
@@ -71,9 +72,10 @@ def build_chat(
     host = _mcp_host(settings, project, front)
     recorder = SessionRecorder(project, model_name)
     deferral = _deferral(settings, host, context_window)
+    file_changes = FileChangeLog(project, recorder, own_folders())
     conversation = Conversation(
         model,
-        [BuiltinToolset(project), skill_session, host],
+        [BuiltinToolset(project, journal=file_changes), skill_session, host],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
@@ -98,6 +100,7 @@ def build_chat(
         notes=notes,
         instructions=instructions,
         system_prompt=system_prompt,
+        file_changes=file_changes,
     )
 
 

@@ -42,7 +42,7 @@ from agent.messages import (
 )
 from agent.model import ChatModel, TextChunk, accepts_images
 from agent.session.events import ApprovalEvent, ToolsFoundEvent
-from agent.tools.base import PreviewedTool, Tool, Toolset
+from agent.tools.base import CallRefusedError, PreviewedTool, Tool, Toolset
 from agent.tools.combined import combine
 from agent.tools.deferral import ToolDeferral
 from agent.tools.validation import argument_problems
@@ -221,8 +221,11 @@ class Conversation:
         if not isinstance(checked, ToolResult):
             assert tool is not None
             arguments = checked
-            if needs_approval(tool.spec):
-                request = ApprovalRequest(call, tool.spec, arguments, _preview(tool, arguments))
+            preview = _preview(tool, arguments) if needs_approval(tool.spec) else None
+            if isinstance(preview, ToolResult):  # refused before anyone is asked
+                result = preview
+            elif preview is not None:
+                request = ApprovalRequest(call, tool.spec, arguments, preview)
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
                 self.history.record(
@@ -289,13 +292,16 @@ async def _prepared(model: ChatModel) -> None:
         await prepare()
 
 
-def _preview(tool: Tool, arguments: dict[str, Any]) -> tuple[str, ...]:
-    """What the tool says it will do, for the approval; a preview that fails shows the raw
-    arguments instead (the person still sees exactly what is asked, and still decides)."""
+def _preview(tool: Tool, arguments: dict[str, Any]) -> tuple[str, ...] | ToolResult:
+    """What the tool says it will do, for the approval, or its refusal of a call that cannot
+    run; a preview that fails shows the raw arguments instead (the person still sees exactly
+    what is asked, and still decides)."""
     if not isinstance(tool, PreviewedTool):
         return ()
     try:
         return tuple(tool.preview(arguments))
+    except CallRefusedError as refused:
+        return ToolResult(str(refused), is_error=True)
     except Exception:  # a broken preview must not hide the call: the raw arguments show
         return ()
 

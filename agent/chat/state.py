@@ -10,6 +10,7 @@ from types import EllipsisType
 from typing import TYPE_CHECKING
 
 from agent.chat.conversation import Conversation
+from agent.chat.file_changes import FileChangeLog
 from agent.errors import AgentError
 from agent.mcp.host import McpHost
 from agent.messages import estimate_tokens
@@ -59,6 +60,7 @@ class ChatSession:
     share_cache: dict[str, object] = field(default_factory=dict)  # the toolbar's last count
     window_source: Callable[[], str] = lambda: ""  # where the window's figure comes from
     served_trust: ServedSkillTrustStore = field(default_factory=ServedSkillTrustStore)
+    file_changes: FileChangeLog | None = None  # what the file tools changed, for /undo
     _cut_said: str | None = field(default=None, init=False, repr=False)
     _served_listed: set[str] = field(default_factory=set, init=False, repr=False)
     _served_servers: RuntimeSkillServers | None = field(default=None, init=False, repr=False)
@@ -185,6 +187,8 @@ class ChatSession:
         self.skills.active = ActiveSkills()
         if self.conversation.deferral is not None:
             self.conversation.deferral.reset()
+        if self.file_changes is not None:
+            self.file_changes.reset()
 
     def resume(self, path: Path) -> list[str]:
         """Continue the session saved at `path`; returns notes for the person."""
@@ -198,6 +202,8 @@ class ChatSession:
         self.skills.active = ActiveSkills(rebuilt.snapshots)
         if self.conversation.deferral is not None:  # the tools its searches found
             self.conversation.deferral.restore(rebuilt.found_tools)
+        if self.file_changes is not None:  # its changes can still be undone
+            self.file_changes.restore(rebuilt.file_changes, rebuilt.undone, loaded.header.project)
         notes.extend(self._changed_skills(rebuilt.snapshots))
         if rebuilt.model and rebuilt.model != self.model_name:
             self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))

@@ -1,4 +1,5 @@
-"""The images of a session, kept beside its file: one file per image, named by its SHA-256.
+"""The images of a session, and the contents of the files its tools changed (for /undo),
+kept beside its file: one file per image or content, named by its SHA-256, created 0600.
 
 A base64 image inside a JSONL line would bloat the file and slow every reader that takes a
 line whole (the title search, the tail); beside it, the line holds a reference, and loading
@@ -60,6 +61,28 @@ def restore_images(data: Json, folder: Path, notes: list[str]) -> Json:
             part = _restored(part, folder, notes)
         restored.append(part)
     return {**data, "parts": restored}
+
+
+def store_content(folder: Path, data: bytes) -> str:
+    """Keep a file's content (before or after a change) in `folder`; returns its SHA-256.
+
+    OSError when it cannot be written."""
+    digest = hashlib.sha256(data).hexdigest()
+    target = folder / digest
+    if not target.exists():  # the content after one change is the content before the next
+        atomic_write(target, data)
+    return digest
+
+
+def load_content(folder: Path, digest: str) -> bytes | None:
+    """The content kept under `digest`, checked against it; None when missing or altered."""
+    if not _NAME.match(digest):
+        return None
+    try:
+        data = (folder / digest).read_bytes()
+    except OSError:
+        return None
+    return data if hashlib.sha256(data).hexdigest() == digest else None
 
 
 def delete_images(session_path: Path) -> None:

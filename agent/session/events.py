@@ -258,6 +258,59 @@ class ToolsFoundEvent:
 
 
 @dataclass(frozen=True)
+class FileChangeEvent:
+    """A change write_file or edit_file made, numbered in the session: the file's content
+    before (None: there was no file) and after, by SHA-256; the contents are kept in the
+    session's blob folder (agent.session.blobs), so /undo works after a resume."""
+
+    number: int
+    path: str  # relative to the session's project
+    tool: str
+    action: str  # "created", "overwrote" or "edited"
+    before: str | None
+    after: str
+    kind: ClassVar[str] = "file_change"
+
+    def to_json(self) -> Json:
+        return {
+            "type": self.kind,
+            "number": self.number,
+            "path": self.path,
+            "tool": self.tool,
+            "action": self.action,
+            "before": self.before,
+            "after": self.after,
+        }
+
+    @classmethod
+    def from_json(cls, data: Json) -> FileChangeEvent:
+        return cls(
+            _field(data, "number", int),
+            _field(data, "path", str),
+            _field(data, "tool", str, ""),
+            _field(data, "action", str, ""),
+            _field(data, "before", _OPTIONAL_STR),
+            _field(data, "after", str),
+        )
+
+
+@dataclass(frozen=True)
+class UndoEvent:
+    """The person's /undo of one file change, by its number."""
+
+    number: int
+    path: str
+    kind: ClassVar[str] = "undo"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "number": self.number, "path": self.path}
+
+    @classmethod
+    def from_json(cls, data: Json) -> UndoEvent:
+        return cls(_field(data, "number", int), _field(data, "path", str, ""))
+
+
+@dataclass(frozen=True)
 class UnknownEvent:
     """An event of a kind this version does not know (from a newer one, say), kept as saved
     (without its time stamp)."""
@@ -283,6 +336,8 @@ SessionEvent = (
     | CompactionEvent
     | ModelChangeEvent
     | ToolsFoundEvent
+    | FileChangeEvent
+    | UndoEvent
     | UnknownEvent
 )
 MESSAGE_EVENTS = (UserEvent, AssistantEvent, ToolResultEvent)
@@ -299,6 +354,8 @@ _KINDS: dict[str, Any] = {
         CompactionEvent,
         ModelChangeEvent,
         ToolsFoundEvent,
+        FileChangeEvent,
+        UndoEvent,
     )
 }
 

@@ -18,11 +18,13 @@ from agent.session.events import (
     ApprovalEvent,
     AssistantEvent,
     CompactionEvent,
+    FileChangeEvent,
     ModelChangeEvent,
     Recorded,
     SkillActivationEvent,
     ToolResultEvent,
     ToolsFoundEvent,
+    UndoEvent,
     UnknownEvent,
     UsageEvent,
     UserEvent,
@@ -135,6 +137,11 @@ class _Renderer:
         if isinstance(event, ToolsFoundEvent):
             found = ", ".join(_code(name) for name in event.names)
             return [f"**Tools found by search** (offered from then on): {found}."]
+        if isinstance(event, FileChangeEvent):
+            what = f"**File {_inline(event.action)}** by {_code(event.tool)}"
+            return [f"{what}: {_code(event.path)} (change {event.number})."]
+        if isinstance(event, UndoEvent):
+            return [f"**Undone** (/undo): change {event.number}, {_code(event.path)}."]
         assert isinstance(event, UnknownEvent)
         # An event this version does not know: shown as saved rather than dropped.
         return [

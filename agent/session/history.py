@@ -15,10 +15,12 @@ from agent.messages import Message, ToolCall, Usage
 from agent.session.events import (
     MESSAGE_EVENTS,
     CompactionEvent,
+    FileChangeEvent,
     ModelChangeEvent,
     Recorded,
     SkillActivationEvent,
     ToolsFoundEvent,
+    UndoEvent,
     UsageEvent,
 )
 from agent.skills.activation import SkillSnapshot
@@ -41,6 +43,9 @@ class Rebuilt:
     message_count: int = 0
     notes: list[str] = field(default_factory=list)
     found_tools: list[str] = field(default_factory=list)  # deferred tools a search returned
+    # Files changed by the tools, with when (the whole session's: compaction forgets none).
+    file_changes: list[tuple[str | None, FileChangeEvent]] = field(default_factory=list)
+    undone: set[int] = field(default_factory=set)  # numbers of the changes /undo took back
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
@@ -87,6 +92,10 @@ def _absorb(
         rebuilt.model = event.to
     elif isinstance(event, ToolsFoundEvent):
         rebuilt.found_tools.extend(n for n in event.names if n not in rebuilt.found_tools)
+    elif isinstance(event, FileChangeEvent):
+        rebuilt.file_changes.append((recorded.at, event))
+    elif isinstance(event, UndoEvent):
+        rebuilt.undone.add(event.number)
     return None
 
 

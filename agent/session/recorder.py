@@ -23,6 +23,11 @@ class SessionRecorder:
         return self.writer.header.id if self.writer else None
 
     @property
+    def path(self) -> Path | None:
+        """The session file, once there is one."""
+        return self.writer.path if self.writer else None
+
+    @property
     def message_count(self) -> int:
         return self.writer.message_count if self.writer else 0
 

@@ -45,6 +45,12 @@ class Tool(Protocol):
         ...
 
 
+class CallRefusedError(Exception):
+    """A previewed tool finds the call cannot run as asked (a path outside the project, an
+    edit whose text is not there): the model is told why, and nobody is asked about a call
+    that could only fail."""
+
+
 @runtime_checkable
 class PreviewedTool(Tool, Protocol):
     """A tool whose approval shows what it will do, not only its arguments: the diff an edit
@@ -52,7 +58,8 @@ class PreviewedTool(Tool, Protocol):
     sanitising), so they must say everything the person needs to decide."""
 
     def preview(self, arguments: dict[str, Any]) -> list[str]:
-        """The lines that replace the raw arguments in the approval (validated arguments)."""
+        """The lines that replace the raw arguments in the approval (validated arguments);
+        CallRefusedError when the call cannot run as asked."""
         ...
 
 

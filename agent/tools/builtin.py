@@ -1,7 +1,9 @@
-"""Built-in read-only tools over the project directory: read_file and list_files.
+"""Built-in tools over the project directory: read_file and list_files here, write_file and
+edit_file (agent.tools.file_tools), which ask the person every time.
 
-They need no approval because they cannot change anything and cannot leave the project:
-every path is resolved (symlinks included) and must stay inside the project directory.
+The reading tools need no approval because they cannot change anything and cannot leave the
+project: every path is resolved (symlinks included) and must stay inside the project directory
+(agent.tools.containment, which the writing tools share).
 agent's own folders (settings, trust records, sessions, logs) are never read or listed, even
 when they sit inside the project (agent started in the home directory, or AGENT_HOME there):
 they hold what the model must not see, and a hostile answer would ask for them first.
@@ -22,12 +24,9 @@ from agent.home import own_folders
 from agent.messages import ToolResult
 from agent.text import plural
 from agent.tools.base import Tool, ToolSpec
-from agent.tools.credential_files import (
-    NOT_LISTED,
-    credential_folder,
-    credential_rule,
-    refusal,
-)
+from agent.tools.containment import OWN_FOLDER_REFUSAL, inside_project, within
+from agent.tools.credential_files import NOT_LISTED, credential_folder, credential_rule, refusal
+from agent.tools.file_tools import ChangeJournal, EditFile, FileChanger, WriteFile
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, read_lines
 
 LIST_DEFAULT_LIMIT = 200
@@ -40,32 +39,6 @@ _SKIPPED_DIRS = frozenset(
         ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".cache",
     }
 )  # fmt: skip
-
-
-OWN_FOLDER_REFUSAL = (
-    "is inside agent's own settings and data folder, which the file tools never read"
-)
-
-
-def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def _inside(project: Path, relative: str, private: Sequence[Path]) -> Path:
-    """The resolved path, or ValueError when it leaves the project or enters agent's folders."""
-    candidate = (project / relative).resolve()
-    if not _within(candidate, project):
-        raise ValueError(f"{relative!r} is outside the project directory")
-    if any(_within(candidate, folder) for folder in private):
-        raise ValueError(f"{relative!r} {OWN_FOLDER_REFUSAL}")
-    # As written (a link named `.ssh` elsewhere) and as resolved (a link to ~/.ssh, or the
-    # project itself inside a credential folder).
-    rule = credential_rule(Path(os.path.normpath(relative)).parts) or credential_rule(
-        candidate.parts
-    )
-    if rule is not None:
-        raise ValueError(refusal(relative, rule))
-    return candidate
 
 
 @dataclass(frozen=True)
@@ -111,7 +84,7 @@ class ReadFile:
     def _read(self, arguments: dict[str, Any]) -> ToolResult:
         relative = arguments["path"]
         try:
-            path = _inside(self.project, relative, self.private)
+            path = inside_project(self.project, relative, self.private)
         except ValueError as error:
             return ToolResult(str(error), is_error=True)
         if not path.is_file():
@@ -170,7 +143,7 @@ class ListFiles:
     def _list(self, arguments: dict[str, Any]) -> ToolResult:
         pattern = str(arguments.get("glob") or "**/*")
         limit = int(arguments.get("limit") or LIST_DEFAULT_LIMIT)
-        if any(_within(self.project, folder) for folder in self.private):
+        if any(within(self.project, folder) for folder in self.private):
             return ToolResult(f"the project directory {OWN_FOLDER_REFUSAL}", is_error=True)
         inside = credential_folder(self.project.parts)
         if inside is not None:
@@ -228,7 +201,7 @@ class ListFiles:
         if not self.private or not os.path.islink(full):
             return False
         target = Path(os.path.realpath(full))
-        return any(_within(target, folder) for folder in self.private)
+        return any(within(target, folder) for folder in self.private)
 
 
 def _is_credential(relative: str, full: str) -> bool:
@@ -246,12 +219,24 @@ def _matches(relative: str, pattern: str) -> bool:
 
 
 class BuiltinToolset:
-    """The built-in tools for one project directory."""
+    """The built-in tools for one project directory: reading, and changing files (each change
+    asked, and kept by `journal` for /undo)."""
 
-    def __init__(self, project: Path, private: Sequence[Path] | None = None) -> None:
+    def __init__(
+        self,
+        project: Path,
+        private: Sequence[Path] | None = None,
+        journal: ChangeJournal | None = None,
+    ) -> None:
         root = project.resolve()
         folders = own_folders() if private is None else tuple(p.resolve() for p in private)
-        self._tools: list[Tool] = [ReadFile(root, folders), ListFiles(root, folders)]
+        changer = FileChanger(root, folders, journal)
+        self._tools: list[Tool] = [
+            ReadFile(root, folders),
+            ListFiles(root, folders),
+            WriteFile(changer),
+            EditFile(changer),
+        ]
 
     def tools(self) -> Sequence[Tool]:
         return self._tools

@@ -32,11 +32,12 @@ CREDENTIAL_PATHS = frozenset(
         (".terraform.d", "credentials.tfrc.json"),  # Terraform Cloud tokens
     }
 )
-# The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, and
-# direnv's .envrc (exports, often of secrets, like a .env).
+# The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, direnv's
+# .envrc (exports, often of secrets, like a .env), and SSH private keys by their default
+# names, wherever they lie (a key copied into a deploy folder is still a key).
 CREDENTIAL_FILES = frozenset(
     {".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".vault-token",
-     ".envrc"}
+     ".envrc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"}
 )  # fmt: skip
 _PATH_STARTS = frozenset(path[0] for path in CREDENTIAL_PATHS)
 ENV_FILE = ".env"
@@ -81,6 +82,8 @@ def _folded(parts: Sequence[str]) -> list[str]:
     return [part.casefold() for part in parts]
 
 
-def refusal(relative: str, rule: str) -> str:
-    """What the model is told: the path as it asked, and the rule that refused it."""
-    return f"{relative!r} is a credential file or folder ({rule}), {CREDENTIAL_REFUSAL}"
+def refusal(relative: str, rule: str, verb: str = "read") -> str:
+    """What the model is told: the path as it asked, and the rule that refused it (`verb`:
+    what the tool would have done)."""
+    reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
+    return f"{relative!r} is a credential file or folder ({rule}), {reason}"

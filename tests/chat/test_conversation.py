@@ -417,3 +417,33 @@ async def test_an_empty_answer_stays_out_of_the_history_with_a_notice() -> None:
     await turn(chat, "again")
     assert Notice("The model returned an empty answer; ask again or rephrase.") in events
     assert [m["role"] for m in sent(model)] == ["system", "user", "user"]
+
+
+async def test_a_file_change_asks_with_its_diff_and_one_that_cannot_run_is_refused_unasked(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.txt").write_text("milk\n")
+    approver = ScriptedApprover([Decision(True)])
+    missing = ToolCall("c1", "edit_file", json.dumps({"path": "notes.txt", "old_text": "tea",
+                                                     "new_text": "coffee"}))  # fmt: skip
+    outside = ToolCall("c2", "write_file", '{"path": "../x.txt", "content": "x"}')
+    edit = ToolCall("c3", "edit_file", json.dumps({"path": "notes.txt", "old_text": "milk",
+                                                  "new_text": "bread"}))  # fmt: skip
+    model = ScriptedModel([Reply(calls=[missing, outside, edit]), Reply("Done.")])
+    chat = scripted(model, list(BuiltinToolset(tmp_path, private=[]).tools()), approver)
+    await turn(chat, "change the list")
+    assert [request.call.id for request in approver.requests] == ["c3"]  # only the one that can run
+    assert approver.requests[0].preview == (
+        "file: notes.txt (edit: 5 bytes → 6 bytes)",
+        "1 line removed, 1 line added",
+        "--- a/notes.txt",
+        "+++ b/notes.txt",
+        "@@ -1 +1 @@",
+        "-milk",
+        "+bread",
+    )
+    contents = [m["content"] for m in sent(model) if m["role"] == "tool"]
+    assert contents[0].startswith("Error: old_text was not found in notes.txt; nothing changed.")
+    assert contents[1] == "Error: '../x.txt' is outside the project directory"
+    assert contents[2] == "edited notes.txt (1 line removed, 1 line added)"
+    assert (tmp_path / "notes.txt").read_text() == "bread\n"

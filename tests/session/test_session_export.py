@@ -256,3 +256,16 @@ def test_json_export_is_the_header_and_every_event_as_saved(tmp_path: Path) -> N
     assert "ünïcode" in text
     assert not any(ch in text for ch in "\x1b\x9b\udc80")
     text.encode("utf-8")  # printable and writable as it is
+
+
+def test_file_changes_and_undos_are_in_the_transcript_with_hostile_paths_escaped() -> None:
+    from agent.session.events import FileChangeEvent, UndoEvent
+
+    change = FileChangeEvent(1, "a\x1b[2J`b`.txt", "write_file", "created", None, "0" * 64)
+    loaded = session([user("write it"), change.to_json(), UndoEvent(1, change.path).to_json()])
+
+    markdown = export_markdown(loaded)
+
+    assert "**File created** by `write_file`: ``a\\x1b[2J`b`.txt`` (change 1)." in markdown
+    assert "**Undone** (/undo): change 1, ``a\\x1b[2J`b`.txt``." in markdown
+    assert "\x1b" not in markdown

@@ -35,11 +35,13 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def test_the_builtin_tools_need_no_approval(project: Path) -> None:
+def test_the_reading_tools_need_no_approval_and_the_writing_ones_ask(project: Path) -> None:
     specs = [tool.spec for tool in BuiltinToolset(project).tools()]
     assert [(s.name, s.requires_approval, s.server) for s in specs] == [
         ("read_file", False, None),
         ("list_files", False, None),
+        ("write_file", True, None),
+        ("edit_file", True, None),
     ]
 
 

@@ -224,4 +224,5 @@ def test_context_counts_what_the_next_request_sends(
     parts = ("system prompt", "tools", "messages", "attachments")
     assert sum(shown[name] for name in parts) == shown["total"]
     assert shown["instruction files"] > 0
-    assert shown["tools"] > 0 and len(request["tools"]) == 4  # read_file, list_files, 2 skills
+    # read_file, list_files, write_file, edit_file and the 2 skill tools
+    assert shown["tools"] > 0 and len(request["tools"]) == 6

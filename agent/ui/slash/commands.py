@@ -271,6 +271,18 @@ async def _context(chat: ChatSession, argument: str) -> None:
     return None
 
 
+async def _changes(chat: ChatSession, argument: str) -> None:
+    from agent.ui.slash.changes import changes_command
+
+    return await changes_command(chat, argument)
+
+
+async def _undo(chat: ChatSession, argument: str) -> None:
+    from agent.ui.slash.changes import undo_command
+
+    return await undo_command(chat, argument)
+
+
 async def _clear(chat: ChatSession, argument: str) -> None:
     from prompt_toolkit.shortcuts import clear
 
@@ -290,6 +302,8 @@ COMMANDS: dict[str, Command] = {
     "usage": Command("tokens and cost of this session", _usage),
     "model": Command("[NAME [API_BASE]|N] list the models found here, or switch", _model),
     "tools": Command("the tools of the next request, by source, with approval", _tools),
+    "changes": Command("the files changed in this session (write_file, edit_file)", _changes),
+    "undo": Command("[N] take back the last file change (or change N), if unchanged since", _undo),
     "context": Command("what the next request holds, in tokens, and the window's share", _context),
     "mcp": Command(
         "[status|enable|disable|trust|restart|tools NAME|defer NAME MODE|edit] MCP servers", _mcp

@@ -1,0 +1,207 @@
+"""Changing one file of the project safely: where it is, what it holds now, and replacing (or
+removing) it all or nothing, never through a link.
+
+`locate` applies read_file's fence (agent.tools.containment) and refuses version control's
+own folders. Every later step walks down from the project's folder one real folder at a time
+(O_NOFOLLOW, by folder descriptor), so a folder or the file swapped for a link after the check
+(a race with the person's approval) makes the step fail instead of writing elsewhere. New
+content goes to a temporary file in the same folder, is synced, then renamed over the old one
+(os.replace): a reader sees the old bytes or the new, never a mix. The file keeps its
+permissions (without set-id bits); a new file gets 0644.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import secrets
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.text import plural
+from agent.tools.containment import inside_project
+
+WRITE_LIMIT_BYTES = 10 * 1024 * 1024  # what write_file writes and edit_file edits, at most
+NEW_FILE_MODE = 0o644
+NEW_FOLDER_MODE = 0o755
+# Version control's own folders: hooks and config there run programs on the next commit.
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})
+
+
+class FileRefusedError(Exception):
+    """The change cannot be made as asked; the text says why, for the model and the person."""
+
+
+class FileChangedError(FileRefusedError):
+    """The file is not what the approval showed any more (someone changed it meanwhile)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file of the project, by its real path: the folders below the project, then its name."""
+
+    project: Path
+    parts: tuple[str, ...]
+
+    @property
+    def shown(self) -> str:
+        """The path relative to the project, as the person reads it."""
+        return "/".join(self.parts)
+
+    @property
+    def path(self) -> Path:
+        return self.project.joinpath(*self.parts)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What a file holds now (content None: there is no file), and its permissions."""
+
+    content: bytes | None
+    mode: int = NEW_FILE_MODE
+
+    @property
+    def exists(self) -> bool:
+        return self.content is not None
+
+    @property
+    def sha256(self) -> str | None:
+        return None if self.content is None else hashlib.sha256(self.content).hexdigest()
+
+
+def locate(project: Path, relative: str, private: Sequence[Path]) -> Target:
+    """The file `relative` names, resolved; FileRefusedError when it is not one to change."""
+    root = project.resolve()
+    try:
+        path = inside_project(root, relative, private, verb="change")
+    except ValueError as error:
+        raise FileRefusedError(str(error)) from None
+    parts = path.relative_to(root).parts
+    if not parts:
+        raise FileRefusedError(f"{relative!r} is the project directory itself, not a file")
+    folder = next((p for p in parts if p.casefold() in VCS_FOLDERS), None)
+    if folder is not None:
+        raise FileRefusedError(
+            f"{relative!r} is inside {folder}, version control's own folder, which the file "
+            "tools never change (its hooks and config run programs)"
+        )
+    return Target(root, parts)
+
+
+def current_state(target: Target, limit: int = WRITE_LIMIT_BYTES) -> FileState:
+    """What the file holds now; FileRefusedError for a link, a folder, a device, a big file."""
+    with _folder(target, create=False) as folder:
+        if folder is None:
+            return FileState(None)
+        return _state_at(folder, target, limit)
+
+
+def replace_file(target: Target, content: bytes, expected: FileState) -> None:
+    """Give the file `content`, if it still holds what `expected` says (FileChangedError
+    otherwise); missing folders on the way are made."""
+    name = target.parts[-1]
+    with _folder(target, create=True) as folder:
+        assert folder is not None
+        if _state_at(folder, target, None).content != expected.content:
+            raise FileChangedError(f"{target.shown} changed since you approved; nothing written")
+        mode = (expected.mode if expected.exists else NEW_FILE_MODE) & 0o777
+        temporary = f".{name}.{secrets.token_hex(4)}.agent-new"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                     dir_fd=folder)  # fmt: skip
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+            # A rename replaces the name in this folder, whatever it is now: never a link's target.
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary, dir_fd=folder)
+            raise
+        os.fsync(folder)
+
+
+def remove_file(target: Target, expected: FileState) -> None:
+    """Delete the file if it still holds what `expected` says (FileChangedError otherwise)."""
+    with _folder(target, create=False) as folder:
+        if folder is None or _state_at(folder, target, None).content != expected.content:
+            raise FileChangedError(f"{target.shown} changed since; not deleted")
+        os.unlink(target.parts[-1], dir_fd=folder)
+        os.fsync(folder)
+
+
+@contextlib.contextmanager
+def _folder(target: Target, create: bool) -> Iterator[int | None]:
+    """A descriptor of the file's folder reached without following any link (None: a folder
+    on the way is missing and `create` is False)."""
+    fd = os.open(target.project, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in target.parts[:-1]:
+            below = _open_folder(fd, name, target, create)
+            os.close(fd)
+            fd = below
+            if fd < 0:
+                break
+        yield None if fd < 0 else fd
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _open_folder(parent: int, name: str, target: Target, create: bool) -> int:
+    """The folder `name` in `parent` (-1: missing and not to be made)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    for _attempt in range(2):
+        try:
+            return os.open(name, flags, dir_fd=parent)
+        except FileNotFoundError:
+            if not create:
+                return -1
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, NEW_FOLDER_MODE, dir_fd=parent)
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise FileRefusedError(
+                    f"{target.shown}: the folder {name!r} on the way is a link or not a folder "
+                    "(now); nothing is changed through a link"
+                ) from None
+            raise
+    raise FileRefusedError(f"{target.shown}: the folder {name!r} could not be made")
+
+
+def _state_at(folder: int, target: Target, limit: int | None) -> FileState:
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW
+    try:
+        fd = os.open(target.parts[-1], flags, dir_fd=folder)
+    except FileNotFoundError:
+        return FileState(None)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise FileRefusedError(
+                f"{target.shown} is a link (now); nothing is changed through a link"
+            ) from None
+        raise FileRefusedError(f"{target.shown} cannot be opened ({error.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise FileRefusedError(f"{target.shown} is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefusedError(
+                f"{target.shown} is not a regular file (a pipe, socket or device)"
+            )
+        if limit is not None and info.st_size > limit:
+            raise FileRefusedError(
+                f"{target.shown} is {plural(info.st_size, 'byte')}, over the file tools' "
+                f"limit of {plural(limit, 'byte')}"
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return FileState(handle.read(), stat.S_IMODE(info.st_mode))
+    finally:
+        os.close(fd)
