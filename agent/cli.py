@@ -468,7 +468,7 @@ def _end_by_signal(signum: int, _frame: object) -> None:
     # A signal handler cannot wait for an import (this very thread may hold its lock), so
     # the module is looked up, not imported; one still importing (it has no kill_all yet)
     # has registered no group, since registering comes only after its import.
-    groups = sys.modules.get("agent.mcp.programs.process_groups")
+    groups = sys.modules.get("agent.processes.groups")
     kill_all = getattr(groups, "kill_all", None)
     if kill_all is not None:
         kill_all()

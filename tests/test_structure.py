@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "agent"
 
 GROUND = {"messages", "errors", "settings", "home", "text", "project", "resources", "depth"}
-GROUND |= {"redaction", "link_file", "loopback", "__init__"}
+GROUND |= {"redaction", "link_file", "loopback", "processes", "__init__"}
 
 # What each unit may import besides itself and the ground floor.
 ALLOWED = {
@@ -166,7 +166,7 @@ def unit_of(module: str) -> str:
         return "cli"
     if top == "chat":
         return "chat"
-    if len(parts) == 2 and top in GROUND:
+    if top in GROUND:  # a module, or a package of the ground floor (processes)
         return "ground"
     return top
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from agent.mcp.programs import process_groups
+from agent.processes import groups as process_groups
 
 STOPPING = "Stopping the console and the servers it started (Ctrl-C again to stop at once).\n"
 STOPPED_AT_ONCE = "Console stopped at once: its servers were killed.\n"

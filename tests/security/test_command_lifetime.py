@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent.mcp.programs.runner import run_command
+from agent.processes.runner import run_command
 from tests.fixtures.mcp_fixtures import pid_alive, pid_ends
 from tests.security.command_tools_helpers import (
     AGENT,

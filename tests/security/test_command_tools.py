@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent.mcp.programs.runner import OUTPUT_CAP_BYTES, run_command
+from agent.processes.runner import OUTPUT_CAP_BYTES, run_command
 from tests.fixtures.mcp_fixtures import pid_alive
 from tests.security.command_tools_helpers import (
     agent,

@@ -106,7 +106,7 @@ def test_a_signal_while_the_process_groups_are_half_imported_still_ends_the_agen
 ) -> None:
     from agent.cli import Ended, _end_by_signal
 
-    name = "agent.mcp.programs.process_groups"
+    name = "agent.processes.groups"
     monkeypatch.setitem(sys.modules, name, half_imported(name))
 
     with pytest.raises(Ended):

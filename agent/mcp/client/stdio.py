@@ -15,9 +15,9 @@ the child prints would land unredacted. Here:
   it inherits from us, the SDK's short list, then the definition's env: what trust
   covered), a new session (so its own process group), and the graceful shutdown of the
   MCP spec (close stdin, wait, SIGTERM the group, SIGKILL), every wait bounded.
-- Unlike the SDK, the child dies with us (agent.mcp.programs.parent_death): a SIGKILLed agent leaves
+- Unlike the SDK, the child dies with us (agent.processes.parent_death): a SIGKILLed agent leaves
   no server running, even one that ignores the end of its input. Its group is listed in
-  agent.mcp.programs.process_groups for a stop that cannot wait for the graceful one.
+  agent.processes.groups for a stop that cannot wait for the graceful one.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from mcp.shared.message import SessionMessage
 
 from agent.mcp.client.line_buffer import LineBuffer, Overlong
 from agent.mcp.client.sdk import TransportStreams, stop_server_process
-from agent.mcp.programs.parent_death import open_piped_process
-from agent.mcp.programs.process_groups import forget_server, register_server
+from agent.processes.parent_death import open_piped_process
+from agent.processes.groups import forget_server, register_server
 
 MIB = 1024 * 1024
 MAX_MESSAGE_BYTES = 16 * MIB

@@ -18,7 +18,7 @@ from mcp.server import Server, ServerRequestContext
 from agent.mcp.config.command_definitions import CommandTool
 from agent.mcp.config.launch import CommandsLaunch
 from agent.mcp.programs.command_line import CommandArgumentError, fill_command
-from agent.mcp.programs.runner import CommandOutcome, run_command
+from agent.processes.runner import CommandOutcome, run_command
 from agent.tools.validation import argument_problems
 
 

@@ -13,7 +13,7 @@ reaps on its own. stdout and stderr are read at once, each kept up to 1 MiB; the
 and dropped, so a program that writes without end never blocks on a full pipe.
 
 A new session also means no signal to the agent reaches the program. SIGTERM and SIGHUP are
-handled (process_groups.py); SIGKILL runs no handler, so on Linux the program asks the kernel to
+handled (groups.py); SIGKILL runs no handler, so on Linux the program asks the kernel to
 kill it when the agent dies (parent_death.py). Only the program itself: what it started in its
 group is ended by nobody then.
 """
@@ -29,8 +29,8 @@ from typing import IO
 
 import anyio
 
-from agent.mcp.programs.parent_death import die_with_parent
-from agent.mcp.programs.process_groups import forget, kill_group, register
+from agent.processes.parent_death import die_with_parent
+from agent.processes.groups import forget, kill_group, register
 
 OUTPUT_CAP_BYTES = 1024 * 1024
 # After the program exits, how long its output may still arrive (from a descendant that is
@@ -53,6 +53,8 @@ class CommandOutcome:
     truncated: bool
     timed_out: bool = False
     output_held: bool = False
+    stdout_dropped: int = 0  # bytes read past the cap and dropped
+    stderr_dropped: int = 0
 
 
 class _Capture:
@@ -137,6 +139,8 @@ async def run_command(
         truncated=bool(stdout.dropped or stderr.dropped),
         timed_out=timed_out,
         output_held=not timed_out and not (stdout.ended.is_set() and stderr.ended.is_set()),
+        stdout_dropped=stdout.dropped,
+        stderr_dropped=stderr.dropped,
     )
 
 

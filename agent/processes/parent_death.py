@@ -2,7 +2,7 @@
 
 Command tool programs and stdio MCP servers run in sessions of their own (so they and what
 they start can be ended as one group), which also means no signal to the agent's terminal
-reaches them. SIGTERM and SIGHUP are handled (agent.mcp.programs.process_groups); SIGKILL (the OOM
+reaches them. SIGTERM and SIGHUP are handled (agent.processes.groups); SIGKILL (the OOM
 killer, a person whose agent would not stop) runs no handler, so on Linux each child asks the
 kernel, between fork and exec, to be killed when its parent dies (PR_SET_PDEATHSIG). Only
 the child itself: what it started in its group is ended by nobody then.
