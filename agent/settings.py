@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import yaml
 
@@ -107,6 +107,21 @@ class SessionsSettings:
 
 
 @dataclass(frozen=True)
+class CommandsSettings:
+    """How run_command runs programs: without a sandbox at all, for how long, how much output."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _CONFIG
+    # Where the sandbox cannot be set up: "ask" (the approval says so plainly) or "deny".
+    unsandboxed: Literal["ask", "deny"] = "ask"
+    timeout_seconds: Annotated[float, Field(gt=0, le=3600, strict=True)] = 120.0
+    max_timeout_seconds: Annotated[float, Field(gt=0, le=86400, strict=True)] = 600.0
+    output_limit_bytes: Annotated[int, Field(ge=1024, le=10 * 1024 * 1024, strict=True)] = 50_000
+
+
+_DEFAULT_COMMANDS = CommandsSettings()
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole settings file, validated."""
 
@@ -121,6 +136,7 @@ class Settings:
     skills: SkillsSettings
     sessions: SessionsSettings
     instructions: InstructionsSettings
+    commands: CommandsSettings = _DEFAULT_COMMANDS
 
 
 @dataclass(frozen=True)
@@ -349,6 +365,7 @@ _SECTIONS: dict[str, type] = {
     "skills": SkillsSettings,
     "sessions": SessionsSettings,
     "instructions": InstructionsSettings,
+    "commands": CommandsSettings,
 }
 
 

@@ -96,8 +96,12 @@ def test_a_user_file_can_be_given_explicitly(tmp_path: Path) -> None:
     [
         (
             "modle: openai/gpt-4.1\n",
-            "modle: unknown key (known keys here: api_base, api_key_env, instructions, loop, "
-            "mcp, model, model_discovery, model_limits, sessions, skills)",
+            "modle: unknown key (known keys here: api_base, api_key_env, commands, instructions, "
+            "loop, mcp, model, model_discovery, model_limits, sessions, skills)",
+        ),
+        (
+            "commands:\n  unsandboxed: yes\n",
+            "commands.unsandboxed: Input should be 'ask' or 'deny'",
         ),
         (
             "mcp:\n  startup_timeout: 5\n",

@@ -17,6 +17,7 @@ from agent.chat.conversation import Conversation
 from agent.chat.file_changes import FileChangeLog
 from agent.chat.prompt import SystemPrompt
 from agent.chat.server_notes import server_notes_section
+from agent.chat.skill_folders import ActiveSkillFolders
 from agent.chat.state import ASSUMED_WINDOW, ChatSession
 from agent.home import data_home, mcp_store_path, own_folders
 from agent.mcp.host import McpHost
@@ -75,7 +76,16 @@ def build_chat(
     file_changes = FileChangeLog(project, recorder, own_folders())
     conversation = Conversation(
         model,
-        [BuiltinToolset(project, journal=file_changes), skill_session, host],
+        [
+            BuiltinToolset(
+                project,
+                journal=file_changes,
+                commands=settings.commands,
+                skills=ActiveSkillFolders(skill_session),
+            ),
+            skill_session,
+            host,
+        ],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,

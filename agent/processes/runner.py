@@ -29,8 +29,8 @@ from typing import IO
 
 import anyio
 
-from agent.processes.parent_death import die_with_parent
 from agent.processes.groups import forget, kill_group, register
+from agent.processes.parent_death import die_with_parent
 
 OUTPUT_CAP_BYTES = 1024 * 1024
 # After the program exits, how long its output may still arrive (from a descendant that is

@@ -1,5 +1,6 @@
 """Built-in tools over the project directory: read_file and list_files here, write_file and
-edit_file (agent.tools.file_tools), which ask the person every time.
+edit_file (agent.tools.file_tools) and run_command (agent.tools.command_tool), which ask the
+person every time.
 
 The reading tools need no approval because they cannot change anything and cannot leave the
 project: every path is resolved (symlinks included) and must stay inside the project directory
@@ -22,8 +23,10 @@ from typing import Any
 
 from agent.home import own_folders
 from agent.messages import ToolResult
+from agent.settings import CommandsSettings
 from agent.text import plural
 from agent.tools.base import Tool, ToolSpec
+from agent.tools.command_tool import RunCommand, SkillFolders
 from agent.tools.containment import OWN_FOLDER_REFUSAL, inside_project, within
 from agent.tools.credential_files import NOT_LISTED, credential_folder, credential_rule, refusal
 from agent.tools.file_tools import ChangeJournal, EditFile, FileChanger, WriteFile
@@ -219,14 +222,16 @@ def _matches(relative: str, pattern: str) -> bool:
 
 
 class BuiltinToolset:
-    """The built-in tools for one project directory: reading, and changing files (each change
-    asked, and kept by `journal` for /undo)."""
+    """The built-in tools for one project directory: reading, changing files (each change
+    asked, and kept by `journal` for /undo) and running commands (each asked, fenced in)."""
 
     def __init__(
         self,
         project: Path,
         private: Sequence[Path] | None = None,
         journal: ChangeJournal | None = None,
+        commands: CommandsSettings | None = None,
+        skills: SkillFolders | None = None,
     ) -> None:
         root = project.resolve()
         folders = own_folders() if private is None else tuple(p.resolve() for p in private)
@@ -236,6 +241,7 @@ class BuiltinToolset:
             ListFiles(root, folders),
             WriteFile(changer),
             EditFile(changer),
+            RunCommand(root, folders, commands or CommandsSettings(), skills),
         ]
 
     def tools(self) -> Sequence[Tool]:

@@ -36,8 +36,8 @@ from mcp.shared.message import SessionMessage
 
 from agent.mcp.client.line_buffer import LineBuffer, Overlong
 from agent.mcp.client.sdk import TransportStreams, stop_server_process
-from agent.processes.parent_death import open_piped_process
 from agent.processes.groups import forget_server, register_server
+from agent.processes.parent_death import open_piped_process
 
 MIB = 1024 * 1024
 MAX_MESSAGE_BYTES = 16 * MIB

@@ -1,0 +1,289 @@
+"""run_command: the built-in tool that runs a program, asked every time and fenced in.
+
+The argv is a list and runs without a shell; stdin is empty; stdout and stderr are kept to a
+cap (the rest read, dropped and counted); a timeout ends the program and everything it started
+(agent.processes.runner). The environment carries no secrets (command_environment.py). On
+Linux the program runs inside bubblewrap (sandbox.py); where that cannot be set up, the
+approval says so plainly and the settings decide whether it may run at all.
+
+`preview` works the whole call out (the folder, the program found, the fence) and the approval
+shows exactly that; the run runs what was shown. A call that cannot run (a folder outside the
+project, a program not found, a skill that is not active) is refused before anyone is asked.
+
+A skill's scripts: with `skill`, the command runs in that active skill's folder, which the
+sandbox shows read-only; the skill's `allowed-tools` is shown in the approval as what the
+skill expects, and never answers for the person.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent.messages import ToolResult
+from agent.settings import CommandsSettings
+from agent.text import plural
+from agent.tools.base import CallRefusedError, ToolSpec
+from agent.tools.command_environment import command_environment, find_program, shown_argv
+from agent.tools.command_result import result_text
+from agent.tools.containment import inside_project, within
+from agent.tools.file_tools import call_key
+from agent.tools.sandbox import (
+    Fence,
+    SandboxState,
+    bwrap_command,
+    describe,
+    hidden_paths,
+    sandbox_state,
+)
+
+MAX_ARGV_ITEMS = 4096
+MAX_ARGV_BYTES = 128 * 1024  # well under the kernel's limit, and more than a person reads
+_PLANS_KEPT = 8
+
+
+@dataclass(frozen=True)
+class SkillFolder:
+    """An active skill whose scripts a command may run: where it is, what it says it uses."""
+
+    name: str
+    directory: Path
+    allowed_tools: str | None  # the frontmatter's `allowed-tools`, as written
+
+
+class SkillFolders(Protocol):
+    """The chat's active skills, as run_command needs them (agent.chat.skill_folders)."""
+
+    def folder(self, name: str) -> SkillFolder:
+        """The active skill called `name`; LookupError saying why there is none."""
+        ...
+
+
+@dataclass(frozen=True)
+class CommandPlan:
+    """One call worked out for the approval, and run exactly as shown."""
+
+    command: tuple[str, ...]  # what is started: the argv, or bwrap and the argv
+    cwd: Path
+    environment: dict[str, str]
+    timeout: float
+    lines: tuple[str, ...]
+
+
+class RunCommand:
+    """Run a program in the project (or an active skill's folder), inside the sandbox."""
+
+    name = "run_command"
+
+    def __init__(
+        self,
+        project: Path,
+        private: Sequence[Path],
+        settings: CommandsSettings,
+        skills: SkillFolders | None = None,
+        *,
+        sandbox: Callable[[], SandboxState] = sandbox_state,
+        environ: Mapping[str, str] = os.environ,
+    ) -> None:
+        self.project = project
+        self.private = tuple(private)
+        self.settings = settings
+        self.skills = skills
+        self.sandbox = sandbox
+        self.environ = environ
+        self._plans: OrderedDict[str, CommandPlan] = OrderedDict()
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=(
+                "Run a program. `argv` is the program and its arguments as a list; there is no "
+                "shell (no pipes, globs, redirections or $VARIABLES unless you run a shell "
+                'yourself, e.g. ["bash", "-c", "..."]). stdin is empty. It runs in the '
+                f"project directory ({self.project}) or `cwd` inside it, in a sandbox: only the "
+                "project and /tmp are writable, and there is no network unless `network` is "
+                "true (ask for it only when the command needs it). To run a script of an "
+                "active skill, name the skill in `skill`: the command then runs in the skill's "
+                "folder (read-only), so give output paths in the project as absolute paths. "
+                "The person approves each call after seeing it."
+            ),
+            parameters={
+                "type": "object",
+                "properties": {
+                    "argv": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                        "maxItems": MAX_ARGV_ITEMS,
+                        "description": "the program, then its arguments",
+                    },
+                    "cwd": {
+                        "type": "string",
+                        "description": "folder to run in, relative to the project (with "
+                        "`skill`: relative to the skill's folder)",
+                    },
+                    "timeout_seconds": {
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "maximum": self.settings.max_timeout_seconds,
+                        "description": f"default {self.settings.timeout_seconds:g}",
+                    },
+                    "network": {
+                        "type": "boolean",
+                        "description": "the command needs the network (default false)",
+                    },
+                    "skill": {
+                        "type": "string",
+                        "description": "the active skill whose script this runs",
+                    },
+                },
+                "required": ["argv"],
+                "additionalProperties": False,
+            },
+            requires_approval=True,
+            source="built-in",
+        )
+
+    def preview(self, arguments: dict[str, Any]) -> list[str]:
+        plan = self._plan(arguments)
+        key = call_key(self.name, arguments)
+        self._plans[key] = plan
+        self._plans.move_to_end(key)
+        while len(self._plans) > _PLANS_KEPT:
+            self._plans.popitem(last=False)
+        return list(plan.lines)
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        from agent.processes.runner import run_command
+
+        plan = self._plans.pop(call_key(self.name, arguments), None)
+        if plan is None:  # not previewed (nobody was asked): work it out now
+            try:
+                plan = self._plan(arguments)
+            except CallRefusedError as error:
+                return ToolResult(str(error), is_error=True)
+        try:
+            outcome = await run_command(
+                plan.command,
+                cwd=str(plan.cwd),
+                env=plan.environment,
+                timeout=plan.timeout,
+                cap=self.settings.output_limit_bytes,
+            )
+        except (OSError, UnicodeEncodeError) as error:
+            reason = error.strerror if isinstance(error, OSError) else None
+            return ToolResult(f"the command could not start: {reason or error}", is_error=True)
+        return result_text(outcome, plan.timeout)
+
+    def _plan(self, arguments: dict[str, Any]) -> CommandPlan:
+        argv = _checked_argv(arguments.get("argv"))
+        if any(within(self.project, folder) for folder in self.private):
+            raise CallRefusedError(
+                "the project directory is inside agent's own settings and data folder, where "
+                "run_command never runs anything"
+            )
+        skill = self._skill(arguments.get("skill"))
+        cwd = self._cwd(arguments.get("cwd"), skill)
+        state = self.sandbox()
+        if not state.available and self.settings.unsandboxed == "deny":
+            raise CallRefusedError(
+                f"run_command cannot run anything here: there is no sandbox ({state.reason}), "
+                "and the settings say commands.unsandboxed: deny"
+            )
+        environment = command_environment(self.environ, private_tmp=state.available)
+        program = find_program(argv[0], cwd, environment)
+        if program is None:
+            raise CallRefusedError(
+                f"{shown_argv(argv[:1])} was not found "
+                + ("in that folder" if "/" in argv[0] else "on PATH")
+                + " (or is not executable); nothing ran"
+            )
+        network = arguments.get("network") is True
+        timeout = float(arguments.get("timeout_seconds") or self.settings.timeout_seconds)
+        timeout = min(timeout, self.settings.max_timeout_seconds)
+        command: list[str] = list(argv)
+        if state.available and state.program is not None:
+            fence = Fence(
+                project=self.project,
+                cwd=cwd,
+                network=network,
+                hidden=hidden_paths(Path.home(), self.private, self.project),
+                readable=() if skill is None else (skill.directory,),
+            )
+            command = bwrap_command(state.program, fence, argv)
+        lines = [
+            f"command: {shown_argv(argv)}",
+            f"program: {shown_argv([str(program)])}",
+            f"in: {shown_argv([str(cwd)])}",
+            *_skill_lines(skill),
+            *describe(state, network),
+            f"timeout: {timeout:g} s",
+        ]
+        if not state.available and network:
+            lines.append("  (the model asked for the network; without a sandbox it is not limited)")
+        return CommandPlan(tuple(command), cwd, environment, timeout, tuple(lines))
+
+    def _skill(self, name: object) -> SkillFolder | None:
+        if name is None or name == "":
+            return None
+        if self.skills is None:
+            raise CallRefusedError("no skills are in use in this chat; leave out `skill`")
+        try:
+            return self.skills.folder(str(name))
+        except LookupError as error:
+            raise CallRefusedError(str(error.args[0] if error.args else error)) from None
+
+    def _cwd(self, relative: object, skill: SkillFolder | None) -> Path:
+        """The folder the command runs in: inside the project, or inside the skill's folder."""
+        text = "." if relative is None or relative == "" else str(relative)
+        if "\0" in text:
+            raise CallRefusedError("cwd holds a NUL character")
+        if skill is not None:
+            folder = (skill.directory / text).resolve()
+            if not within(folder, skill.directory.resolve()):
+                raise CallRefusedError(f"cwd {text!r} is outside the skill's folder")
+        else:
+            try:
+                folder = inside_project(self.project, text, self.private, verb="run commands in")
+            except ValueError as error:
+                raise CallRefusedError(str(error)) from None
+        if not folder.is_dir():
+            raise CallRefusedError(f"cwd {text!r} is not a folder")
+        return folder
+
+
+def _checked_argv(value: object) -> list[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(w, str) for w in value):
+        raise CallRefusedError("argv must be a list of strings: the program, then its arguments")
+    argv: list[str] = value
+    if not argv[0]:
+        raise CallRefusedError("argv[0], the program, is empty")
+    if any("\0" in word for word in argv):
+        raise CallRefusedError("an argument holds a NUL character, which no program can receive")
+    try:
+        size = sum(len(os.fsencode(word)) + 1 for word in argv)
+    except UnicodeEncodeError:
+        raise CallRefusedError("an argument is not valid Unicode (a lone surrogate)") from None
+    if size > MAX_ARGV_BYTES:
+        raise CallRefusedError(
+            f"argv is {plural(size, 'byte')}, over run_command's limit of "
+            f"{plural(MAX_ARGV_BYTES, 'byte')}; write long input to a file in the project first"
+        )
+    return argv
+
+
+def _skill_lines(skill: SkillFolder | None) -> list[str]:
+    if skill is None:
+        return []
+    lines = [f"skill: {shown_argv([skill.name])}: runs in the skill's folder (read-only)"]
+    if skill.allowed_tools:
+        lines.append(
+            f"  the skill lists as expected (allowed-tools): {shown_argv([skill.allowed_tools])}; "
+            "that does not answer for you"
+        )
+    return lines

@@ -1,0 +1,157 @@
+"""The fence run_command's programs run in: bubblewrap (bwrap) on Linux.
+
+What a sandboxed command gets (measured in tests/security/test_run_command_sandbox.py):
+- the whole filesystem read-only, but the project writable (its version control folders
+  read-only: a hook written there would run later, outside any sandbox) and a private,
+  empty /tmp;
+- agent's own folders (settings, trust records, sessions, tokens) and the person's credential
+  files and folders in the home directory (~/.ssh, ~/.aws, ~/.netrc, ...) replaced by empty
+  ones; the sockets through which a process could act outside the fence (the user's D-Bus
+  and runtime folder, the system bus, container engines) hidden too: a read-only mount does
+  not stop a connect() to a socket;
+- no network (a network namespace of its own, loopback included) unless the person allowed
+  it for this call; fresh process, IPC and host-name namespaces; no capabilities at all (as
+  root bwrap would keep them, and CAP_SYS_ADMIN could remount / writable);
+- the skill's folder readable when the command belongs to a skill.
+
+Where bwrap is missing or cannot make namespaces, `sandbox_state` says why, and the caller
+decides (settings: commands.unsandboxed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from agent.text import sanitize_line
+from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
+
+# Folders of version control inside the project: writable, a hook would run later unfenced.
+VCS_FOLDERS = (".git", ".hg", ".svn")
+# Sockets and runtime folders through which a fenced process could act outside the fence.
+HIDDEN_SYSTEM_PATHS = (
+    "/run/user",
+    "/run/dbus",
+    "/run/docker.sock",
+    "/run/containerd",
+    "/run/podman",
+    "/var/run/docker.sock",
+)
+PROBE_TIMEOUT_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class SandboxState:
+    """Whether commands can be fenced here, with which bwrap, and if not, why not."""
+
+    program: str | None  # the bwrap that works; None: no sandbox
+    reason: str = ""  # why there is none, in words for the approval
+
+    @property
+    def available(self) -> bool:
+        return self.program is not None
+
+
+@dataclass(frozen=True)
+class Fence:
+    """What one command may reach."""
+
+    project: Path
+    cwd: Path
+    network: bool
+    hidden: tuple[Path, ...]  # folders and files replaced by empty ones
+    readable: tuple[Path, ...] = ()  # shown again over anything hidden (a skill's folder)
+
+
+def sandbox_state() -> SandboxState:
+    """Found once per process: bwrap on PATH, and a trial run that makes every namespace."""
+    if not sys.platform.startswith("linux"):
+        return SandboxState(None, "bubblewrap runs on Linux only")
+    program = shutil.which("bwrap")
+    if program is None:
+        return SandboxState(None, "bubblewrap is not installed (apt install bubblewrap)")
+    return _probe(program)
+
+
+@cache
+def _probe(program: str) -> SandboxState:
+    true = shutil.which("true") or "/bin/true"
+    probe = [program, *_base_options(network=False), "--", true]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=PROBE_TIMEOUT_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return SandboxState(None, f"bubblewrap could not start: {sanitize_line(str(error))}")
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = sanitize_line(said[-1]) if said else f"exit code {done.returncode}"
+        return SandboxState(None, f"bubblewrap cannot make its namespaces here ({why})")
+    return SandboxState(program)
+
+
+def _base_options(*, network: bool) -> list[str]:
+    # /tmp is a fresh tmpfs inside the sandbox, seen by nobody else.
+    options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]  # noqa: S108
+    options += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if network:
+        options.append("--share-net")
+    return options
+
+
+def bwrap_command(program: str, fence: Fence, argv: Sequence[str]) -> list[str]:
+    """The bwrap command line that runs `argv` inside `fence` (`--` ends bwrap's options, so
+    no argument of the command is read as one of them)."""
+    options = [program, *_base_options(network=fence.network)]
+    options += ["--bind", str(fence.project), str(fence.project)]
+    for name in VCS_FOLDERS:
+        folder = fence.project / name
+        if folder.exists():
+            options += ["--ro-bind", str(folder), str(folder)]
+    for path in fence.hidden:
+        if path.is_dir():
+            options += ["--tmpfs", str(path)]
+        elif path.exists() or path.is_symlink():
+            options += ["--ro-bind", "/dev/null", str(path)]
+    for folder in fence.readable:
+        options += ["--ro-bind", str(folder), str(folder)]
+    options += ["--chdir", str(fence.cwd), "--"]
+    return [*options, *argv]
+
+
+def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tuple[Path, ...]:
+    """What a fenced command must not see: agent's folders, the home's credential files, the
+    sockets that reach outside. Each by its real path (a linked ~/.ssh is hidden where it
+    lies), only those that exist; never the project itself or a folder holding it."""
+    wanted: list[Path] = [*own_folders]
+    wanted += [home / name for name in sorted(CREDENTIAL_FOLDERS | CREDENTIAL_FILES)]
+    wanted += [home.joinpath(*parts) for parts in sorted(CREDENTIAL_PATHS)]
+    wanted += [Path(path) for path in HIDDEN_SYSTEM_PATHS]
+    found: dict[str, Path] = {}
+    for path in wanted:
+        if not (path.exists() or path.is_symlink()):
+            continue
+        real = Path(os.path.realpath(path))
+        if real == project or real in project.parents or not real.exists():
+            continue
+        found[str(real)] = real
+    return tuple(found[key] for key in sorted(found))
+
+
+def describe(state: SandboxState, network: bool) -> list[str]:
+    """The approval's lines on the fence, plainly."""
+    if not state.available:
+        return [
+            f"sandbox: NONE: {state.reason}",
+            "  this command runs with all of your access: any file you can change, the network",
+        ]
+    reach = "ON for this call (the model asked for it)" if network else "off"
+    return [
+        "sandbox: bubblewrap: writes only in the project and a private /tmp; agent's folders "
+        "and your credential files hidden",
+        f"network: {reach}",
+    ]
