@@ -42,6 +42,7 @@ def test_the_reading_tools_need_no_approval_and_the_writing_ones_ask(project: Pa
         ("list_files", False, None),
         ("write_file", True, None),
         ("edit_file", True, None),
+        ("run_command", True, None),
     ]
 
 

@@ -1,0 +1,78 @@
+"""run_command against real programs: a project, a home and agent's folder in tmp_path, and the
+tool built the way the chat builds it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from agent.messages import ToolResult
+from agent.settings import CommandsSettings
+from agent.tools.base import CallRefusedError
+from agent.tools.command_tool import RunCommand, SkillFolder
+from agent.tools.sandbox import SandboxState, sandbox_state
+
+
+def require_sandbox() -> None:
+    """Skip without bubblewrap (or fail, when AGENT_REQUIRE_SANDBOX=1 as .ci/run sets)."""
+    state = sandbox_state()
+    if state.available:
+        return
+    if os.environ.get("AGENT_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"AGENT_REQUIRE_SANDBOX=1 but {state.reason}")
+    pytest.skip(state.reason)
+
+
+class Skills:
+    """The SkillFolders seam: the skills a test says are active."""
+
+    def __init__(self, *folders: SkillFolder) -> None:
+        self.folders = {folder.name: folder for folder in folders}
+
+    def folder(self, name: str) -> SkillFolder:
+        if name not in self.folders:
+            raise LookupError(f"skill {name!r} is not active in this chat")
+        return self.folders[name]
+
+
+def make_tool(
+    tmp_path: Path,
+    *,
+    sandboxed: bool = True,
+    settings: CommandsSettings | None = None,
+    skills: Skills | None = None,
+    environ: dict[str, str] | None = None,
+) -> RunCommand:
+    """run_command over tmp_path/project, agent's folder tmp_path/agent-home; without
+    `sandboxed`, as on a machine where bubblewrap cannot run."""
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    own = tmp_path / "agent-home"
+    own.mkdir(exist_ok=True)
+    state = sandbox_state if sandboxed else (lambda: SandboxState(None, "no bwrap (test)"))
+    return RunCommand(
+        project.resolve(),
+        [own.resolve()],
+        settings or CommandsSettings(),
+        skills,
+        sandbox=state,
+        environ=dict(os.environ) if environ is None else environ,
+    )
+
+
+def run(tool: RunCommand, **arguments: Any) -> tuple[list[str], ToolResult]:
+    """Preview (what the approval shows), then run: as a `y` does."""
+    lines = tool.preview(arguments)
+    result = anyio.run(tool.run, arguments)
+    return lines, result
+
+
+def refused(tool: RunCommand, **arguments: Any) -> str:
+    """The reason a call is refused before anyone is asked."""
+    with pytest.raises(CallRefusedError) as caught:
+        tool.preview(arguments)
+    return str(caught.value)
