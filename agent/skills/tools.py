@@ -226,11 +226,21 @@ def activation_text(snapshot: SkillSnapshot, files: list[str] | None = None) -> 
     if files is None:
         files = skill_files(Path(snapshot.directory))
     listing = "\n".join(f"- {name}" for name in files) if files else "(none)"
+    # A script of the skill runs from its folder when run_command names the skill; a served
+    # skill's files are resources, not a folder, so nothing of it runs.
+    running = (
+        ""
+        if snapshot.served
+        else (
+            f"\n\nTo run a script of this skill as its instructions say, call run_command with "
+            f"skill={snapshot.name!r}: the command then runs in the skill's folder."
+        )
+    )
     return (
         f"Skill {snapshot.name!r} is now active: its instructions are in your system prompt "
         "(Active skills); follow them.\n\n"
         f"Files in this skill (read one with read_skill_resource when the instructions need it):\n"
-        f"{listing}"
+        f"{listing}{running}"
     )
 
 

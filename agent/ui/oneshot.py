@@ -52,7 +52,7 @@ EXIT_INTERRUPTED = 130
 
 NO_TERMINAL_REASON = (
     "no person is present to approve it: agent ran without a terminal (/dev/tty could not be "
-    "opened), so every tool call that needs approval (MCP tools, file changes) is denied"
+    "opened), so every tool call that needs approval (MCP tools, file changes, commands) is denied"
 )
 MCP_START_SECONDS = 120
 RESULT_PREVIEW_LINES = 3

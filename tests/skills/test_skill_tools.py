@@ -42,7 +42,9 @@ async def test_activation_says_the_skill_is_active_and_lists_its_files_without_t
         "Skill 'mcp-config' is now active: its instructions are in your system prompt "
         "(Active skills); follow them.\n\n"
         "Files in this skill (read one with read_skill_resource when the instructions need it):\n"
-        "- reference.md\n- templates/stdio.json"
+        "- reference.md\n- templates/stdio.json\n\n"
+        "To run a script of this skill as its instructions say, call run_command with "
+        "skill='mcp-config': the command then runs in the skill's folder."
     )
     assert again == ToolResult(
         "Skill 'mcp-config' is already active; its instructions are in your system prompt."
