@@ -222,7 +222,7 @@ class RunCommand:
             f"in: {shown_argv([str(cwd)])}",
             *_skill_lines(skill),
             *describe(state, network),
-            f"timeout: {timeout:g} s",
+            f"timeout: {timeout:g} s; what it changes is not recorded for /undo",
         ]
         if not state.available and network:
             lines.append("  (the model asked for the network; without a sandbox it is not limited)")
