@@ -2,13 +2,14 @@
 
 What a sandboxed command gets (measured in tests/security/test_run_command_sandbox.py):
 - the whole filesystem read-only, but the project writable (its version control folders
-  read-only: a hook written there would run later, outside any sandbox) and a private,
-  empty /tmp;
+  and a hooks folder git's config points into the project read-only: a hook written there
+  would run later, outside any sandbox) and a private, empty /tmp;
 - agent's own folders (settings, trust records, sessions, tokens) and the person's credential
-  files and folders in the home directory (~/.ssh, ~/.aws, ~/.netrc, ...) replaced by empty
-  ones; the sockets through which a process could act outside the fence (the user's D-Bus
-  and runtime folder, the system bus, container engines) hidden too: a read-only mount does
-  not stop a connect() to a socket;
+  files and folders in the home directory (~/.ssh, ~/.aws, ~/.netrc, ..., and other agents'
+  logins, browser profiles, keyrings, shell histories) replaced by empty ones; the sockets
+  through which a process could act outside the fence (the user's D-Bus and runtime folder,
+  the system bus, container engines) hidden too: a read-only mount does not stop a connect()
+  to a socket;
 - no network (a network namespace of its own, loopback included) unless the person allowed
   it for this call; fresh process, IPC and host-name namespaces; no capabilities at all (as
   root bwrap would keep them, and CAP_SYS_ADMIN could remount / writable);
@@ -43,6 +44,17 @@ HIDDEN_SYSTEM_PATHS = (
     "/run/podman",
     "/var/run/docker.sock",
 )
+# Beyond the credential files the file tools refuse: what else in a home holds sessions, tokens
+# or a person's history, which a command has no business reading (the model would see it).
+HIDDEN_HOME_PATHS = (
+    (".docker",),  # Docker Desktop's and rootless Docker's sockets, registry tokens
+    (".claude",), (".codex",), (".gemini",), (".config", "github-copilot"),  # other agents' logins
+    (".mozilla",), (".thunderbird",), (".config", "google-chrome"), (".config", "chromium"),
+    (".config", "BraveSoftware"), (".config", "op"),  # browsers' cookies, 1Password's CLI
+    (".local", "share", "keyrings"), (".config", "Code", "User", "globalStorage"),
+    (".bash_history",), (".zsh_history",), (".python_history",), (".psql_history",),
+    (".mysql_history",), (".node_repl_history",), (".lesshst",), (".viminfo",),
+)  # fmt: skip
 PROBE_TIMEOUT_SECONDS = 5.0
 
 
@@ -108,10 +120,8 @@ def bwrap_command(program: str, fence: Fence, argv: Sequence[str]) -> list[str]:
     no argument of the command is read as one of them)."""
     options = [program, *_base_options(network=fence.network)]
     options += ["--bind", str(fence.project), str(fence.project)]
-    for name in VCS_FOLDERS:
-        folder = fence.project / name
-        if folder.exists():
-            options += ["--ro-bind", str(folder), str(folder)]
+    for folder in read_only_in_project(fence.project):
+        options += ["--ro-bind", str(folder), str(folder)]
     for path in fence.hidden:
         if path.is_dir():
             options += ["--tmpfs", str(path)]
@@ -123,6 +133,37 @@ def bwrap_command(program: str, fence: Fence, argv: Sequence[str]) -> list[str]:
     return [*options, *argv]
 
 
+def read_only_in_project(project: Path) -> list[Path]:
+    """The project's folders a command may not change: version control's (hooks run programs
+    later, outside any sandbox), and the hooks folder git's config names inside the project
+    (husky and its like: `core.hooksPath = .husky`)."""
+    found = [project / name for name in VCS_FOLDERS if (project / name).exists()]
+    hooks = _hooks_path(project / ".git" / "config")
+    if hooks is not None:
+        folder = Path(os.path.realpath(project / hooks))
+        if folder != project and project in folder.parents and folder.exists():
+            found.append(folder)
+    return found
+
+
+def _hooks_path(config: Path) -> str | None:
+    """core.hooksPath of a git config file, read plainly (no git is run to read it)."""
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line.strip("[]").strip().lower()
+        elif section == "core" and "=" in line:
+            key, value = line.split("=", 1)
+            if key.strip().lower() == "hookspath":
+                return value.strip().strip('"') or None
+    return None
+
+
 def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tuple[Path, ...]:
     """What a fenced command must not see: agent's folders, the home's credential files, the
     sockets that reach outside. Each by its real path (a linked ~/.ssh is hidden where it
@@ -130,6 +171,7 @@ def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tupl
     wanted: list[Path] = [*own_folders]
     wanted += [home / name for name in sorted(CREDENTIAL_FOLDERS | CREDENTIAL_FILES)]
     wanted += [home.joinpath(*parts) for parts in sorted(CREDENTIAL_PATHS)]
+    wanted += [home.joinpath(*parts) for parts in HIDDEN_HOME_PATHS]
     wanted += [Path(path) for path in HIDDEN_SYSTEM_PATHS]
     found: dict[str, Path] = {}
     for path in wanted:

