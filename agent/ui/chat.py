@@ -254,7 +254,9 @@ async def _repl(
         await ready.wait()
         if chats:
             await _resume_at_start(chats[0], resume)
-    typeahead = TypeAhead(renderer.queued, renderer.typed_ahead, renderer.queue_cleared)
+    typeahead = TypeAhead(
+        renderer.queued, renderer.typed_ahead, renderer.queue_cleared, renderer.draft_kept
+    )
     with typeahead.serving():
         await _serve(session, renderer, ready, chats, typeahead)
 

@@ -161,6 +161,11 @@ class EventRenderer:
         note = "(sent when this turn ends; Esc clears)"
         self._between_lines(styled(f"⏎ queued: {sanitize_line(text)}  {note}", "dim"))
 
+    def draft_kept(self, draft: str) -> None:
+        """A question set the line being typed aside while it was open; it is back."""
+        note = "(set aside while the question was open; it is back: go on typing)"
+        self._between_lines(styled(f"✎ typing: {sanitize_line(draft)}  {note}", "dim"))
+
     def queue_cleared(self) -> None:
         """Esc cleared the typed-ahead message."""
         self._between_lines(styled("queued message cleared", "dim"))

@@ -127,11 +127,13 @@ class TypeAhead:
         on_queued: Callable[[str], None],
         on_draft: Callable[[str], None],
         on_cleared: Callable[[], None],
+        on_kept: Callable[[str], None] = lambda draft: None,
     ) -> None:
         self.keys = KeyReader()
         self._on_queued = on_queued
         self._on_draft = on_draft
         self._on_cleared = on_cleared
+        self._on_kept = on_kept
         self._fd: int | None = None
         self._mode: list[Any] | None = None  # the terminal's mode before cbreak
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
@@ -184,15 +186,20 @@ class TypeAhead:
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
-        """A dialog is on screen: stop reading, drop the line being typed, then go on."""
+        """A dialog is on screen: stop reading and set the line being typed aside (none of it
+        may answer the dialog), then put it back and say so, and go on."""
         was_reading = self._fd is not None
         self._stop()
-        if self.keys.draft:
-            self.keys.draft = ""
+        set_aside, self.keys.draft = self.keys.draft, ""
+        if set_aside:
             self._on_draft("")
         try:
             yield
         finally:
+            if set_aside and not self.keys.draft:
+                self.keys.draft = set_aside
+                self._on_draft(set_aside)
+                self._on_kept(set_aside)
             if was_reading:
                 self._start()
 
