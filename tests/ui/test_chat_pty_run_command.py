@@ -11,6 +11,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +189,7 @@ REPORT_PY = '''#!/usr/bin/env python3
 """Fill assets/template.md with the totals of a CSV file."""
 import csv
 import sys
+import time
 from pathlib import Path
 
 source, target = Path(sys.argv[1]), Path(sys.argv[2])
@@ -243,3 +245,32 @@ def test_a_skill_with_scripts_runs_end_to_end_from_its_folder(
     assert tool_result(requests[3]) == "exit code 0\nstdout:\nwrote r.md: 3 rows, total 12"
     assert (tmp_path / "r.md").read_text() == "# Sales\n\n3 sales, 12 euros.\n"
     assert os.listdir(skill / "scripts") == ["report.py"]  # no __pycache__ written there
+
+
+def test_ctrl_c_while_a_command_runs_ends_it_and_all_it_started(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    require_sandbox()
+    marker = f"marker-{os.getpid()}-{tmp_path.name}"
+    sleeper = f"{sys.executable} -c 'import time; time.sleep(300)' {marker}"
+    turns = [run_call("c1", argv=["sh", "-c", f"{sleeper} & {sleeper}"]), {"text": "unused"}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, _fake):
+        chat.expect("›")
+        chat.send("wait\r")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        deadline = time.monotonic() + 20
+        while not _running(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _running(marker), "the command never started"
+        chat.send("\x03")
+        chat.expect("›")
+        deadline = time.monotonic() + 10
+        while _running(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(marker), "the command outlived its Ctrl-C"
+        finish(chat)
+
+
+def _running(marker: str) -> bool:
+    return bool(subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout)
