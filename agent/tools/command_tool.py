@@ -105,11 +105,12 @@ class RunCommand:
                 "Run a program. `argv` is the program and its arguments as a list; there is no "
                 "shell (no pipes, globs, redirections or $VARIABLES unless you run a shell "
                 'yourself, e.g. ["bash", "-c", "..."]). stdin is empty. It runs in the '
-                f"project directory ({self.project}) or `cwd` inside it, in a sandbox: only the "
-                "project and /tmp are writable, and there is no network unless `network` is "
-                "true (ask for it only when the command needs it). To run a script of an "
-                "active skill, name the skill in `skill`: the command then runs in the skill's "
-                "folder (read-only), so give output paths in the project as absolute paths. "
+                f"project directory ({self.project}) or `cwd` inside it, in a sandbox where "
+                "one can be set up: only the project and /tmp writable, and no network unless "
+                "`network` is true (ask for it only when the command needs it). To run a "
+                "script of an active skill, name it in `skill`: the command then runs in the "
+                "skill's folder (read-only), so give output paths in the project as absolute "
+                "paths. "
                 "The person approves each call after seeing it."
             ),
             parameters={
