@@ -236,6 +236,11 @@ async def run_interactive(setup: ChatSetup) -> int:
                 stop.set()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+    saved = chats[0].recorder.path if chats else None
+    if saved is not None:
+        # The way back to this conversation, where the person looks last: the file's name is
+        # what --resume finds it by (a resumed file's header could say anything).
+        print(styled(f"to continue: agent --resume {sanitize_line(saved.stem)}", "dim"))
     for error in failure:
         for line in error_lines(str(error)) or ["unknown error"]:
             print(f"agent: {line}", file=sys.stderr)
