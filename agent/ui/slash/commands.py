@@ -134,15 +134,19 @@ def _list_sessions(chat: ChatSession, summaries: list[SessionSummary]) -> None:
 
 
 async def _resume(chat: ChatSession, argument: str) -> None:
+    # The chat's notices (a server coming up) wait until the chooser and the conversation
+    # drawn again are on screen: a line amid them would split the list from its question.
+    with held():
+        await _resume_now(chat, argument)
+    return None
+
+
+async def _resume_now(chat: ChatSession, argument: str) -> None:
     from agent.session.store import find_session, load_session
 
-    if argument:
-        path = find_session(argument)
-    else:
-        chosen = await _choose_session(chat)
-        if chosen is None:
-            return None
-        path = chosen
+    path = find_session(argument) if argument else await _choose_session(chat)
+    if path is None:
+        return
     loaded = load_session(path)
     notes = chat.resume(loaded)
     _replay(loaded.header.id, loaded.events)
@@ -151,25 +155,23 @@ async def _resume(chat: ChatSession, argument: str) -> None:
     )
     for line in notes:
         note(f"  {sanitize_line(line)}")
-    return None
 
 
 async def _choose_session(chat: ChatSession) -> Path | None:
-    """The /resume chooser; the chat's notices (a server coming up) wait until it closes."""
+    """The /resume chooser: a number or an id (None: nothing chosen)."""
     from agent.session.store import find_session
 
-    with held():
-        summaries = _recent_sessions(chat)
-        if not summaries:
-            say("No saved sessions for this project yet.")
-            return None
-        _list_sessions(chat, summaries)
-        try:
-            answer = await ask_line(
-                PromptSession[str](), "Resume which one (number or id, Enter to cancel)? "
-            )
-        except (KeyboardInterrupt, EOFError):
-            return None
+    summaries = _recent_sessions(chat)
+    if not summaries:
+        say("No saved sessions for this project yet.")
+        return None
+    _list_sessions(chat, summaries)
+    try:
+        answer = await ask_line(
+            PromptSession[str](), "Resume which one (number or id, Enter to cancel)? "
+        )
+    except (KeyboardInterrupt, EOFError):
+        return None
     answer = answer.strip()
     if not answer:
         return None
