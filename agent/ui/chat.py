@@ -377,9 +377,11 @@ async def _resume_at_start(chat: ChatSession, resume: str) -> None:
     if resume == "pick":
         await run_slash(chat, "/resume")
     elif resume == "latest":
-        from agent.session.store import list_sessions
+        from agent.session.store import chats_first, list_sessions
 
-        latest = list_sessions(project=chat.project)
+        # The latest chat: a one-shot run (`agent -p hi`) since is not what a person means by
+        # continuing (there is one only when no chat is left).
+        latest = chats_first(list_sessions(project=chat.project))
         if not latest:
             print(styled("No earlier session in this project to continue.", "yellow"))
             return

@@ -358,3 +358,34 @@ def test_export_says_where_it_wrote_and_takes_a_path(
     assert [e.get("content") for e in events if e["type"] == "user"] == ["keep this"]
     assert not (project / "missing").exists()
     assert set(os.listdir(project / "notes")) == {"chat.json", "chat.txt"}  # no temp left
+
+
+def test_continue_goes_on_from_the_latest_chat_not_a_newer_one_shot_run(
+    project: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    chat_id, run_id = "20261129-100000-aaaaaa", "20261130-100000-bbbbbb"
+    write_session(agent_home, chat_id, project, turn("the real conversation", "yes"))
+    write_session(
+        agent_home,
+        run_id,
+        project,
+        turn("hi", "hello"),
+        one_shot=True,
+        header={"started_at": "2026-11-30T10:00:00.000+00:00"},
+    )
+    (agent_home / "sessions" / f"{run_id}.jsonl").write_text(
+        (agent_home / "sessions" / f"{run_id}.jsonl")
+        .read_text()
+        .replace("2026-11-29", "2026-11-30")
+    )
+    chat = spawn_agent([*model_args(NOWHERE), "--continue"], chat_env, project)
+    try:
+        chat.expect(r"Resumed (\S+): 2 messages\.")
+        resumed = chat.match.group(1)
+        replayed = chat.before
+        chat.expect("›")
+        finish(chat)
+    finally:
+        chat.close(force=True)
+    assert resumed == chat_id
+    assert "› the real conversation" in replayed
