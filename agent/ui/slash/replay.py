@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from agent.session.replay import ReplayedCall, ReplayedTurn
 from agent.text import plural, sanitize, sanitize_line
+from agent.ui.fit import fit
 from agent.ui.style import color_enabled, styled
-from agent.ui.tool_calls import RESULT_LEAD, cut, short_arguments
+from agent.ui.tool_calls import RESULT_LEAD, cut, more_lines, short_arguments
 
 REPLAY_TURNS = 10  # the last turns a resume shows; the rest is a line saying how many
+MESSAGE_LINES = 12  # of a long message (a paste), as many lines; the rest is counted
 ERROR_CHARS = 120  # an error result's first line, cut to this
 
 
@@ -38,7 +40,9 @@ def replay_text(turns: list[ReplayedTurn], session_id: str, last: int = REPLAY_T
 
 def _turn(turn: ReplayedTurn) -> list[str]:
     message = sanitize(turn.message).splitlines() or [""]
-    lines = ["› " + message[0], *("  " + line for line in message[1:])]
+    lines = ["› " + message[0], *("  " + line for line in message[1:MESSAGE_LINES])]
+    if len(message) > MESSAGE_LINES:
+        lines.append(styled(more_lines(len(message) - MESSAGE_LINES), "dim"))
     for name in turn.attachments:
         lines.append(styled(f"{RESULT_LEAD}attached {sanitize_line(name)}", "dim"))
     for step in turn.steps:
@@ -58,8 +62,9 @@ def _answer(text: str) -> str:
 
 
 def _call(call: ReplayedCall) -> list[str]:
-    title = f"{sanitize_line(call.name)} {short_arguments(call.arguments)}".rstrip()
-    lines = [styled("⏺ ", "cyan") + title]
+    # One line, as the live chat's title: cut at the terminal's width, never wrapped.
+    title = fit(f"⏺ {sanitize_line(call.name)} {short_arguments(call.arguments)}".rstrip())
+    lines = [styled("⏺ ", "cyan") + title[2:]]
     if call.declined:
         reason = f": {sanitize_line(call.reason)}" if call.reason else ""
         lines.append(styled(f"  ✗ declined{reason}", "red"))
