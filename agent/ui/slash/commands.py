@@ -193,10 +193,14 @@ def _replay(session_id: str, events: list[dict[str, Any]]) -> None:
 async def _compact(chat: ChatSession, argument: str) -> None:
     if chat.turns_to_compact() == 0:
         # Not a failure: there is simply nothing older than the turns that are always kept.
-        kept = plural(chat.keep_recent_turns, "turn")
+        kept = (
+            "turn always stays"
+            if chat.keep_recent_turns == 1
+            else (f"{plural(chat.keep_recent_turns, 'turn')} always stay")
+        )
         note(
-            f"Nothing to compact yet: the last {kept} always stay as they are, and the "
-            "conversation has no older ones. /compact helps once it grows."
+            f"Nothing to compact yet: the last {kept} as they are, and the conversation "
+            "has no older ones. /compact helps once it grows."
         )
         return None
     note("Compacting the conversation…")
