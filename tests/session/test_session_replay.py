@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from agent.session.replay import ReplayedCall, ReplayedTurn, replayed_turns
-from agent.ui.slash.replay import replay_text, result_size
+from agent.ui.slash.replay import call_title, replay_text, result_size
 from tests.session.session_helpers import approval, assistant, result, snapshot_event, user
 
 
@@ -83,3 +83,13 @@ def test_the_drawing_counts_what_it_leaves_out_and_sizes_results() -> None:
         "2 lines, 3 characters",
         "1,200 lines, 2,400 characters",
     ]
+
+
+def test_a_calls_title_is_the_chats_mcp_or_builtin_title() -> None:
+    assert call_title("mcp__fx__echo", '{"text": "hi"}') == "fx › echo (mcp__fx__echo)"
+    assert (
+        call_title("mcp__my-server__read_doc", "{}")
+        == "my-server › read_doc (mcp__my-server__read_doc)"
+    )
+    assert call_title("read_file", '{"path": "a"}') == 'read_file {"path": "a"}'
+    assert call_title("mcp__odd", "{}") == "mcp__odd {}"

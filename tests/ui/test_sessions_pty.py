@@ -129,7 +129,7 @@ def test_resume_draws_the_last_turns_as_the_chat_drew_them(
     assert drawn[-6:-1] == [
         "› summarise @fx:doc://notes",
         "  ⎿ attached @fx:doc://notes",
-        '⏺ mcp__fx__echo {"text": "hi"}',
+        "⏺ fx › echo (mcp__fx__echo)",  # as the chat titled it: arguments were in the dialog
         "  ✗ declined: not now",
         "Fine, I will not.",
     ]

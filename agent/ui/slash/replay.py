@@ -9,6 +9,7 @@ sanitized before it is drawn, and our own colours are added only around sanitize
 
 from __future__ import annotations
 
+from agent.mcp.config.names import TOOL_NAME_PREFIX
 from agent.session.replay import ReplayedCall, ReplayedTurn
 from agent.text import plural, sanitize, sanitize_line
 from agent.ui.fit import fit
@@ -63,7 +64,7 @@ def _answer(text: str) -> str:
 
 def _call(call: ReplayedCall) -> list[str]:
     # One line, as the live chat's title: cut at the terminal's width, never wrapped.
-    title = fit(f"⏺ {sanitize_line(call.name)} {short_arguments(call.arguments)}".rstrip())
+    title = fit(f"⏺ {call_title(call.name, call.arguments)}")
     lines = [styled("⏺ ", "cyan") + title[2:]]
     if call.declined:
         reason = f": {sanitize_line(call.reason)}" if call.reason else ""
@@ -76,6 +77,18 @@ def _call(call: ReplayedCall) -> list[str]:
     else:
         lines.append(styled(RESULT_LEAD + result_size(call.result), "dim"))
     return lines
+
+
+def call_title(name: str, arguments: str) -> str:
+    """The title the chat gave the call: `server › tool (mcp__server__tool)` for an MCP tool
+    (whose arguments the chat left to the approval dialog), else the name and its arguments.
+    The server is read from the model-facing name (its normalised form; a name with no `__`
+    after the server is shown as it is)."""
+    prefix = f"{TOOL_NAME_PREFIX}__"
+    server, separator, tool = name.removeprefix(prefix).partition("__")
+    if name.startswith(prefix) and separator and server and tool:
+        return f"{sanitize_line(server)} › {sanitize_line(tool)} ({sanitize_line(name)})"
+    return f"{sanitize_line(name)} {short_arguments(arguments)}".rstrip()
 
 
 def result_size(text: str) -> str:
