@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import termios
+import unicodedata
 from pathlib import Path
 
 from agent.commands.output import say, table, warn
@@ -217,4 +218,21 @@ def _printable(text: str) -> str:
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """`text` within `width` terminal cells, ending in … when cut (as agent/ui/fit.py does in
+    the chat, without loading prompt_toolkit for a listing)."""
+    if sum(_cells(char) for char in text) <= width:
+        return text
+    kept, used = [], 1  # the ellipsis' cell
+    for char in text:
+        used += _cells(char)
+        if used > width:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
+
+
+def _cells(char: str) -> int:
+    # Wide (CJK, most emoji) characters take two cells, combining marks none.
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1

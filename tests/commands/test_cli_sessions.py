@@ -174,6 +174,15 @@ def test_list_all_on_a_narrow_terminal_keeps_titles_long_enough_to_tell_apart(
     assert "…/fake-model  …" in lines[1]
 
 
+def test_a_title_of_wide_characters_is_cut_by_the_cells_it_takes(sessions: Sessions) -> None:
+    sessions.write(ONE, chat("修" * 60, "ok"))
+
+    row = sessions.agent("list").stdout.splitlines()[1]
+
+    # 100 columns: the title starts at cell 66 and has 33 cells, 16 wide characters and …
+    assert row.endswith("  " + "修" * 16 + "…")
+
+
 def test_list_shows_chats_first_then_one_shot_runs_marked(
     sessions: Sessions, tmp_path: Path
 ) -> None:
