@@ -91,4 +91,5 @@ def test_a_hostile_session_file_is_replayed_with_every_escape_shown_escaped(
     assert "⏺ read\\x1b[2J_file" in ours
     assert "✗ declined: no \\x1b[2J\\x1b]0;pwned\\x07" in ours
     assert "done \\x1b]8;;https://example.invalid\\x07here\\x1b[0m" in ours
-    assert "agent sessions show x\\x1b]0;pwned\\x07 prints" in ours
+    # The way to the whole session names the file, not the header's forged id.
+    assert f"agent sessions show {SESSION} prints" in ours and "pwned\\x07 prints" not in ours

@@ -149,7 +149,7 @@ async def _resume_now(chat: ChatSession, argument: str) -> None:
         return
     loaded = load_session(path)
     notes = chat.resume(loaded)
-    _replay(loaded.header.id, loaded.events)
+    _replay(path.stem, loaded.events)  # the file's name finds it; its header could say anything
     note(
         f"Resumed {sanitize_line(path.stem)}: {plural(len(chat.conversation.history), 'message')}."
     )
