@@ -122,7 +122,8 @@ OPTIONS: tuple[Arg | Exclusive, ...] = (
         "settings)", metavar="MODEL"),
     Arg("--api-base", "the model API's base URL (else api_base in settings)", metavar="URL"),
     Exclusive((
-        _switch("--continue", "continue the latest session of this project", "continue_latest"),
+        _switch("--continue", "continue the latest chat of this project (with -p: the latest "
+                "session)", "continue_latest"),
         Arg("--resume", "continue a session by id or id prefix (no ID: choose from a list)",
             metavar="ID", nargs="?", const="pick"),
     )),
@@ -297,9 +298,10 @@ TABLE: tuple[Group, ...] = (
   Group("sessions", "list, show, export and delete saved chat sessions",
         "Saved chat sessions: one file per chat in the data home, kept until you delete it.", (
     Command("list", Call(_SESSIONS, "list_command", ("project", "every_project")),
-        "list this project's sessions, newest first",
-        "List the sessions of the current project (its git root, else this folder), newest "
-        "first: id, last activity (local time), messages, model and title.",
+        "list this project's sessions: chats, then one-shot runs, newest first",
+        "List the sessions of the current project (its git root, else this folder): the chats "
+        "newest first, then the one-shot runs of agent -p (their titles marked [-p]): id, last "
+        "activity (local time), messages, model and title, cut at the terminal's width.",
         (_switch("--all", "sessions of every project", "every_project"),)),
     Command("show", Call(_SESSIONS, "show_command", ("session_id",)),
         "print a session as Markdown",

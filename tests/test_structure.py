@@ -94,6 +94,7 @@ FLOORS = {
         "tool_calls",
         "interrupt",
         "fit",
+        "notices",
     },
 }
 MAX_FUNCTION_LINES = 60

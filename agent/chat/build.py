@@ -71,7 +71,9 @@ def build_chat(
         skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
     )
     host = _mcp_host(settings, project, front)
-    recorder = SessionRecorder(project, model_name)
+    # Without a person at the keyboard this is one turn of `agent -p` (or piped stdin): its
+    # session says so, and listings show it after the chats.
+    recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
     deferral = _deferral(settings, host, context_window)
     file_changes = FileChangeLog(project, recorder, own_folders())
     conversation = Conversation(

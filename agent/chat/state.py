@@ -17,7 +17,7 @@ from agent.messages import estimate_tokens
 from agent.session.events import ModelChangeEvent, SkillActivationEvent
 from agent.session.history import rebuild
 from agent.session.recorder import SessionRecorder
-from agent.session.store import load_session
+from agent.session.store import LoadedSession, load_session
 from agent.skills.activation import ActiveSkills, SkillSnapshot, snapshot_of
 from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery
@@ -190,9 +190,10 @@ class ChatSession:
         if self.file_changes is not None:
             self.file_changes.reset()
 
-    def resume(self, path: Path) -> list[str]:
-        """Continue the session saved at `path`; returns notes for the person."""
-        loaded = load_session(path)
+    def resume(self, source: Path | LoadedSession) -> list[str]:
+        """Continue the session saved at `source` (or already loaded from there); returns
+        notes for the person."""
+        loaded = source if isinstance(source, LoadedSession) else load_session(source)
         rebuilt = rebuild(loaded.events, loaded.header.model)
         notes = list(loaded.notes) + rebuilt.notes
         self.recorder.continue_file(loaded, rebuilt.message_count)
@@ -257,6 +258,15 @@ class ChatSession:
         return previous
 
     # -- compaction -------------------------------------------------------------------------
+
+    def turns_to_compact(self) -> int:
+        """How many of the older turns /compact would summarise (0: too few turns yet; the
+        last `keep_recent_turns` always stay as they are)."""
+        from agent.session.compaction import split_point
+
+        messages = list(self.conversation.history)
+        cut = split_point(messages, self.keep_recent_turns)
+        return sum(message.role == "user" for message in messages[:cut])
 
     async def compact(self, focus: str | None = None) -> str:
         """/compact: summarise older turns now; returns a line for the person."""

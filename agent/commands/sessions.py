@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import termios
+import unicodedata
 from pathlib import Path
 
 from agent.commands.output import say, table, warn
@@ -22,6 +23,8 @@ from agent.session.export import export_json, export_markdown
 from agent.session.store import (
     LoadedSession,
     SessionError,
+    SessionSummary,
+    chats_first,
     find_session,
     list_sessions,
     load_session,
@@ -29,12 +32,18 @@ from agent.session.store import (
 )
 from agent.text import sanitize_line
 
-_MIN_TITLE_WIDTH = 20
+# Titles shorter than this seldom tell sessions apart ("Fix the failing test in ..."): below it
+# the project and model columns give up their start (…/work/app, …/gpt-4o) down to a floor.
+MIN_TITLE_WIDTH = 40
+_MIN_TITLE_CELLS = 20  # below this on a very narrow terminal the line wraps instead
+_SHRINKABLE_FLOOR = {"PROJECT": 16, "MODEL": 12}
+ONE_SHOT_MARK = "[-p] "  # an `agent -p` run's title begins with it
 
 
 def list_command(project: Path, every_project: bool) -> int:
-    """Sessions newest first: id, last activity, messages, model, (project,) title."""
-    summaries = list_sessions(project=None if every_project else project)
+    """Chats newest first, then one-shot runs (marked): id, last activity, messages, model,
+    (project,) title cut at the terminal's width."""
+    summaries = chats_first(list_sessions(project=None if every_project else project))
     if not summaries:
         if every_project:
             say("No saved sessions yet.")
@@ -56,15 +65,42 @@ def list_command(project: Path, every_project: bool) -> int:
         if every_project:
             row.append(_home_relative(summary.header.project))
         rows.append(row)
+    titles = [list_title(summary) for summary in summaries]
+    # Room for the titles, up to MIN_TITLE_WIDTH, is made first (only if they need it).
+    wanted = min(MIN_TITLE_WIDTH, max(len(title) for title in titles))
+    columns = shutil.get_terminal_size().columns
+    for name in ("PROJECT", "MODEL"):
+        if name in headers:
+            _shorten(headers, rows, headers.index(name), columns - wanted)
     # The title takes what the terminal has left; it is the column worth cutting.
-    used = max(len(line) for line in table(headers, rows).split("\n")) + len("  ")
-    room = max(_MIN_TITLE_WIDTH, shutil.get_terminal_size().columns - used)
-    titled = [
-        [*row, _cut(_printable(summary.title), room)]
-        for row, summary in zip(rows, summaries, strict=True)
-    ]
+    room = max(_MIN_TITLE_CELLS, columns - _used(headers, rows))
+    titled = [[*row, _cut(title, room)] for row, title in zip(rows, titles, strict=True)]
     say(table([*headers, "TITLE"], titled))
     return 0
+
+
+def list_title(summary: SessionSummary) -> str:
+    """The title as listings show it: printable, and marked when it is an `agent -p` run."""
+    title = _printable(summary.title) or "(no messages)"
+    return ONE_SHOT_MARK + title if summary.header.one_shot else title
+
+
+def _used(headers: list[str], rows: list[list[str]]) -> int:
+    """The width of the columns before the title, with the gap before it."""
+    return max(len(line) for line in table(headers, rows).split("\n")) + len("  ")
+
+
+def _shorten(headers: list[str], rows: list[list[str]], index: int, columns: int) -> None:
+    """Cut column `index` from the left (…/work/app) so the columns before the title fit in
+    `columns`, down to the column's floor."""
+    short = _used(headers, rows) - columns  # cells the title lacks
+    if short <= 0:
+        return
+    widest = max(len(row[index]) for row in rows)
+    width = max(_SHRINKABLE_FLOOR[headers[index]], len(headers[index]), widest - short)
+    for row in rows:
+        if len(row[index]) > width:
+            row[index] = "…" + row[index][len(row[index]) - width + 1 :]
 
 
 def show_command(session_id: str) -> int:
@@ -182,4 +218,21 @@ def _printable(text: str) -> str:
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """`text` within `width` terminal cells, ending in … when cut (as agent/ui/fit.py does in
+    the chat, without loading prompt_toolkit for a listing)."""
+    if sum(_cells(char) for char in text) <= width:
+        return text
+    kept, used = [], 1  # the ellipsis' cell
+    for char in text:
+        used += _cells(char)
+        if used > width:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
+
+
+def _cells(char: str) -> int:
+    # Wide (CJK, most emoji) characters take two cells, combining marks none.
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1

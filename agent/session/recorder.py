@@ -11,10 +11,13 @@ from agent.session.store import LoadedSession, SessionWriter
 class SessionRecorder:
     """Records a conversation's events; no file exists until there is something to keep."""
 
-    def __init__(self, project: Path, model: str, folder: Path | None = None) -> None:
+    def __init__(
+        self, project: Path, model: str, folder: Path | None = None, *, one_shot: bool = False
+    ) -> None:
         self.project = project
         self.model = model
         self.folder = folder
+        self.one_shot = one_shot  # a new file says it holds an `agent -p` run, not a chat
         self.writer: SessionWriter | None = None
         self.problems: list[str] = []
 
@@ -39,7 +42,9 @@ class SessionRecorder:
         """
         try:
             if self.writer is None:
-                self.writer = SessionWriter.create(self.project, self.model, self.folder)
+                self.writer = SessionWriter.create(
+                    self.project, self.model, self.folder, one_shot=self.one_shot
+                )
             return self.writer.record(event)
         except OSError as error:
             if not self.problems:

@@ -1,6 +1,7 @@
 """One JSONL file per chat session in the data home's `sessions/` folder.
 
-The first line is a header (id, start time, project, model, app version); every later line
+The first line is a header (id, start time, project, model, app version, and `"one_shot":
+true` for a run of `agent -p`, absent from a chat's and from files older than it); every later line
 is one event, written and flushed as it happens, so killing the process at any moment loses
 at most the line being written. Files are created 0600: they hold the conversation.
 
@@ -62,9 +63,10 @@ class SessionHeader:
     project: str
     model: str
     app_version: str
+    one_shot: bool = False  # a run of `agent -p` (or piped stdin), not a chat
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "type": "header",
             "version": SESSION_VERSION,
             "id": self.id,
@@ -73,6 +75,11 @@ class SessionHeader:
             "model": self.model,
             "app_version": self.app_version,
         }
+        # Only when set: a chat's header stays exactly as before, and an older agent reading
+        # a one-shot file ignores the field it does not know (the version is unchanged).
+        if self.one_shot:
+            data["one_shot"] = True
+        return data
 
 
 class SessionWriter:
@@ -85,21 +92,25 @@ class SessionWriter:
         self.message_count = count
 
     @classmethod
-    def create(cls, project: Path, model: str, folder: Path | None = None) -> SessionWriter:
-        """A new session file with its header, under a new id."""
+    def create(
+        cls, project: Path, model: str, folder: Path | None = None, *, one_shot: bool = False
+    ) -> SessionWriter:
+        """A new session file with its header, under a new id (`one_shot`: of `agent -p`)."""
         folder = ensure_private_dir(folder or sessions_dir())
         # Ids are a time stamp and 3 random bytes: sessions started in the same second can
         # meet (1000 in a second do, now and then). Another id is as good, so take one.
         for _attempt in range(_ID_ATTEMPTS - 1):
             try:
-                return cls._create_in(folder, project, model)
+                return cls._create_in(folder, project, model, one_shot)
             except FileExistsError:
                 continue
-        return cls._create_in(folder, project, model)
+        return cls._create_in(folder, project, model, one_shot)
 
     @classmethod
-    def _create_in(cls, folder: Path, project: Path, model: str) -> SessionWriter:
-        header = SessionHeader(new_session_id(), now(), str(project), model, __version__)
+    def _create_in(cls, folder: Path, project: Path, model: str, one_shot: bool) -> SessionWriter:
+        header = SessionHeader(
+            new_session_id(), now(), str(project), model, __version__, one_shot=one_shot
+        )
         path = folder / f"{header.id}.jsonl"
         # The header is written under a temporary name and the file appears complete with it:
         # a crash right after creating it must not leave a header-less session behind.
@@ -190,7 +201,12 @@ def _header_from(data: object, path: Path) -> SessionHeader:
         raise SessionError(f"{path}: session version {data.get('version')!r} is not supported")
     try:
         return SessionHeader(
-            data["id"], data["started_at"], data["project"], data["model"], data["app_version"]
+            data["id"],
+            data["started_at"],
+            data["project"],
+            data["model"],
+            data["app_version"],
+            one_shot=data.get("one_shot") is True,
         )
     except KeyError as missing:
         raise SessionError(f"{path}: the header has no {missing}") from None
@@ -338,6 +354,12 @@ def list_sessions(folder: Path | None = None, project: Path | None = None) -> li
         if project is None or summary.header.project == str(project):
             summaries.append(summary)
     return sorted(summaries, key=lambda s: s.last_activity, reverse=True)
+
+
+def chats_first(summaries: list[SessionSummary]) -> list[SessionSummary]:
+    """Chats before one-shot runs (`agent -p`), each newest first as given: a person looking
+    for a conversation to continue finds it above a screenful of one-line questions."""
+    return sorted(summaries, key=lambda s: s.header.one_shot)  # stable: keeps the order
 
 
 def find_session(prefix: str, folder: Path | None = None) -> Path:

@@ -236,6 +236,11 @@ async def run_interactive(setup: ChatSetup) -> int:
                 stop.set()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+    saved = chats[0].recorder.path if chats else None
+    if saved is not None:
+        # The way back to this conversation, where the person looks last: the file's name is
+        # what --resume finds it by (a resumed file's header could say anything).
+        print(styled(f"to continue: agent --resume {sanitize_line(saved.stem)}", "dim"))
     for error in failure:
         for line in error_lines(str(error)) or ["unknown error"]:
             print(f"agent: {line}", file=sys.stderr)
@@ -374,9 +379,11 @@ async def _resume_at_start(chat: ChatSession, resume: str) -> None:
     if resume == "pick":
         await run_slash(chat, "/resume")
     elif resume == "latest":
-        from agent.session.store import list_sessions
+        from agent.session.store import chats_first, list_sessions
 
-        latest = list_sessions(project=chat.project)
+        # The latest chat: a one-shot run (`agent -p hi`) since is not what a person means by
+        # continuing (there is one only when no chat is left).
+        latest = chats_first(list_sessions(project=chat.project))
         if not latest:
             print(styled("No earlier session in this project to continue.", "yellow"))
             return

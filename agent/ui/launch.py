@@ -166,7 +166,14 @@ def _report(text: str) -> None:
 
 def _report_in_chat(text: str) -> None:
     """A notice of the chat's own (a server ready, failed): on a line of its own, never glued
-    to the spinner's half-drawn line (the chat has loaded the spinner long before)."""
+    to the spinner's half-drawn line (the chat has loaded the spinner long before), and never
+    in the middle of a chooser (it waits until the chooser closes)."""
+    from agent.ui.notices import deliver
+
+    deliver(text, _show_in_chat)
+
+
+def _show_in_chat(text: str) -> None:
     from agent.ui.spinner import write_clear_of_spinners
 
     if not write_clear_of_spinners(sanitize(text)):

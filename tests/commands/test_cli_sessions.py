@@ -110,12 +110,13 @@ def test_list_shows_this_projects_sessions_newest_first_with_titles_cut_to_fit(
 
     listed = sessions.agent("list")
 
-    title = "x" * (100 - 71 - 1) + "…"
+    # 100 columns: the model's name gives up its start so the titles get 40 cells or more.
+    title = "x" * (100 - 66 - 1) + "…"
     assert result_of(listed) == (
         0,
-        "ID                      LAST ACTIVITY     MESSAGES  MODEL              TITLE\n"
-        f"{TWO}  2026-11-30 09:21  4         openai/fake-model  {title}\n"
-        f"{ONE}  2026-11-29 14:38  2         openai/fake-model  Fix the failing test in main…\n",
+        "ID                      LAST ACTIVITY     MESSAGES  MODEL         TITLE\n"
+        f"{TWO}  2026-11-30 09:21  4         …/fake-model  {title}\n"
+        f"{ONE}  2026-11-29 14:38  2         …/fake-model  Fix the failing test in main.py\n",
         "",
     )
 
@@ -128,17 +129,77 @@ def test_list_all_adds_every_project_and_shows_local_time(
 
     listed = sessions.agent("list", "--all", tz="Asia/Tokyo")
 
+    # The projects' long paths keep their ends, so the line stays within the terminal.
     project, other = str(sessions.project), str(tmp_path / "other")
-    width = max(len(project), len(other))
     columns = "ID                      LAST ACTIVITY     MESSAGES  MODEL            "
     assert result_of(listed) == (
         0,
-        f"{columns}  {'PROJECT':{width}}  TITLE\n"
-        f"{OTHER}  2026-12-01 17:03  2         openai/fake-model  {other:{width}}  "
+        f"{columns}  PROJECT           TITLE\n"
+        f"{OTHER}  2026-12-01 17:03  2         openai/fake-model  …{other[-15:]}  "
         "\\x1b[31mred\n"
-        f"{ONE}  2026-11-29 23:38  2         openai/fake-model  {project:{width}}  mine\n",
+        f"{ONE}  2026-11-29 23:38  2         openai/fake-model  …{project[-15:]}  mine\n",
         "",
     )
+
+
+def test_list_all_on_a_narrow_terminal_keeps_titles_long_enough_to_tell_apart(
+    sessions: Sessions, tmp_path: Path
+) -> None:
+    first = "Refactor the session store so listing reads only heads and tails"
+    second = "Refactor the session store so export keeps every event"
+    sessions.write(ONE, chat(first, "ok"))
+    sessions.write(TWO, chat(second, "ok"), project=tmp_path / "other")
+
+    listed = subprocess.run(
+        [sys.executable, "-m", "agent", "sessions", "list", "--all"],
+        cwd=sessions.project,
+        env={**os.environ, "TZ": "UTC", "COLUMNS": "120"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    lines = listed.stdout.splitlines()
+    assert listed.returncode == 0 and len(lines) == 3
+    assert all(len(line) <= 120 for line in lines), lines
+    # The project and model columns gave up their starts; the titles keep what tells them
+    # apart (cut at 20 characters, both were "Refactor the sessio…").
+    titles = [line[line.index("  Refactor") + 2 :] for line in lines[1:]]
+    assert titles == [
+        "Refactor the session store so expor…",
+        "Refactor the session store so listi…",
+    ]
+    assert "…/fake-model  …" in lines[1]
+
+
+def test_a_title_of_wide_characters_is_cut_by_the_cells_it_takes(sessions: Sessions) -> None:
+    sessions.write(ONE, chat("修" * 60, "ok"))
+
+    row = sessions.agent("list").stdout.splitlines()[1]
+
+    # 100 columns: the title starts at cell 66 and has 33 cells, 16 wide characters and …
+    assert row.endswith("  " + "修" * 16 + "…")
+
+
+def test_list_shows_chats_first_then_one_shot_runs_marked(
+    sessions: Sessions, tmp_path: Path
+) -> None:
+    old_chat = "20261129-100000-aaaaaa"
+    one_shot_new = "20261130-100000-bbbbbb"
+    sessions.write(old_chat, chat("plan the release", "ok"))
+    path = sessions.write(one_shot_new, chat("hi", "hello"))
+    lines = path.read_text().splitlines()
+    header = {**json.loads(lines[0]), "one_shot": True}
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+
+    listed = sessions.agent("list")
+
+    rows = listed.stdout.splitlines()[1:]
+    assert [row.split()[0] for row in rows] == [old_chat, one_shot_new]
+    assert rows[0].endswith("  plan the release")
+    assert rows[1].endswith("  [-p] hi")
 
 
 def test_list_without_sessions_says_where_to_look(sessions: Sessions) -> None:

@@ -336,3 +336,55 @@ def test_a_new_session_whose_id_is_taken_gets_another_and_leaves_the_first_alone
     assert sorted(p.name for p in tmp_path.iterdir()) == [first.path.name, second.path.name]
     first.close()
     second.close()
+
+
+def test_a_one_shot_session_says_so_in_its_header_and_a_chats_header_is_as_before(
+    tmp_path: Path,
+) -> None:
+    chat = SessionWriter.create(Path("/work/project"), MODEL, tmp_path)
+    one_shot = SessionWriter.create(Path("/work/project"), MODEL, tmp_path, one_shot=True)
+    for writer in (chat, one_shot):
+        writer.record(event_from_json(user("hi")))
+        writer.close()
+
+    chat_header = json.loads(chat.path.read_text().splitlines()[0])
+    one_shot_header = json.loads(one_shot.path.read_text().splitlines()[0])
+
+    # A chat's header has exactly the fields files always had (older agents read both).
+    assert sorted(chat_header) == [
+        "app_version", "id", "model", "project", "started_at", "type", "version",
+    ]  # fmt: skip
+    assert one_shot_header == {**chat_header, "id": one_shot.header.id, "one_shot": True}
+    assert (summarize(chat.path).header.one_shot, summarize(one_shot.path).header.one_shot) == (
+        False,
+        True,
+    )
+    assert load_session(one_shot.path).header.one_shot is True
+
+
+def test_only_a_true_one_shot_field_marks_a_session_and_listings_put_chats_first(
+    tmp_path: Path,
+) -> None:
+    def write(name: str, extra: dict[str, Any], at: str) -> None:
+        header = {
+            "type": "header", "version": 1, "id": name, "started_at": at,
+            "project": "/p", "model": MODEL, "app_version": "0", **extra,
+        }  # fmt: skip
+        event = {"at": at, "type": "user", "content": name, "n": 1}
+        (tmp_path / f"{name}.jsonl").write_text(f"{json.dumps(header)}\n{json.dumps(event)}\n")
+
+    write("20260101-000000-000001", {}, "2026-01-01T00:00:00.000+00:00")
+    write("20260101-000000-000002", {"one_shot": True}, "2026-01-03T00:00:00.000+00:00")
+    write("20260101-000000-000003", {"one_shot": "yes"}, "2026-01-02T00:00:00.000+00:00")
+    write("20260101-000000-000004", {"one_shot": False}, "2026-01-04T00:00:00.000+00:00")
+
+    from agent.session.store import chats_first
+
+    listed = chats_first(list_sessions(tmp_path))
+
+    assert [(s.title[-1], s.header.one_shot) for s in listed] == [
+        ("4", False),
+        ("3", False),
+        ("1", False),
+        ("2", True),
+    ]

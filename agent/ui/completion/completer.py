@@ -92,18 +92,22 @@ def first_word(choices: Callable[[], Iterable[tuple[str, str]]]) -> Choices:
 
 
 def session_choices(project: Callable[[], Path | None]) -> Callable[[], list[tuple[str, str]]]:
-    """The project's saved sessions, newest first, listed again at most every few seconds."""
+    """The project's saved sessions, chats first (newest first), then one-shot runs marked
+    as /sessions shows them; listed again at most every few seconds."""
     cache: list[tuple[float, list[tuple[str, str]]]] = []
 
     def choices() -> list[tuple[str, str]]:
-        from agent.session.store import list_sessions
+        from agent.session.store import chats_first, list_sessions
 
         folder = project()
         if folder is None:
             return []
         if cache and time.monotonic() - cache[0][0] < SESSIONS_FRESH_SECONDS:
             return cache[0][1]
-        found = [(s.header.id, s.title) for s in list_sessions(project=folder)]
+        found = [
+            (s.header.id, ("[-p] " if s.header.one_shot else "") + s.title)
+            for s in chats_first(list_sessions(project=folder))
+        ]
         cache[:] = [(time.monotonic(), found)]
         return found
 

@@ -6,21 +6,23 @@ from __future__ import annotations
 import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.shortcuts import PromptSession
 
 from agent.chat.prompt_commands import PREFIX as PROMPT_PREFIX
 from agent.chat.state import ChatSession
 from agent.errors import AgentError
-from agent.home import atomic_write, data_home
 from agent.text import plural, sanitize, sanitize_line
 from agent.ui.dialogs.fresh_keys import ask_line
 from agent.ui.fit import first_line, fit
+from agent.ui.notices import held
 from agent.ui.render import RECENT_RESULTS, describe_usage
 from agent.ui.style import styled
 
 if TYPE_CHECKING:
+    from agent.session.store import SessionSummary
     from agent.tools.deferral import Plan
     from agent.ui.slash.prompts import TurnToSend
 
@@ -97,55 +99,110 @@ async def _new(chat: ChatSession, argument: str) -> None:
 
 
 async def _sessions(chat: ChatSession, argument: str) -> None:
-    from agent.session.store import list_sessions
+    _list_sessions(chat, _recent_sessions(chat))
+    return None
 
-    summaries = list_sessions(project=chat.project)[:15]
+
+# How many sessions /sessions and the /resume chooser list (the newest chats, then one-shot runs).
+LISTED_SESSIONS = 15
+ONE_SHOT_MARK = "[-p] "  # an `agent -p` run's title begins with it, as in `agent sessions list`
+
+
+def _recent_sessions(chat: ChatSession) -> list[SessionSummary]:
+    """This project's sessions as the chat lists them: chats first, then one-shot runs."""
+    from agent.session.store import chats_first, list_sessions
+
+    return chats_first(list_sessions(project=chat.project))[:LISTED_SESSIONS]
+
+
+def _list_sessions(chat: ChatSession, summaries: list[SessionSummary]) -> None:
     if not summaries:
         say("No saved sessions for this project yet.")
     for index, summary in enumerate(summaries, start=1):
         current = " (current)" if summary.header.id == chat.recorder.session_id else ""
-        title = sanitize_line(summary.title)[:60]
-        say(
-            f"  {index:>2}. {summary.header.id}  {summary.last_activity[:16].replace('T', ' ')}  "
-            f"{plural(summary.message_count, 'msg'):>8}  {title}{current}"
+        title = sanitize_line(summary.title) or "(no messages)"
+        mark = ONE_SHOT_MARK if summary.header.one_shot else ""
+        # Titles as long as the terminal allows: the start of a first message seldom tells
+        # two sessions apart.
+        print(
+            fit(
+                f"  {index:>2}. {sanitize_line(summary.header.id)}  "
+                f"{summary.last_activity[:16].replace('T', ' ')}  "
+                f"{plural(summary.message_count, 'msg'):>8}  {mark}{title}{current}"
+            )
         )
-    return None
 
 
 async def _resume(chat: ChatSession, argument: str) -> None:
-    from agent.session.store import find_session, list_sessions
+    # The chat's notices (a server coming up) wait until the chooser and the conversation
+    # drawn again are on screen: a line amid them would split the list from its question.
+    with held():
+        await _resume_now(chat, argument)
+    return None
 
-    if argument:
-        path = find_session(argument)
-    else:
-        summaries = list_sessions(project=chat.project)[:15]
-        if not summaries:
-            say("No saved sessions for this project yet.")
-            return None
-        await _sessions(chat, "")
-        try:
-            answer = await ask_line(
-                PromptSession[str](), "Resume which one (number or id, Enter to cancel)? "
-            )
-        except (KeyboardInterrupt, EOFError):
-            return None
-        answer = answer.strip()
-        if not answer:
-            return None
-        if answer.isdigit() and 1 <= int(answer) <= len(summaries):
-            path = summaries[int(answer) - 1].path
-        else:
-            path = find_session(answer)
-    notes = chat.resume(path)
+
+async def _resume_now(chat: ChatSession, argument: str) -> None:
+    from agent.session.store import find_session, load_session
+
+    path = find_session(argument) if argument else await _choose_session(chat)
+    if path is None:
+        return
+    loaded = load_session(path)
+    notes = chat.resume(loaded)
+    _replay(path.stem, loaded.events)  # the file's name finds it; its header could say anything
     note(
         f"Resumed {sanitize_line(path.stem)}: {plural(len(chat.conversation.history), 'message')}."
     )
     for line in notes:
         note(f"  {sanitize_line(line)}")
-    return None
+
+
+async def _choose_session(chat: ChatSession) -> Path | None:
+    """The /resume chooser: a number or an id (None: nothing chosen)."""
+    from agent.session.store import find_session
+
+    summaries = _recent_sessions(chat)
+    if not summaries:
+        say("No saved sessions for this project yet.")
+        return None
+    _list_sessions(chat, summaries)
+    try:
+        answer = await ask_line(
+            PromptSession[str](), "Resume which one (number or id, Enter to cancel)? "
+        )
+    except (KeyboardInterrupt, EOFError):
+        return None
+    answer = answer.strip()
+    if not answer:
+        return None
+    if answer.isdigit() and 1 <= int(answer) <= len(summaries):
+        return summaries[int(answer) - 1].path
+    return find_session(answer)
+
+
+def _replay(session_id: str, events: list[dict[str, Any]]) -> None:
+    """The last turns of a resumed session on screen, as they were drawn."""
+    from agent.session.replay import replayed_turns
+    from agent.ui.slash.replay import replay_text
+
+    text = replay_text(replayed_turns(events), session_id)
+    if text:
+        print(text)
 
 
 async def _compact(chat: ChatSession, argument: str) -> None:
+    if chat.turns_to_compact() == 0:
+        # Not a failure: there is simply nothing older than the turns that are always kept.
+        kept = (
+            "turn always stays"
+            if chat.keep_recent_turns == 1
+            else (f"{plural(chat.keep_recent_turns, 'turn')} always stay")
+        )
+        note(
+            f"Nothing to compact yet: the last {kept} as they are, and the conversation "
+            "has no older ones. /compact helps once it grows."
+        )
+        return None
     note("Compacting the conversation…")
     say(await chat.compact(argument or None))
     return None
@@ -174,20 +231,9 @@ async def _skill(chat: ChatSession, argument: str) -> None:
 
 
 async def _export(chat: ChatSession, argument: str) -> None:
-    from agent.session.export import export_json, export_markdown
-    from agent.session.store import load_session
+    from agent.ui.slash.export import export_session
 
-    if chat.recorder.writer is None:
-        say("Nothing to export yet.")
-        return None
-    fmt = argument or "md"
-    if fmt not in ("md", "json"):
-        raise AgentError("usage: /export [md|json]")
-    loaded = load_session(chat.recorder.writer.path)
-    text = export_markdown(loaded) if fmt == "md" else export_json(loaded)
-    target = data_home() / "exports" / f"{loaded.header.id}.{fmt}"
-    atomic_write(target, text.encode("utf-8"))
-    say(f"Exported to {sanitize_line(str(target))}")
+    say(export_session(chat, argument))
     return None
 
 
@@ -298,7 +344,10 @@ COMMANDS: dict[str, Command] = {
     "compact": Command("[focus] summarise older turns into session memory", _compact),
     "skills": Command("the skills available here", _skills),
     "skill": Command("NAME activate a skill now", _skill),
-    "export": Command("[md|json] write this session to a file", _export),
+    "export": Command(
+        "[md|json] [PATH] write this session to a file (default: the data home's exports/)",
+        _export,
+    ),
     "usage": Command("tokens and cost of this session", _usage),
     "model": Command("[NAME [API_BASE]|N] list the models found here, or switch", _model),
     "tools": Command("the tools of the next request, by source, with approval", _tools),

@@ -35,13 +35,13 @@ def offered(completer: Completer, text: str) -> list[tuple[str, int]]:
     return [(c.text, c.start_position) for c in completions]
 
 
-def write_session(session_id: str, project: Path, title: str) -> None:
+def write_session(session_id: str, project: Path, title: str, one_shot: bool = False) -> None:
     """A saved session whose times follow from its id (20261129-100000-... is 10:00:00)."""
     folder = data_home() / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
     day, time, _ = session_id.split("-")
     at = f"{day[:4]}-{day[4:6]}-{day[6:]}T{time[:2]}:{time[2:4]}:{time[4:]}.000+00:00"
-    header = SessionHeader(session_id, at, str(project), "m", "0")
+    header = SessionHeader(session_id, at, str(project), "m", "0", one_shot=one_shot)
     lines = [header.to_json(), {"at": at, "type": "user", "content": title, "n": 1}]
     (folder / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
 
@@ -83,6 +83,22 @@ def test_session_ids_of_this_project_complete_after_slash_resume(tmp_path: Path)
         ("20261128-090000-aaaaaa", -4),
     ]
     assert len(offered(completer, "/resume ")) == 3
+
+
+def test_slash_resume_offers_chats_before_newer_one_shot_runs_marked(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_session("20261128-090000-aaaaaa", project, "the chat")
+    write_session("20261129-100000-bbbbbb", project, "hi", one_shot=True)
+    completer = completer_for(chat_state(project))
+
+    completions = list(
+        completer.get_completions(Document("/resume "), CompleteEvent(completion_requested=True))
+    )
+
+    assert [(c.text, c.display_meta_text) for c in completions] == [
+        ("20261128-090000-aaaaaa", "the chat"),
+        ("20261129-100000-bbbbbb", "[-p] hi"),
+    ]
 
 
 def test_before_the_chat_is_set_up_only_command_names_are_offered() -> None:
