@@ -12,7 +12,7 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -66,10 +66,11 @@ async def _run_turn(
     renderer: EventRenderer,
     parts: list[Part] | None = None,
     typeahead: TypeAhead | None = None,
+    files: Sequence[Part] = (),
 ) -> bool:
     """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it was interrupted.
     `parts`: what goes with the text (a prompt's messages); None: read its @-mentions.
-    `typeahead`: reads the next message while the turn runs."""
+    `typeahead`: reads the next message while the turn runs. `files`: its @path files."""
     reading = typeahead.reading() if typeahead is not None else contextlib.nullcontext()
     # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
     with (
@@ -81,7 +82,7 @@ async def _run_turn(
         try:
             async with chat.host.request_scope():
                 if parts is None:
-                    parts = await _attachments(chat, text, renderer)
+                    parts = [*files, *await _attachments(chat, text, renderer)]
                 async for event in chat.conversation.turn(text, parts):
                     renderer.render(event)
         finally:
@@ -147,6 +148,26 @@ async def _attachments(chat: ChatSession, text: str, renderer: EventRenderer) ->
     for line in attached.notes:
         renderer.aside(line, "yellow")
     return attached.parts
+
+
+async def _file_attachments(chat: ChatSession, text: str) -> list[Part] | None:
+    """The project files the message @-mentions, said as attached; None when one is refused:
+    each refusal is said in one line and nothing is sent."""
+    if "@" not in text:
+        return []
+    import anyio.to_thread
+
+    from agent.chat.file_attachments import file_mentions
+
+    found = await anyio.to_thread.run_sync(file_mentions, text, chat.project, chat.host.runtime)
+    for line in found.refused:
+        print(styled(line, "red"))
+    if found.refused:
+        print(styled("Nothing was sent: your message is back at the prompt to correct.", "dim"))
+        return None
+    for line in found.attached:
+        print(styled(sanitize_line(f"⎿ attached {line}"), "dim"))
+    return found.parts
 
 
 def _bindings() -> KeyBindings:
@@ -295,12 +316,19 @@ async def _serve(
                 continue
             # A prompt's messages: the person's turn, with everything a typed one gets.
             text, parts = outcome.text, outcome.parts
+        files: list[Part] = []
+        if parts is None:  # a typed message: its @path files first, all or nothing
+            checked = await _file_attachments(chats[0], text)
+            if checked is None:
+                typeahead.give_back(text)
+                continue
+            files = checked
         await _interruptible(lambda: _settle_project_skills(chats[0]))
         await _interruptible(lambda: _settle_server_trust(chats[0]))
         if chats[0].host.still_starting():
             await _wait_for_servers(chats[0], renderer, typeahead)
         await _interruptible(lambda: _before_request(chats[0]))
-        if await _run_turn(chats[0], text, renderer, parts, typeahead):
+        if await _run_turn(chats[0], text, renderer, parts, typeahead, files):
             typeahead.hold()  # stopped: what was queued goes back to the prompt, unsent
         problems = chats[0].recorder.problems
         if problems and not saving_failure_shown:
