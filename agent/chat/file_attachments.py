@@ -113,6 +113,17 @@ def _joined(project: Path, path: str) -> Path:
 
 def checked_path(project: Path, path: str, private: Sequence[Path]) -> Path:
     """The resolved file `path` names, or RefusedMention: read_file's fence, and more."""
+    resolved = fenced(project, path, private)
+    if not os.path.lexists(resolved):
+        raise RefusedMention("no such file in the project")
+    if resolved.is_dir():
+        raise RefusedMention("it is a folder: mention files in it (Tab after @ lists them)")
+    return resolved
+
+
+def fenced(project: Path, path: str, private: Sequence[Path]) -> Path:
+    """The resolved `path`, or RefusedMention when it is beyond the fence (Tab offers only
+    what passes this): outside the project, agent's, a credential, version control's."""
     try:
         resolved = _joined(project, path).resolve()
     except (OSError, RuntimeError):
@@ -131,10 +142,6 @@ def checked_path(project: Path, path: str, private: Sequence[Path]) -> Path:
     vcs = next((part for part in (*written, *inside) if part in VCS_FOLDERS), None)
     if vcs is not None:
         raise RefusedMention(f"it is inside version control's own folder ({vcs})")
-    if not os.path.lexists(resolved):
-        raise RefusedMention("no such file in the project")
-    if resolved.is_dir():
-        raise RefusedMention("it is a folder: mention files in it (Tab after @ lists them)")
     return resolved
 
 

@@ -20,6 +20,7 @@ from typing import TypeVar
 import anyio
 import anyio.abc
 from prompt_toolkit.completion import ThreadedCompleter
+from prompt_toolkit.filters import emacs_insert_mode, vi_insert_mode
 from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -30,6 +31,7 @@ from agent.errors import AgentError
 from agent.messages import Part
 from agent.text import error_lines, noun_for, sanitize, sanitize_line
 from agent.ui.completion.completer import chat_completer
+from agent.ui.completion.tab import complete_or_go_into
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash.commands import EXIT, run_slash
@@ -181,6 +183,9 @@ def _bindings() -> KeyBindings:
             buffer.reset()
         else:
             event.app.exit(exception=KeyboardInterrupt)
+
+    # After `@r` took `rs:`, a second Tab lists rs's resources (not back to `@r`).
+    bindings.add("tab", filter=emacs_insert_mode | vi_insert_mode)(complete_or_go_into)
 
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
