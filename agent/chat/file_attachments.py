@@ -198,4 +198,6 @@ def _text(label: str, data: bytes, size: int, limit_chars: int) -> tuple[list[Pa
             f"{plural(size, 'byte')}; read_file with an offset reads on]"
         )
         about += f", cut from {plural(size, 'byte')}"
-    return [TextPart(delimited(label, text or "(the file is empty)", FILE_DATA))], about
+    # The block's closing line starts a line of its own: a last line break adds nothing.
+    body = text.removesuffix("\n") or "(the file is empty)"
+    return [TextPart(delimited(label, body, FILE_DATA))], about
