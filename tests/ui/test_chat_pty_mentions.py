@@ -12,7 +12,6 @@ from tests.fixtures.mcp_fixtures import save_trusted_resources_server
 from tests.pty_chat import finish, scripted_chat
 from tests.ui.test_chat_pty_resources import user_text
 
-
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 
 
