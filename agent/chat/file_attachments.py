@@ -104,7 +104,8 @@ def _meant_path(project: Path, word: str) -> str | None:
     for candidate in (word, trimmed(word)):
         if os.path.lexists(_joined(project, candidate)):
             return candidate
-    return trimmed(word) if looks_like_path(word) else None
+    meant = looks_like_path(word, lambda first: (project / first).is_dir())
+    return trimmed(word) if meant else None
 
 
 def _joined(project: Path, path: str) -> Path:

@@ -13,7 +13,7 @@ A word that names no file and does not look like a path (`@alice`, `@here`) is p
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 # What may follow a path in a sentence ("see @README.md.") and is not part of it.
@@ -105,10 +105,14 @@ def server_word(word: str, servers: Collection[str]) -> bool:
     return any(word.startswith(f"{name}:") for name in servers)
 
 
-def looks_like_path(word: str) -> bool:
+def looks_like_path(word: str, folder_exists: Callable[[str], bool]) -> bool:
     """Whether `@word` is meant as a path even if no such file exists (so it is refused, not
-    sent as text): it has a folder in it, or starts like an absolute or home path."""
-    return "/" in word or word.startswith(("~", "."))
+    sent as text): it starts like a relative, absolute or home path, or its first folder is
+    one of the project's (`@src/nope.py`; `@types/node`, an npm package, stays text)."""
+    if word.startswith(("/", "~", "./", "../")):
+        return True
+    first, slash, _ = word.partition("/")
+    return bool(slash and first) and folder_exists(first)
 
 
 def trimmed(word: str) -> str:

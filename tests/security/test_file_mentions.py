@@ -87,10 +87,12 @@ def test_credentials_version_control_and_agents_own_folder_are_refused(
     (project / ".git" / "config").write_text(f"url = https://x:{SECRET}@example.com")
     (project / "deploy").mkdir()
     (project / "deploy" / "id_ed25519").write_text(SECRET)
-    (project / ".ssh").mkdir()
-    (project / ".ssh" / "config").write_text(SECRET)
+    for folder in (".ssh", ".SSH"):  # the same folder where names ignore case (macOS)
+        (project / folder).mkdir()
+        (project / folder / "config").write_text(SECRET)
     refused_alone(project, "@.env", "credential file")
     refused_alone(project, "@deploy/id_ed25519", "credential file")
+    refused_alone(project, "@.ssh/config", "credential file")
     refused_alone(project, "@.SSH/config", "credential file")
     refused_alone(project, "@.git/config", "version control")
     (project / "vcs").symlink_to(project / ".git")  # a link's name hides the folder
@@ -176,7 +178,11 @@ def test_words_that_are_not_paths_stay_text(project: Path) -> None:
 
 
 def test_a_missing_path_is_refused_not_sent_as_text(project: Path) -> None:
+    (project / "src").mkdir()
     refused_alone(project, "@src/nope.py", "no such file in the project")
+    refused_alone(project, "@./nope.py", "no such file in the project")
+    # No folder `types` here: an npm package's name, not a path.
+    assert mentioned(project, "install @types/node and @angular/core") == FileAttachments()
 
 
 def test_a_sentence_s_punctuation_after_a_path_is_not_part_of_it(project: Path) -> None:
