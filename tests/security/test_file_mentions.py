@@ -189,3 +189,8 @@ def test_a_sentence_s_punctuation_after_a_path_is_not_part_of_it(project: Path) 
     found = mentioned(project, "what does @README.md, say?")
     assert found.attached == ["@README.md (2 lines)"]
     assert "# Hello\nline two" in sent_text(found)
+
+
+def test_a_loop_of_links_is_refused_in_one_line(project: Path) -> None:
+    (project / "loop").symlink_to(project / "loop")
+    refused_alone(project, "@loop", "cannot be resolved")

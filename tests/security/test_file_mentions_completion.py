@@ -33,6 +33,8 @@ def project(tmp_path: Path) -> Path:
     (outside / "secret.txt").write_text("s3cret\n")
     (folder / "linked.txt").symlink_to(outside / "secret.txt")
     (folder / "linked-dir").symlink_to(outside)
+    os.mkfifo(folder / "pipe")  # refused when mentioned: not offered
+    (folder / "loop").symlink_to(folder / "loop")
     return folder
 
 

@@ -12,7 +12,9 @@ capped in entries and time and kept for a few seconds: completion runs on every 
 
 from __future__ import annotations
 
+import itertools
 import os
+import stat
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
@@ -86,16 +88,20 @@ class PathCompleter(Completer):
             return
         lead = f"{folder}/" if folder else ""
         matches = sorted(n for n in names if n.startswith(prefix) and _shown(n, prefix))
-        kept = [m for m in (self._offered(project, lead + name) for name in matches) if m]
+        offered = (self._offered(project, lead + name) for name in matches)
+        # Each is resolved to be judged: only as many as can be offered.
+        kept = list(itertools.islice((path for path in offered if path), MAX_OFFERED))
         yield from sorted(kept, key=lambda path: (not path.endswith("/"), path))
 
     def _offered(self, project: Path, relative: str) -> str | None:
         """`relative` as offered (a folder with `/`), or None when a mention would refuse it."""
         try:
-            resolved = fenced(project, relative, self._private)
-        except RefusedMention:
+            mode = fenced(project, relative, self._private).stat().st_mode
+        except (RefusedMention, OSError):
             return None
-        return relative + "/" if resolved.is_dir() else relative
+        if stat.S_ISDIR(mode):
+            return relative + "/"
+        return relative if stat.S_ISREG(mode) else None  # a FIFO or device is refused
 
     def _deeper(self, project: Path, prefix: str) -> Iterator[str]:
         folded = prefix.casefold()
