@@ -24,7 +24,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from agent.chat.file_attachments import VCS_FOLDERS, RefusedMention, fenced
-from agent.chat.mentions import escaped, mention_at_cursor
+from agent.chat.mentions import escaped, mention_at_cursor, server_word
 from agent.text import sanitize_line
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class PathCompleter(Completer):
         project = self._project()
         if word is None or project is None or document.text.lstrip().startswith("/"):
             return
-        if any(word.startswith(f"{name}:") for name in self._servers()):
+        if server_word(word, self._servers()):
             return  # `@server:`: a resource (agent.ui.completion.mentions)
         typed = word.replace("\\ ", " ").replace("\\\\", "\\")
         if typed.startswith(("/", "~")) or ".." in typed.split("/"):
@@ -136,7 +136,7 @@ class PathCompleter(Completer):
 
 def _completion(relative: str, back: int, servers: Collection[str]) -> Completion:
     # `rs:notes.txt` with a server rs would mention rs's resource: a path says `./` first.
-    if any(relative.startswith(f"{name}:") for name in servers):
+    if server_word(relative, servers):
         relative = f"./{relative}"
     meta = "folder" if relative.endswith("/") else "file"
     return Completion(escaped(relative), -back, display=relative, display_meta=meta)
