@@ -4,6 +4,7 @@ resources_server.py (rs) started by the chat."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pexpect
@@ -100,3 +101,21 @@ def test_a_refused_mention_sends_nothing_and_gives_the_message_back(
     sent = user_text(requests[0])
     assert "s3cret" not in sent and "my notes" not in sent
     assert sent.startswith(f"and @{evil}")
+
+
+def test_the_menu_never_draws_a_hostile_file_name(tmp_path: Path, chat_env: dict[str, str]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("my notes\n")
+    (project / "\x1b]0;pwned\x07title.txt").write_text("x\n")
+    (project / "new\nline-pwned.txt").write_text("x\n")
+    with scripted_chat(tmp_path, [], chat_env, project) as (chat, _):
+        chat.logfile_read = seen = io.StringIO()  # all that is drawn, not only since a match
+        chat.expect("›")
+        chat.send("see @")  # the menu of a bare @: every entry of the project
+        menu_once_ready(chat, "@", "notes.txt")
+        chat.expect(pexpect.TIMEOUT, timeout=1)  # the whole menu drawn
+        drawn = seen.getvalue()
+        chat.send("\x15/exit\r")
+        chat.expect(pexpect.EOF)
+    assert "pwned" not in drawn
