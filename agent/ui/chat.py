@@ -12,7 +12,7 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -20,6 +20,7 @@ from typing import TypeVar
 import anyio
 import anyio.abc
 from prompt_toolkit.completion import ThreadedCompleter
+from prompt_toolkit.filters import emacs_insert_mode, vi_insert_mode
 from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -30,6 +31,7 @@ from agent.errors import AgentError
 from agent.messages import Part
 from agent.text import error_lines, noun_for, sanitize, sanitize_line
 from agent.ui.completion.completer import chat_completer
+from agent.ui.completion.tab import complete_or_go_into
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash.commands import EXIT, run_slash
@@ -66,10 +68,11 @@ async def _run_turn(
     renderer: EventRenderer,
     parts: list[Part] | None = None,
     typeahead: TypeAhead | None = None,
+    files: Sequence[Part] = (),
 ) -> bool:
     """One turn; Ctrl-C (SIGINT) cancels it. Returns True when it was interrupted.
     `parts`: what goes with the text (a prompt's messages); None: read its @-mentions.
-    `typeahead`: reads the next message while the turn runs."""
+    `typeahead`: reads the next message while the turn runs. `files`: its @path files."""
     reading = typeahead.reading() if typeahead is not None else contextlib.nullcontext()
     # Between turns Ctrl-C is a key again (ignore_after): the prompt reads it.
     with (
@@ -81,7 +84,7 @@ async def _run_turn(
         try:
             async with chat.host.request_scope():
                 if parts is None:
-                    parts = await _attachments(chat, text, renderer)
+                    parts = [*files, *await _attachments(chat, text, renderer)]
                 async for event in chat.conversation.turn(text, parts):
                     renderer.render(event)
         finally:
@@ -149,6 +152,26 @@ async def _attachments(chat: ChatSession, text: str, renderer: EventRenderer) ->
     return attached.parts
 
 
+async def _file_attachments(chat: ChatSession, text: str) -> list[Part] | None:
+    """The project files the message @-mentions, said as attached; None when one is refused:
+    each refusal is said in one line and nothing is sent."""
+    if "@" not in text:
+        return []
+    import anyio.to_thread
+
+    from agent.chat.file_attachments import file_mentions
+
+    found = await anyio.to_thread.run_sync(file_mentions, text, chat.project, chat.host.runtime)
+    for line in found.refused:
+        print(styled(line, "red"))
+    if found.refused:
+        print(styled("Nothing was sent: your message is back at the prompt to correct.", "dim"))
+        return None
+    for line in found.attached:
+        print(styled(sanitize_line(f"⎿ attached {line}"), "dim"))
+    return found.parts
+
+
 def _bindings() -> KeyBindings:
     bindings = KeyBindings()
 
@@ -160,6 +183,9 @@ def _bindings() -> KeyBindings:
             buffer.reset()
         else:
             event.app.exit(exception=KeyboardInterrupt)
+
+    # After `@r` took `rs:`, a second Tab lists rs's resources (not back to `@r`).
+    bindings.add("tab", filter=emacs_insert_mode | vi_insert_mode)(complete_or_go_into)
 
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
@@ -302,12 +328,19 @@ async def _serve(
                 continue
             # A prompt's messages: the person's turn, with everything a typed one gets.
             text, parts = outcome.text, outcome.parts
+        files: list[Part] = []
+        if parts is None:  # a typed message: its @path files first, all or nothing
+            checked = await _file_attachments(chats[0], text)
+            if checked is None:
+                typeahead.give_back(text)
+                continue
+            files = checked
         await _interruptible(lambda: _settle_project_skills(chats[0]))
         await _interruptible(lambda: _settle_server_trust(chats[0]))
         if chats[0].host.still_starting():
             await _wait_for_servers(chats[0], renderer, typeahead)
         await _interruptible(lambda: _before_request(chats[0]))
-        if await _run_turn(chats[0], text, renderer, parts, typeahead):
+        if await _run_turn(chats[0], text, renderer, parts, typeahead, files):
             typeahead.hold()  # stopped: what was queued goes back to the prompt, unsent
         problems = chats[0].recorder.problems
         if problems and not saving_failure_shown:

@@ -450,9 +450,25 @@ async def _attachments(chat: ChatSession, prompt: str, output: OneShotOutput) ->
     return attached.parts
 
 
+def _file_attachments(chat: ChatSession, prompt: str, output: OneShotOutput) -> list[Part] | None:
+    """The project files the -p prompt @-mentions; None when one is refused (each said)."""
+    if "@" not in prompt:
+        return []
+    from agent.chat.file_attachments import file_mentions
+
+    found = file_mentions(prompt, chat.project, chat.host.runtime)
+    for line in found.refused:
+        output.note(line)
+    return None if found.refused else found.parts
+
+
 async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOutput) -> int:
     """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
     conversation, host = chat.conversation, chat.host
+    files = _file_attachments(chat, sent.prompt, output)
+    if files is None:  # all or nothing: no model is asked with half of what was meant
+        output.summary.error = "a mentioned file was not attached; nothing was sent"
+        return output.finish(None)
     stop = anyio.Event()
     async with anyio.create_task_group() as group:
         group.start_soon(partial(host.serve, stop, only_if_used=True))
@@ -469,7 +485,7 @@ async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOut
                     for line in await chat.settle_served_skills(None):
                         output.note(line)
                 async with host.request_scope():
-                    parts = await _attachments(chat, sent.prompt, output)
+                    parts = [*files, *await _attachments(chat, sent.prompt, output)]
                     async for event in conversation.turn(sent.text, parts):
                         output.event(event)
                         if output.closed:

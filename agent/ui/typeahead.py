@@ -163,6 +163,11 @@ class TypeAhead:
         lines = [*self.keys.queued, self.keys.draft] if self.keys.draft else self.keys.queued
         self.keys.queued, self.keys.draft = [], "\n".join(lines)
 
+    def give_back(self, text: str) -> None:
+        """A message that was not sent (a refused @-mention) goes back into the prompt, before
+        anything typed since, to be corrected rather than typed again."""
+        self.keys.draft = "\n".join(line for line in (text, self.keys.draft) if line)
+
     def take_prompt_leftovers(self, source: Input) -> None:
         """Take the keys the prompt read on `source` after the Enter that sent its message,
         before any dialog can: lines are queued, the rest becomes the line being typed."""

@@ -220,8 +220,10 @@ def test_help_lists_the_keys_and_mentions(
     with scripted_chat(tmp_path, [], chat_env) as (chat, _):
         chat.expect("›")
         chat.send("/help\r")
-        chat.expect("Mentions:\r\n  @server:uri +attach an MCP server's resource")
+        chat.expect("Mentions:\r\n  @path +attach a project file")
         shown = chat.before
+        chat.expect("\r\n  @server:uri +attach an MCP server's resource")
+        chat.expect("\r\n  @./name:x +a file whose path starts like a server's name")
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
     for key in ("Enter", "Alt\\+Enter, Esc Enter", "Esc", "Ctrl-C", "Ctrl-D", "Ctrl-R", "Tab"):

@@ -64,3 +64,36 @@ def test_a_mention_of_a_disabled_server_gets_the_chats_note_without_loading_the_
     assert f"(not attached: {why})" in content[1]["text"]
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert _mcp_modules(loaded) == {"agent.mcp.store"}  # the store says it is disabled; no SDK
+
+
+def test_a_one_shot_prompt_attaches_project_files_and_a_refused_one_sends_nothing(
+    tmp_path: Path,
+    oneshot_env: dict[str, str],  # noqa: F811
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("my notes\n")
+    (tmp_path / "secret.txt").write_text("s3cret\n")
+    with FakeOpenAI([{"text": "Done."}, {"text": "Done."}]) as fake:
+        args = [*model_args(fake), "-p", "check @notes.txt"]
+        done = run_without_terminal(oneshot_env, project, args)
+        refused = run_without_terminal(
+            oneshot_env, project, [*model_args(fake), "-p", "check @notes.txt @../secret.txt"]
+        )
+        # A mention inside piped text stays text: the file is not read.
+        piped = run_without_terminal(
+            oneshot_env, project, [*model_args(fake), "-p", "check"], stdin="@notes.txt"
+        )
+        requests = [request["body"] for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    content = requests[0]["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "check @notes.txt"}
+    assert (
+        'file="notes.txt"' in content[1]["text"]
+        and "\nmy notes\n</attachment" in content[1]["text"]
+    )
+    assert refused.returncode == 1
+    assert "@../secret.txt was not attached: it is outside the project" in refused.stderr
+    assert len(requests) == 2  # the refused prompt never reached the model
+    assert requests[1]["messages"][-1]["content"] == "check\n\n@notes.txt"  # piped: text
+    assert piped.returncode == 0, piped.stderr

@@ -127,7 +127,7 @@ def chat_completer(
 def _mcp_completer(
     current: Callable[[], ChatSession | None], loop: asyncio.AbstractEventLoop | None
 ) -> Completer:
-    """Prompt commands and @-mentions, built at the first completion: their modules are not
+    """Prompt commands, @-mentions and @paths, built at the first completion: their modules are not
     needed to draw the prompt (launch to prompt is measured: bench/startup_to_prompt.py)."""
     built: list[Completer] = []
 
@@ -135,10 +135,12 @@ def _mcp_completer(
         if not built:
             from agent.ui.completion.catalog_bridge import CatalogBridge
             from agent.ui.completion.mentions import MentionCompleter
+            from agent.ui.completion.paths import project_paths
             from agent.ui.completion.prompts import PromptCompleter
 
             bridge = CatalogBridge(current, loop)
-            built.append(merge_completers([PromptCompleter(bridge), MentionCompleter(bridge)]))
+            completers = [PromptCompleter(bridge), MentionCompleter(bridge), project_paths(current)]
+            built.append(merge_completers(completers))
         return built[0]
 
     return DynamicCompleter(get)

@@ -84,7 +84,14 @@ _KEYS_AND_MENTIONS = (
             ("Tab", "complete commands, their arguments and @ mentions"),
         ),
     ),
-    ("Mentions:", (("@server:uri", "attach an MCP server's resource (Tab lists them)"),)),
+    (
+        "Mentions:",
+        (
+            ("@path", "attach a project file (Tab completes; a space is written \\ )"),
+            ("@server:uri", "attach an MCP server's resource (Tab lists them)"),
+            ("@./name:x", "a file whose path starts like a server's name"),
+        ),
+    ),
 )
 
 

@@ -32,7 +32,10 @@ async def chat(agent_home: Path, tmp_path: Path) -> AsyncIterator[Any]:
     trust_launch(store, "rs", tmp_path)
     enable(store, "rs")
     async with served_host(store, agent_home, tmp_path) as host:
-        yield SimpleNamespace(host=host)
+        # A project of its own with no files: only the server's mentions are offered here.
+        empty = tmp_path / "empty-project"
+        empty.mkdir()
+        yield SimpleNamespace(host=host, project=empty)
 
 
 async def offered(chat: Any, text: str) -> list[tuple[str, int]]:
@@ -100,7 +103,9 @@ async def test_a_key_press_never_starts_a_local_server(agent_home: Path, tmp_pat
     enable(store, "rs")
     with anyio.fail_after(60):
         async with runtime(store, agent_home, tmp_path) as rt:
-            chat = SimpleNamespace(host=SimpleNamespace(runtime=rt))
+            empty = tmp_path / "empty-project"
+            empty.mkdir()
+            chat = SimpleNamespace(host=SimpleNamespace(runtime=rt), project=empty)
             assert await offered(chat, "@") == []
             assert await offered(chat, "@rs:fixture://") == []
             assert rt.running() == []
