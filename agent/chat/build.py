@@ -78,16 +78,7 @@ def build_chat(
     file_changes = FileChangeLog(project, recorder, own_folders())
     conversation = Conversation(
         model,
-        [
-            BuiltinToolset(
-                project,
-                journal=file_changes,
-                commands=settings.commands,
-                skills=ActiveSkillFolders(skill_session),
-            ),
-            skill_session,
-            host,
-        ],
+        [_builtin_tools(project, settings, file_changes, skill_session), skill_session, host],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
@@ -113,6 +104,19 @@ def build_chat(
         instructions=instructions,
         system_prompt=system_prompt,
         file_changes=file_changes,
+    )
+
+
+def _builtin_tools(
+    project: Path, settings: Settings, file_changes: FileChangeLog, skills: SkillSession
+) -> BuiltinToolset:
+    """Reading, changing files (kept for /undo) and running commands (a skill's scripts from
+    its folder while it is active)."""
+    return BuiltinToolset(
+        project,
+        journal=file_changes,
+        commands=settings.commands,
+        skills=ActiveSkillFolders(skills),
     )
 
 
