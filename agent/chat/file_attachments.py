@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 # Version control keeps its own data here: history, hooks, remotes with tokens in their URLs.
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", ".jj"})
+SHOWN_CHARS = 160  # of a path in the lines that say what was attached or refused
 _SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file (as read_file judges)
 # Text is cut at read_file's byte cap and at the MCP output limit (its default when no server
 # runs, config/settings.yaml), whichever comes first.
@@ -80,7 +81,7 @@ def read_file_mentions(
         path = _meant_path(project, word.text)
         if path is None:
             continue  # `@alice`: text, not a path
-        shown = sanitize_line(f"@{path}")
+        shown = _shown(path)
         try:
             resolved = checked_path(project, path, private)
             if resolved in seen:
@@ -96,6 +97,12 @@ def read_file_mentions(
     if found.refused:
         found.parts, found.attached = [], []
     return found
+
+
+def _shown(path: str) -> str:
+    """The mention as the person's lines name it: escaped, and a pasted monster cut short."""
+    shown = sanitize_line(f"@{path}")
+    return shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 1] + "…"
 
 
 def _meant_path(project: Path, word: str) -> str | None:
@@ -127,8 +134,11 @@ def fenced(project: Path, path: str, private: Sequence[Path]) -> Path:
     what passes this): outside the project, agent's, a credential, version control's."""
     try:
         resolved = _joined(project, path).resolve()
-    except (OSError, RuntimeError):
-        raise RefusedMention("it cannot be resolved (a loop of links?)") from None
+    except RuntimeError:
+        raise RefusedMention("it cannot be resolved (a loop of links)") from None
+    except (OSError, ValueError) as error:  # a name too long, a NUL in a pasted path
+        why = error.strerror if isinstance(error, OSError) else str(error)
+        raise RefusedMention(f"it cannot be resolved ({why})") from None
     if not within(resolved, project):
         if within(Path(os.path.abspath(_joined(project, path))), project):
             raise RefusedMention("it is a link that leads outside the project")

@@ -194,3 +194,13 @@ def test_a_sentence_s_punctuation_after_a_path_is_not_part_of_it(project: Path) 
 def test_a_loop_of_links_is_refused_in_one_line(project: Path) -> None:
     (project / "loop").symlink_to(project / "loop")
     refused_alone(project, "@loop", "cannot be resolved")
+
+
+@pytest.mark.parametrize("path", ["./a\x00b", "./" + "x" * 5000, "./" + "/".join(["d" * 200] * 30)])
+def test_a_pasted_path_the_system_cannot_take_is_refused_not_a_crash(
+    project: Path, path: str
+) -> None:
+    found = mentioned(project, f"@{path} and @README.md")
+    assert found.parts == [] and len(found.refused) == 1
+    (line,) = found.refused
+    assert " was not attached: " in line and "\x00" not in line and len(line) < 300
