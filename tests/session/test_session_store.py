@@ -354,7 +354,12 @@ def test_a_one_shot_session_says_so_in_its_header_and_a_chats_header_is_as_befor
     assert sorted(chat_header) == [
         "app_version", "id", "model", "project", "started_at", "type", "version",
     ]  # fmt: skip
-    assert one_shot_header == {**chat_header, "id": one_shot.header.id, "one_shot": True}
+    assert one_shot_header == {
+        **chat_header,
+        "id": one_shot.header.id,
+        "started_at": one_shot.header.started_at,
+        "one_shot": True,
+    }
     assert (summarize(chat.path).header.one_shot, summarize(one_shot.path).header.one_shot) == (
         False,
         True,
