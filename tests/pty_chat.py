@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -142,3 +143,29 @@ def finish(chat: pexpect.spawn) -> None:
     chat.expect(pexpect.EOF)
     chat.close()
     assert chat.exitstatus == 0
+
+
+def oneshot_in_terminal(
+    base_url: str, prompt: str, env: dict[str, str], cwd: Path
+) -> pexpect.spawn:
+    """`agent -p PROMPT` started by a shell in a pty of 40x120: the terminal a person runs it
+    in, where its questions are asked on /dev/tty."""
+    command = shlex.join([AGENT, *model_args(base_url), "-p", prompt])
+    return pexpect.spawn("/bin/sh", ["-c", command], env=env, cwd=str(cwd), encoding="utf-8",
+                         timeout=TIMEOUT, dimensions=(40, 120))  # fmt: skip
+
+
+def oneshot_without_terminal(
+    base_url: str, prompt: str, env: dict[str, str], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """`agent -p PROMPT` as a script runs it: no controlling terminal, so nobody can approve."""
+    return subprocess.run(
+        [AGENT, *model_args(base_url), "-p", prompt],
+        input="",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+        start_new_session=True,
+    )

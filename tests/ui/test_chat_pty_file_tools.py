@@ -4,8 +4,6 @@ scripted model calling the tools, the approval showing the path and the diff, y 
 
 from __future__ import annotations
 
-import shlex
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +12,11 @@ import pexpect
 from agent.ui.oneshot import NO_TERMINAL_REASON
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import (
-    AGENT,
-    TIMEOUT,
     FakeModelProcess,
     finish,
     model_args,
+    oneshot_in_terminal,
+    oneshot_without_terminal,
     scripted_chat,
     spawn_agent,
 )
@@ -196,9 +194,7 @@ def test_one_shot_in_a_terminal_asks_and_writes_and_without_one_denies(
         {"text": "Edited."},
     ]
     with FakeOpenAI(turns) as fake:
-        command = shlex.join([AGENT, *model_args(fake.base_url), "-p", "edit it"])
-        agent = pexpect.spawn("/bin/sh", ["-c", command], env=chat_env, cwd=str(tmp_path),
-                              encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 120))  # fmt: skip
+        agent = oneshot_in_terminal(fake.base_url, "edit it", chat_env, tmp_path)
         agent.expect("Approve\\?")
         assert "file: app.py (edit: 6 bytes → 6 bytes)" in agent.before
         assert "+x = 2" in agent.before
@@ -214,16 +210,7 @@ def test_one_shot_in_a_terminal_asks_and_writes_and_without_one_denies(
         {"text": "Could not write."},
     ]
     with FakeOpenAI(turns) as fake:
-        done = subprocess.run(
-            [AGENT, *model_args(fake.base_url), "-p", "write it"],
-            input="",
-            capture_output=True,
-            text=True,
-            env=chat_env,
-            cwd=tmp_path,
-            timeout=60,
-            start_new_session=True,  # no controlling terminal: nobody can approve
-        )
+        done = oneshot_without_terminal(fake.base_url, "write it", chat_env, tmp_path)
         requests = fake.requests
     assert done.returncode == 3, done.stderr
     assert tool_result(requests[1]) == f"{DECLINED} Their reason: {NO_TERMINAL_REASON}"
@@ -235,9 +222,7 @@ def test_one_shot_in_a_terminal_declines_with_a_reason(
 ) -> None:
     turns = [call("c1", "write_file", path="new.txt", content="hi\n"), {"text": "Not written."}]
     with FakeOpenAI(turns) as fake:
-        command = shlex.join([AGENT, *model_args(fake.base_url), "-p", "write it"])
-        agent = pexpect.spawn("/bin/sh", ["-c", command], env=chat_env, cwd=str(tmp_path),
-                              encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 120))  # fmt: skip
+        agent = oneshot_in_terminal(fake.base_url, "write it", chat_env, tmp_path)
         agent.expect("Approve\\?")
         agent.send("r")
         agent.expect("Reason for the model:")

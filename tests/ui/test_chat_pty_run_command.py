@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ import pexpect
 
 from agent.ui.oneshot import NO_TERMINAL_REASON
 from tests.fake_openai import FakeOpenAI
-from tests.pty_chat import AGENT, TIMEOUT, finish, model_args, scripted_chat
+from tests.pty_chat import finish, oneshot_in_terminal, oneshot_without_terminal, scripted_chat
 from tests.security.run_command_helpers import require_sandbox
 
 DECLINED = "Error: The person declined this tool call."
@@ -95,9 +94,7 @@ def test_one_shot_asks_on_the_terminal_and_without_one_denies(
     require_sandbox()
     turns = [run_call("c1", argv=["sh", "-c", "echo hi > hi.txt"]), {"text": "Ran."}]
     with FakeOpenAI(turns) as fake:
-        command = shlex.join([AGENT, *model_args(fake.base_url), "-p", "run it"])
-        agent = pexpect.spawn("/bin/sh", ["-c", command], env=chat_env, cwd=str(tmp_path),
-                              encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 120))  # fmt: skip
+        agent = oneshot_in_terminal(fake.base_url, "run it", chat_env, tmp_path)
         agent.expect("Approve\\?")
         assert "command: sh -c 'echo hi > hi.txt'" in agent.before
         agent.send("y")
@@ -109,16 +106,7 @@ def test_one_shot_asks_on_the_terminal_and_without_one_denies(
 
     turns = [run_call("c1", argv=["touch", "nobody.txt"]), {"text": "Not run."}]
     with FakeOpenAI(turns) as fake:
-        done = subprocess.run(
-            [AGENT, *model_args(fake.base_url), "-p", "run it"],
-            input="",
-            capture_output=True,
-            text=True,
-            env=chat_env,
-            cwd=tmp_path,
-            timeout=60,
-            start_new_session=True,  # no controlling terminal: nobody can approve
-        )
+        done = oneshot_without_terminal(fake.base_url, "run it", chat_env, tmp_path)
         requests = fake.requests
     assert done.returncode == 3, done.stderr
     assert tool_result(requests[1]) == f"{DECLINED} Their reason: {NO_TERMINAL_REASON}"
