@@ -120,8 +120,9 @@ class ConsoleService:
         return [Event("server", entry) for entry in self.entries()]
 
     async def watch_states(self) -> None:
-        """Tell the tabs whenever a server's state changes. Polled: a server that goes away by
-        itself (it exited, the network dropped) changes its state without telling anyone."""
+        """Tell the tabs whenever a server's state (or trust) changes. Polled: a server that
+        goes away by itself (it exited, the network dropped) changes its state without telling
+        anyone, and trust is granted in another terminal."""
         while True:
             self.announce_changes()
             await anyio.sleep(STATE_POLL_SECONDS)
@@ -131,7 +132,10 @@ class ConsoleService:
         for definition in self.runtime.store.load().definitions:
             status = self.runtime.status(definition.name)
             live = self.runtime.live(definition.name)
-            key = (status.state, status.last_error, id(live), definition.name in self._needs_login)
+            # Trust too: `agent mcp trust NAME` in a terminal turns Connect on in the page.
+            trusted = self.runtime.is_trusted(definition)
+            login = definition.name in self._needs_login
+            key = (status.state, status.last_error, id(live), login, trusted)
             if self._shown.get(definition.name) != key:
                 self._shown[definition.name] = key
                 self.hub.publish(Event("server", self.entry(definition)))

@@ -157,11 +157,12 @@
     item.classList.toggle("disabled", !server.enabled);
     const ready = server.state === "ready" || server.state === "starting";
     // An untrusted local server cannot start from here (the bridge would refuse): the button
-    // says why and how to trust it, rather than failing after the click.
+    // says why and how to trust it, rather than failing after the click. (Trust granted in a
+    // terminal reaches the page as a server event: no reload, which would lose the key.)
     const untrusted = server.trusted === false;
     const connect = el("button", {
       type: "button", className: "connect", disabled: ready || untrusted,
-      title: untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal, then reload this page` : "",
+      title: untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal` : "",
       on: { click: (event) => { event.stopPropagation(); connectServer(server.name); } },
     }, "Connect");
     const disconnect = el("button", {
@@ -174,7 +175,7 @@
         el("span", { className: "type" }, server.type),
         el("span", { className: "state" }, server.state)),
       el("div", { className: "note" }, untrusted
-        ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal, then reload this page.`
+        ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal; Connect turns on here once it is trusted.`
         : server.note || ""),
       server.error ? el("div", { className: "server-error" }, server.error) : null,
       el("div", { className: "server-actions" }, connect, disconnect),
