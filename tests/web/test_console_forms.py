@@ -173,3 +173,28 @@ def box_of(page: Page, selector: str) -> dict[str, float]:
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
     return dict(box)
+
+
+def test_optional_lists_start_empty_and_a_form_left_so_is_accepted(page: Page) -> None:
+    connect(page, "form")
+    page.locator('#tools li.item[data-name="book"]').click()
+    call = page.locator("form#call-form")
+    expect_(call.locator('fieldset[data-array="tags"] .array-row')).to_have_count(0)
+    call.locator('[name="title"]').fill("Trip")
+    call.locator('[name="seats"]').fill("2")
+    call.locator('[name="size"]').select_option(label="small")
+    call.locator("button[type=submit]").click()
+    expect_(page.locator("#result pre.text")).to_contain_text('"title": "Trip"')
+    assert "tags" not in json.loads(page.locator("#result pre.text").text_content() or "")
+
+    page.locator('#tools li.item[data-name="survey"]').click()
+    page.locator("form#call-form button[type=submit]").click()
+    form = page.locator("form.elicitation")
+    fish = form.locator("fieldset.choices", has_text="Fish")
+    expect_(fish.locator("input:checked")).to_have_count(0)  # optional, no default: empty
+    form.locator('[name="email"]').fill("ada@example.org")
+    form.locator("button.accept").click()
+    expect_(form).to_have_count(0)  # nothing blocked Accept
+    expect_(page.locator("#result pre.text")).to_contain_text('"action": "accept"')
+    result = json.loads(page.locator("#result pre.text").text_content() or "")
+    assert result["action"] == "accept" and "fish" not in result["content"]
