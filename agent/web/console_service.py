@@ -281,13 +281,15 @@ class ConsoleService:
                 connection, prompt, argument, value, context, self.timeout
             )
         values = completion.get("values")
-        offered = [v for v in (values if isinstance(values, list) else []) if _fits_a_field(v)][
-            :MAX_COMPLETIONS
-        ]
+        given = values if isinstance(values, list) else []
+        offered = [value for value in given if _fits_a_field(value)][:MAX_COMPLETIONS]
         answer: dict[str, Any] = {"values": offered}
-        for key in ("total", "hasMore"):
-            if isinstance(completion.get(key), (int, bool)):
-                answer[key] = completion[key]
+        total = completion.get("total")
+        if isinstance(total, int) and not isinstance(total, bool):
+            # what the server has beyond this answer (the values dropped here are not more)
+            answer["total"] = max(len(offered), total - (len(given) - len(offered)))
+        if completion.get("hasMore") is True:
+            answer["hasMore"] = True
         return answer
 
     async def send(self, name: str, message: dict[str, Any]) -> dict[str, Any]:

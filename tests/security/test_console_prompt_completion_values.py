@@ -58,6 +58,7 @@ def test_the_bridge_offers_no_value_with_a_line_break_and_checks_its_fields(
         assert answer.status == 200, answer.text
         values = answer.json()["values"]
         assert "two\nlines" not in values and set(HOSTILE_VALUES) <= set(values)
+        assert answer.json()["total"] == len(values)  # the dropped value is not "more"
         for body, field in [
             ({"argument": "dish"}, "prompt"),
             ({"prompt": "order", "argument": 3}, "argument"),
