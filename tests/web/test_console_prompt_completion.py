@@ -28,7 +28,7 @@ from tests.web.console_browser import (  # noqa: F401  (the fixtures are used by
 from tests.web.console_helpers import close_terminal, launch_console
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 KITCHENS = {
     "kitchen": server_command("completing_prompt_server.py"),
@@ -112,3 +112,35 @@ def test_a_server_without_completions_offers_none_and_is_never_asked(
     expect_(form.locator("button.completion")).to_have_count(0)
     expect_(page.locator("#log li.entry .summary", has_text="completion/complete")).to_have_count(0)
     assert re.search(r"complete \w+ context", server_log(console.home)) is None
+
+
+def test_server_everythings_prompt_style_completes_in_the_page(
+    agent_home: Path, tmp_path: Path, browser: Browser
+) -> None:
+    """The reference server (Node, the TypeScript SDK) as a second, independent completer."""
+    from agent.mcp.config.document import parse_document_data
+    from agent.mcp.store import McpStore
+    from tests.fixtures.everything import everything_definition, install_everything
+    from tests.fixtures.mcp_fixtures import trust_launch
+
+    require_browser()
+    store = McpStore(agent_home / "mcp-servers.json")
+    document = {"mcpServers": {"ev": everything_definition(install_everything())}}
+    store.replace_definitions(parse_document_data(document, "test").definitions)
+    trust_launch(store, "ev", Path.cwd())  # the console's project folder: where it runs
+    stderr_path = tmp_path / "console-stderr.log"
+    process, url = launch_console(os.environ, stderr_path, "--port", "0", terminal=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        open_console(page, url)
+        connect(page, "ev")
+        page.locator('button.tab[data-tab="prompts"]').click()
+        page.locator('#prompts li.item[data-name="complex_prompt"]').click()
+        page.locator('form#call-form input[name="style"]').press_sequentially("f")
+        offered = page.locator("form#call-form .completions button.completion")
+        expect_(offered).to_have_text(["formal", "friendly"])
+    finally:
+        context.close()
+        stop_child(process, timeout=STOP_TIMEOUT)
+        close_terminal(process)
