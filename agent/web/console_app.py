@@ -62,6 +62,7 @@ def build_app(
         "call": api.call,
         "read": api.read,
         "prompt": api.prompt,
+        "complete": api.complete,
         "send": api.send,
     }
     routes = [
@@ -179,6 +180,13 @@ class _Api:
     async def prompt(self, request: Request, body: dict[str, Any]) -> Any:
         name = request.path_params["name"]
         return await self.service.prompt(name, body.get("name"), body.get("arguments", {}))
+
+    async def complete(self, request: Request, body: dict[str, Any]) -> Any:
+        name = request.path_params["name"]
+        return await self.service.complete(
+            name, body.get("prompt"), body.get("argument"), body.get("value", ""),
+            body.get("context"),
+        )  # fmt: skip
 
     async def send(self, request: Request, body: dict[str, Any]) -> Any:
         try:

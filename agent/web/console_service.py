@@ -32,6 +32,8 @@ from agent.web.console_hub import ConsoleHub, Event
 from agent.web.raw_ids import RawIds
 
 ERROR_CHARS = 500
+MAX_COMPLETIONS = 100  # completion/complete's own cap on the values of one answer
+MAX_COMPLETION_CHARS = 1000
 STATE_POLL_SECONDS = 0.25
 
 
@@ -118,8 +120,9 @@ class ConsoleService:
         return [Event("server", entry) for entry in self.entries()]
 
     async def watch_states(self) -> None:
-        """Tell the tabs whenever a server's state changes. Polled: a server that goes away by
-        itself (it exited, the network dropped) changes its state without telling anyone."""
+        """Tell the tabs whenever a server's state (or trust) changes. Polled: a server that
+        goes away by itself (it exited, the network dropped) changes its state without telling
+        anyone, and trust is granted in another terminal."""
         while True:
             self.announce_changes()
             await anyio.sleep(STATE_POLL_SECONDS)
@@ -129,7 +132,10 @@ class ConsoleService:
         for definition in self.runtime.store.load().definitions:
             status = self.runtime.status(definition.name)
             live = self.runtime.live(definition.name)
-            key = (status.state, status.last_error, id(live), definition.name in self._needs_login)
+            # Trust too: `agent mcp trust NAME` in a terminal turns Connect on in the page.
+            trusted = self.runtime.is_trusted(definition)
+            login = definition.name in self._needs_login
+            key = (status.state, status.last_error, id(live), login, trusted)
             if self._shown.get(definition.name) != key:
                 self._shown[definition.name] = key
                 self.hub.publish(Event("server", self.entry(definition)))
@@ -250,6 +256,42 @@ class ConsoleService:
             result = await console_requests.get_prompt(connection, prompt, arguments, self.timeout)
         return {"result": result}
 
+    async def complete(
+        self, name: str, prompt: object, argument: object, value: object, context: object
+    ) -> dict[str, Any]:
+        """The server's suggested values for one of a prompt's arguments (completion/complete),
+        with the arguments filled in so far as context; none from a server that does not
+        offer completions. Values that are not one line of text are dropped: they go into an
+        input field (and are shown there as text)."""
+        if not isinstance(prompt, str) or not prompt:
+            raise ApiError(400, "prompt: must be a prompt name")
+        if not isinstance(argument, str) or not argument:
+            raise ApiError(400, "argument: must be an argument name")
+        if not isinstance(value, str):
+            raise ApiError(400, "value: must be text")
+        if context is None:
+            context = {}
+        if not isinstance(context, dict) or not all(
+            isinstance(given, str) for given in context.values()
+        ):
+            raise ApiError(400, "context: must be an object of text values")
+        connection = self.connection(name)
+        with self.errors(connection.name):
+            completion = await console_requests.complete_prompt_argument(
+                connection, prompt, argument, value, context, self.timeout
+            )
+        values = completion.get("values")
+        given = values if isinstance(values, list) else []
+        offered = [value for value in given if _fits_a_field(value)][:MAX_COMPLETIONS]
+        answer: dict[str, Any] = {"values": offered}
+        total = completion.get("total")
+        if isinstance(total, int) and not isinstance(total, bool):
+            # what the server has beyond this answer (the values dropped here are not more)
+            answer["total"] = max(len(offered), total - (len(given) - len(offered)))
+        if completion.get("hasMore") is True:
+            answer["hasMore"] = True
+        return answer
+
     async def send(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
         """Send a hand-written message under an id of ours; answer with the page's id."""
         connection = self.connection(name)
@@ -287,6 +329,11 @@ class ConsoleService:
                 raise ApiError(400, f"message: {text}") from None
             status = 504 if "did not answer within" in text else 502
             raise ApiError(status, text) from None
+
+
+def _fits_a_field(value: object) -> bool:
+    """A suggested value the page can offer: one line of printable text, not overlong."""
+    return isinstance(value, str) and len(value) <= MAX_COMPLETION_CHARS and value.isprintable()
 
 
 def _info(connection: Connection | None) -> dict[str, Any] | None:

@@ -11,6 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import mcp_types as types
+
 from agent.mcp.client.connection import Connection
 from agent.mcp.client.era_client import EraClient
 
@@ -81,3 +83,30 @@ async def get_prompt(
         lambda client: client.get_prompt(name, dict(arguments)), "getting a prompt", timeout
     )
     return mcp_json(connection, result)
+
+
+async def complete_prompt_argument(
+    connection: Connection,
+    prompt: str,
+    argument: str,
+    value: str,
+    context: Mapping[str, str],
+    timeout: float,
+) -> dict[str, Any]:
+    """completion/complete for one of a prompt's arguments, as MCP JSON ({"values": [...],
+    "total"?, "hasMore"?}); no values at all, without asking, from a server that does not
+    declare the completions capability."""
+    info = connection.info
+    if info is None or "completions" not in info.capabilities:
+        return {"values": []}
+    reference = types.PromptReference(type="ref/prompt", name=prompt)
+    result = await connection.send(
+        lambda client: client.complete(
+            reference, {"name": argument, "value": value}, dict(context) or None
+        ),
+        "completing an argument",
+        timeout,
+    )
+    answer = mcp_json(connection, result)
+    completion = answer.get("completion")
+    return completion if isinstance(completion, dict) else {"values": []}

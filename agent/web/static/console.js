@@ -157,11 +157,12 @@
     item.classList.toggle("disabled", !server.enabled);
     const ready = server.state === "ready" || server.state === "starting";
     // An untrusted local server cannot start from here (the bridge would refuse): the button
-    // says why and how to trust it, rather than failing after the click.
+    // says why and how to trust it, rather than failing after the click. (Trust granted in a
+    // terminal reaches the page as a server event: no reload, which would lose the key.)
     const untrusted = server.trusted === false;
     const connect = el("button", {
       type: "button", className: "connect", disabled: ready || untrusted,
-      title: untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal, then reload this page` : "",
+      title: untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal` : "",
       on: { click: (event) => { event.stopPropagation(); connectServer(server.name); } },
     }, "Connect");
     const disconnect = el("button", {
@@ -174,7 +175,7 @@
         el("span", { className: "type" }, server.type),
         el("span", { className: "state" }, server.state)),
       el("div", { className: "note" }, untrusted
-        ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal, then reload this page.`
+        ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal; Connect turns on here once it is trusted.`
         : server.note || ""),
       server.error ? el("div", { className: "server-error" }, server.error) : null,
       el("div", { className: "server-actions" }, connect, disconnect),
@@ -762,6 +763,68 @@
       },
     });
     showForm(prompt.title || prompt.name, prompt.title ? prompt.name : null, prompt.description, form);
+    const info = state.servers.get(server) && state.servers.get(server).info;
+    const capabilities = info && info.capabilities;
+    // A server without the completions capability is not asked (it has nothing to offer).
+    if (capabilities && typeof capabilities === "object" && "completions" in capabilities) {
+      const names = Object.keys(schema.properties);
+      names.forEach((name, index) => offerCompletions(server, prompt.name, form, name, names.slice(0, index)));
+    }
+  }
+
+  const COMPLETION_DELAY_MS = 200; // typing pauses this long before the server is asked
+  const COMPLETIONS_SHOWN = 12;
+
+  /** The form's text field for an argument (found by property: a name is data, not a selector). */
+  function argumentControl(form, name) {
+    return $$("input", form).find((control) => control.name === name) || null;
+  }
+
+  /**
+   * Under an argument's field, a small list of the values the server suggests for what is typed
+   * (completion/complete, the arguments before it as context), as the chat's Tab offers them.
+   * The values are shown as text (button labels), and a click puts one into the field.
+   */
+  function offerCompletions(server, prompt, form, name, earlier) {
+    const control = argumentControl(form, name);
+    if (!control) return;
+    const list = el("ul", { className: "completions", hidden: true });
+    list.setAttribute("aria-label", `suggestions for ${name}`);
+    control.insertAdjacentElement("afterend", list);
+    let asked = 0; // only the newest question's answer is shown
+    let timer = null;
+    const show = (values, more) => {
+      clear(list);
+      for (const value of values.slice(0, COMPLETIONS_SHOWN)) {
+        list.appendChild(el("li", {}, el("button", {
+          type: "button", className: "completion", title: "use this value",
+          on: { click: () => { control.value = value; list.hidden = true; control.focus(); } },
+        }, value)));
+      }
+      const left = Math.max(0, values.length - COMPLETIONS_SHOWN) + (more || 0);
+      if (left > 0) list.appendChild(el("li", { className: "more-values" }, `${left} more: type to narrow`));
+      list.hidden = !values.length;
+    };
+    const ask = async () => {
+      const mine = ++asked;
+      const context = {};
+      for (const before of earlier) {
+        const given = argumentControl(form, before);
+        if (given && given.value !== "") Object.defineProperty(context, before, { value: given.value, enumerable: true });
+      }
+      const { ok, data } = await api(serverPath(server, "complete"), { prompt, argument: name, value: control.value, context });
+      if (mine !== asked || !form.isConnected) return;
+      const values = ok && Array.isArray(data.values) ? data.values.filter((v) => typeof v === "string") : [];
+      const total = ok && typeof data.total === "number" ? data.total : values.length;
+      show(values.filter((value) => value !== control.value), Math.max(0, total - values.length));
+    };
+    const later = () => {
+      clearTimeout(timer);
+      timer = setTimeout(ask, COMPLETION_DELAY_MS);
+    };
+    control.addEventListener("input", later);
+    control.addEventListener("focus", later);
+    control.addEventListener("keydown", (event) => { if (event.key === "Escape") list.hidden = true; });
   }
 
   // RFC 6570 templates as MCP servers use them: {var}, {+var}, {#var}, {.var}, {/var}, {;var},
