@@ -35,8 +35,8 @@ def test_a_tool_name_with_thirty_line_breaks_cannot_push_the_arguments_out_of_th
         chat.send("y")
         chat.expect("Finished.")
     requests = fake.requests()
-    assert '"text": "rm -rf the-payload"' in drawn  # the arguments were on screen
-    assert "server's tool: echo" + "\\n" * 30 + "x" in drawn  # the name is one visible line
+    assert 'text: "rm -rf the-payload"' in drawn  # the arguments were on screen
+    assert "hx · echo" + "\\n" * 30 + "x" in drawn  # the name is one visible line
     assert requests[1]["body"]["messages"][-1]["content"] == "rm -rf the-payload"
 
 
