@@ -60,7 +60,7 @@ def _who(request: ApprovalRequest) -> str:
     if spec.source == RESOURCE_TOOLS:
         server, uri = request.arguments.get("server"), request.arguments.get("uri")
         if isinstance(server, str) and isinstance(uri, str):
-            return f"{sanitize_line(server)} · resource {sanitize_line(uri)}"
+            return f"{sanitize_line(server)} · resource: {sanitize_line(uri)}"
     return f"{sanitize_line(spec.name)} (built into agent)"
 
 
