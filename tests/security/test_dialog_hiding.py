@@ -98,7 +98,9 @@ def test_arguments_longer_than_the_screen_are_paged_and_y_counts_only_on_the_las
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("go\r")
-        chat.expect("-- lines 1-[0-9]+ of [0-9]+: space shows more, n declines --")
+        chat.expect(
+            "-- lines 1-[0-9]+ of [0-9]+: space shows more, n declines, Esc stops the turn --"
+        )
         first_page = chat.before
         chat.send("y")  # not a key of the pager: the rest of the arguments is still unseen
         chat.send(" ")

@@ -108,7 +108,9 @@ class ChatApprover:
         colour = color_enabled() if self.colour is None else self.colour
         rows = describe_request(request, terminal_size().columns, colour)
         keys = {"y": "y", "n": "n", "r": "r"}
-        choice = await ask_with_pages(["", *rows], QUESTION, keys, cancel=STOP)
+        choice = await ask_with_pages(
+            ["", *rows], QUESTION, keys, cancel=STOP, cancel_words=", Esc stops the turn"
+        )
         if choice == "y":
             return Decision(True)
         if choice == STOP:

@@ -165,11 +165,15 @@ def _rows_window(rows: list[str]) -> Window:
 
 
 async def ask_with_pages(
-    lines: Sequence[str], question: str, keys: dict[str, str], cancel: str = "n"
+    lines: Sequence[str],
+    question: str,
+    keys: dict[str, str],
+    cancel: str = "n",
+    cancel_words: str = "",
 ) -> str:
     """Show every line, a screenful at a time when they do not fit (nothing is ever cut),
     then the question: its keys count only once the last page is on screen. Esc and Ctrl-C
-    answer `cancel` on every page."""
+    answer `cancel` on every page; `cancel_words` says what they do, on the pager's line."""
     size = terminal_size()
     rows = screen_rows(lines, size.columns)
     question_rows = len(screen_rows([question], size.columns))
@@ -178,7 +182,7 @@ async def ask_with_pages(
     while len(rows) - start > page:
         shown = f"{start + 1}-{start + page}"
         choice = await single_key(
-            f"-- lines {shown} of {len(rows)}: space shows more, n declines --",
+            f"-- lines {shown} of {len(rows)}: space shows more, n declines{cancel_words} --",
             {" ": "more", "n": "n"},
             rows[start : start + page],
             cancel,

@@ -191,3 +191,40 @@ def test_ctrl_c_at_an_approval_stops_the_turn_and_the_chat_goes_on(
     tool_results = [m for m in requests[1]["body"]["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_results] == ["c1", "c2"]
     assert "stopped the turn" in tool_results[0]["content"]
+
+
+def test_a_long_multi_line_argument_is_paged_by_its_lines_and_esc_on_a_page_stops_the_turn(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    env = pty_env(agent_home, tmp_path)
+    save_trusted_annotated_server(agent_home, env)
+    content = "".join(f"INSERT INTO t VALUES ({n});\n" for n in range(1, 121))  # noqa: S608 (shown, never run)
+    arguments = {"path": "load.sql", "content": content}
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": SAVE_NOTE, "arguments": arguments}]},
+        {"text": "Fine."},
+    ]
+    with scripted_chat(tmp_path, turns, env) as (chat, fake):
+        chat.expect("MCP server an ready")
+        chat.expect("›")
+        chat.send("load it\r")
+        chat.expect("space shows more, n declines, Esc stops the turn --")
+        first_page = chat.before
+        chat.send(" ")
+        chat.expect("space shows more, n declines, Esc stops the turn --")
+        second_page = chat.before
+        chat.send("\x1b")
+        chat.expect("Turn stopped")
+        chat.expect("›")
+        chat.send("ok\r")
+        chat.expect("Fine.")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+
+    assert "  1 │ INSERT INTO t VALUES (1);" in first_page
+    assert "120 │" not in first_page and "Approve?" not in first_page + second_page
+    assert re.search(r"\d\d │ INSERT INTO t VALUES \(\d+\);", second_page)
+    assert len(requests) == 2  # no round after the stop: the next request is "ok"
+    tool = [m for m in requests[1]["body"]["messages"] if m["role"] == "tool"]
+    assert tool[0]["content"] == "Error: The person declined this tool call and stopped the turn."
