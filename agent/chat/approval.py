@@ -23,6 +23,9 @@ class ApprovalRequest:
     # What the tool says it will do (agent.tools.base.PreviewedTool), shown instead of the
     # raw arguments; empty for tools that have nothing better to show than their arguments.
     preview: tuple[str, ...] = ()
+    # Where the call is among the tool calls of the model's answer: `call 2 of 3`.
+    number: int = 1
+    of: int = 1
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,9 @@ class Decision:
 
     approved: bool
     reason: str | None = None
+    # Declined, and the person wants the whole turn stopped (Esc or Ctrl-C at the question):
+    # the answer's other calls are not asked about, and the model gets no further round.
+    stop_turn: bool = False
 
 
 class Approver(Protocol):

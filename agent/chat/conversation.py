@@ -42,12 +42,15 @@ from agent.messages import (
 )
 from agent.model import ChatModel, TextChunk, accepts_images
 from agent.session.events import ApprovalEvent, ToolsFoundEvent
+from agent.text import plural
 from agent.tools.base import CallRefusedError, PreviewedTool, Tool, Toolset
 from agent.tools.combined import combine
 from agent.tools.deferral import ToolDeferral
 from agent.tools.validation import argument_problems
 
 INTERRUPTED = "interrupted by the user before it finished"
+STOPPED = "The person declined this tool call and stopped the turn."
+NOT_RUN_STOPPED = "not run: the person stopped the turn at an earlier call of this answer"
 
 
 class Conversation:
@@ -149,9 +152,15 @@ class Conversation:
                 if ended:
                     return
                 rounds += 1
-                for call in answer[0].tool_calls:
-                    async for event in self._run_call(call, tools):
+                calls = answer[0].tool_calls
+                stopped: list[ToolCall] = []
+                for number, call in enumerate(calls, 1):
+                    async for event in self._run_call(call, tools, (number, len(calls)), stopped):
                         yield event
+                    if stopped:
+                        yield self._stop(calls[number:])
+                        yield TurnEnded("stopped")
+                        return
         except BaseException:
             # Cancelled (Ctrl-C) or closed: keep the history valid for the next request.
             self._keep_partial_answer(partial, "[interrupted by the user]")
@@ -210,8 +219,23 @@ class Conversation:
             )
             yield TurnEnded("round_limit")
 
-    async def _run_call(self, call: ToolCall, tools: dict[str, Tool]) -> AsyncIterator[Event]:
-        """One tool call of a tool round: check, ask when it needs approval, run, keep."""
+    def _stop(self, rest: Sequence[ToolCall]) -> Notice:
+        """The person stopped the turn at an approval: the answer's other calls get a result
+        (the history stays valid) without being asked about, and no request follows."""
+        for call in rest:
+            self.history.add(tool_message(call, ToolResult(NOT_RUN_STOPPED, is_error=True)))
+        skipped = f"; {plural(len(rest), 'more tool call')} of this answer not run" if rest else ""
+        return Notice(f"Turn stopped{skipped}. The model gets no further round; say how to go on.")
+
+    async def _run_call(
+        self,
+        call: ToolCall,
+        tools: dict[str, Tool],
+        position: tuple[int, int] = (1, 1),
+        stopped: list[ToolCall] | None = None,
+    ) -> AsyncIterator[Event]:
+        """One tool call of a tool round: check, ask when it needs approval, run, keep. A
+        decline that stops the turn adds the call to `stopped`."""
         tool = tools.get(call.name)
         if tool is None and self.deferral is not None:
             tool = self.deferral.found_tool(call.name)  # found by a search of this round
@@ -225,14 +249,18 @@ class Conversation:
             if isinstance(preview, ToolResult):  # refused before anyone is asked
                 result = preview
             elif preview is not None:
-                request = ApprovalRequest(call, tool.spec, arguments, preview)
+                number, of = position
+                request = ApprovalRequest(call, tool.spec, arguments, preview, number, of)
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
                 self.history.record(
                     ApprovalEvent(call.id, call.name, decision.approved, decision.reason)
                 )
                 yield ApprovalAnswered(call, decision)
-                if not decision.approved:
+                if decision.stop_turn and stopped is not None:
+                    stopped.append(call)
+                    result = ToolResult(STOPPED, is_error=True)
+                elif not decision.approved:
                     reason = f" Their reason: {decision.reason}" if decision.reason else ""
                     result = ToolResult(
                         f"The person declined this tool call.{reason}", is_error=True

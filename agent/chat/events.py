@@ -56,7 +56,7 @@ class TurnFailed:
 
 @dataclass(frozen=True)
 class TurnEnded:
-    reason: Literal["answered", "round_limit", "error"]
+    reason: Literal["answered", "round_limit", "error", "stopped"]
 
 
 Event = (

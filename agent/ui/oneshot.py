@@ -106,8 +106,9 @@ class ControllingTerminalApprover:
         # The dialog drops the keys typed before it was on screen, in every buffer of this
         # input (agent.ui.dialogs.fresh_keys): the kernel's, and prompt_toolkit's own store, which
         # holds the keys after the one that answered the last call's question.
+        # The dialog is drawn on the terminal, not stdout: it gets colours unless NO_COLOR.
         with create_app_session(input=terminal[0], output=terminal[1]):
-            return await ChatApprover().decide(request)
+            return await ChatApprover(colour="NO_COLOR" not in os.environ).decide(request)
 
     def _open(self) -> tuple[Input, Output] | None:
         if self._io is not None or self._absent:

@@ -18,7 +18,12 @@ def color_enabled() -> bool:
 
 def styled(text: str, *styles: str) -> str:
     """`text` wrapped in the ANSI codes for `styles` (when colors are enabled)."""
-    if not styles or not color_enabled():
+    return painted(text, *styles, colour=color_enabled())
+
+
+def painted(text: str, *styles: str, colour: bool) -> str:
+    """`text` in `styles` when `colour`: for a terminal other than stdout (/dev/tty)."""
+    if not styles or not colour:
         return text
     codes = ";".join(_CODES[style] for style in styles)
     return f"\x1b[{codes}m{text}\x1b[0m"

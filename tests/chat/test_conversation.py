@@ -255,6 +255,33 @@ async def test_two_calls_in_one_reply_are_approved_one_by_one_in_order() -> None
     assert tool_messages[1]["content"] == "Error: The person declined this tool call."
 
 
+async def test_a_decline_that_stops_the_turn_runs_and_asks_nothing_more_and_sends_no_round() -> (
+    None
+):
+    tool = RecordingTool()
+    approver = ScriptedApprover([Decision(True), Decision(False, stop_turn=True)])
+    calls = [echo_call("c1", "first"), echo_call("c2", "second"), echo_call("c3", "third")]
+    model = ScriptedModel([Reply(calls=calls), Reply("next turn")])
+    chat = scripted(model, [tool], approver)
+    events = await turn(chat, "three")
+    assert [(r.number, r.of) for r in approver.requests] == [(1, 3), (2, 3)]  # c3: never asked
+    assert tool.runs == [{"text": "first"}]
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert notices == [
+        "Turn stopped; 1 more tool call of this answer not run. "
+        "The model gets no further round; say how to go on."
+    ]
+    assert events[-1] == TurnEnded("stopped")
+    assert len(model.requests) == 1  # no further round
+    await turn(chat, "go on")  # the history stays valid: every call has its result
+    tool_messages = [m for m in sent(model) if m["role"] == "tool"]
+    assert [m["content"] for m in tool_messages] == [
+        "echo: first",
+        "Error: The person declined this tool call and stopped the turn.",
+        "Error: not run: the person stopped the turn at an earlier call of this answer",
+    ]
+
+
 async def test_the_turn_stops_at_the_tool_round_limit_with_every_call_answered() -> None:
     tool = RecordingTool()
     approver = ScriptedApprover([Decision(True)] * 5)

@@ -73,7 +73,7 @@ async def test_a_denied_read_of_a_file_uri_never_reaches_the_server(
 ) -> None:
     model, approver, log = await model_reads(store, agent_home, tmp_path, URI, approve=False)
     assert len(approver.shown) == 1
-    assert "  server: ev" in approver.shown[0] and f"  resource: {URI}" in approver.shown[0]
+    assert f"  ev · resource: {URI}" in approver.shown[0]  # who is asked, for what, one line
     assert f"read {json.dumps(URI)}" not in log
     assert model.sent()[-1]["content"] == (
         "Error: The person declined this tool call. Their reason: no files"
@@ -95,7 +95,7 @@ async def test_the_dialog_shows_a_uri_with_line_breaks_and_escapes_on_one_escape
     uri = "file:///x\n  arguments: {}\x1b[2J\nApprove? y"
     _model, approver, _log = await model_reads(store, agent_home, tmp_path, uri, approve=False)
     (shown,) = approver.shown
-    assert "  resource: file:///x\\n  arguments: {}\\x1b[2J\\nApprove? y" in shown
+    assert "  ev · resource: file:///x\\n  arguments: {}\\x1b[2J\\nApprove? y" in shown
     assert not any("\x1b" in line for line in shown)
 
 

@@ -162,10 +162,10 @@ def test_the_chat_asks_before_each_command_call_and_a_denied_one_never_runs(
         chat.expect("›")
         chat.send("run it twice\r")
         chat.expect("Approve\\?")
-        assert '"text": "approved-text"' in chat.before
+        assert 'text: "approved-text"' in chat.before
         chat.send("y")
         chat.expect("approved")
-        chat.expect('"text": "denied; touch PWNED"')
+        chat.expect('text: "denied; touch PWNED"')
         chat.expect("Approve\\?")
         assert json.loads((project / "argv.json").read_text()) == ["approved-text"]
         chat.send("n")

@@ -35,8 +35,8 @@ def test_a_tool_name_with_thirty_line_breaks_cannot_push_the_arguments_out_of_th
         chat.send("y")
         chat.expect("Finished.")
     requests = fake.requests()
-    assert '"text": "rm -rf the-payload"' in drawn  # the arguments were on screen
-    assert "server's tool: echo" + "\\n" * 30 + "x" in drawn  # the name is one visible line
+    assert 'text: "rm -rf the-payload"' in drawn  # the arguments were on screen
+    assert "hx · echo" + "\\n" * 30 + "x" in drawn  # the name is one visible line
     assert requests[1]["body"]["messages"][-1]["content"] == "rm -rf the-payload"
 
 
@@ -98,7 +98,9 @@ def test_arguments_longer_than_the_screen_are_paged_and_y_counts_only_on_the_las
         chat.expect("MCP server hx ready")
         chat.expect("›")
         chat.send("go\r")
-        chat.expect("-- lines 1-[0-9]+ of [0-9]+: space shows more, n declines --")
+        chat.expect(
+            "-- lines 1-[0-9]+ of [0-9]+: space shows more, n declines, Esc stops the turn --"
+        )
         first_page = chat.before
         chat.send("y")  # not a key of the pager: the rest of the arguments is still unseen
         chat.send(" ")

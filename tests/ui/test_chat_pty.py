@@ -25,11 +25,11 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         chat.expect("›")
         chat.send("please echo twice\r")
         chat.expect("Approve\\?")
-        assert '"text": "approved-text"' in chat.before
+        assert 'text: "approved-text"' in chat.before
         chat.send("y")
         chat.expect("approved")
         # The second dialog, by its own arguments: a redraw of the first one must not count.
-        chat.expect('"text": "denied-text"')
+        chat.expect('text: "denied-text"')
         chat.expect("Approve\\?")
         chat.send("r")
         chat.expect("Reason for the model:")

@@ -338,7 +338,7 @@ def test_in_a_terminal_the_person_approves_and_the_answer_is_printed(
         command = shlex.join([AGENT, *model_args(fake), "-p", "please echo"])
         agent = spawn_in_terminal(command, oneshot_env, tmp_path)
         agent.expect("Approve\\?")
-        assert '"text": "approved-text"' in agent.before
+        assert 'text: "approved-text"' in agent.before
         agent.send("y")
         agent.expect("approved")
         agent.expect("All done here.")

@@ -11,11 +11,11 @@ pressed after a page is drawn count, and only once typing stopped if it appeared
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
 from collections.abc import Callable, Sequence
 
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app_session
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, FormattedText
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -37,36 +37,71 @@ _INDENT = "    "  # continuation rows are indented
 _NOT_YET = FormattedText([("italic", "(a question: stop typing to see it)")])
 
 
+def terminal_size() -> os.terminal_size:
+    """The size of the terminal the dialog is drawn on: the app session's output, which is the
+    chat's terminal or, for `agent -p`, /dev/tty (never a pipe's COLUMNS or its 80 by 24)."""
+    try:
+        size = get_app_session().output.get_size()
+    except Exception:  # an output that cannot say (not a terminal): the usual default
+        return os.terminal_size((80, 24))
+    return os.terminal_size((size.columns or 80, size.rows or 24))
+
+
 def screen_rows(lines: Sequence[str], width: int) -> list[str]:
     """The rows `lines` take on a terminal `width` columns wide: split at line breaks, then
     cut to fit, each character counted as wide as prompt_toolkit draws it (wide characters
     double, a tab as its two-column `^I`, our colour codes nothing)."""
-    limit = max(width - 1, 10)
     rows: list[str] = []
     for line in lines:
         for part in line.split("\n"):
-            rows.extend(_wrap(part, limit))
+            rows.extend(wrap(part, width))
     return rows
 
 
-def _wrap(line: str, limit: int) -> list[str]:
+def wrap(line: str, width: int, continuation: str = _INDENT) -> list[str]:
+    """`line` as rows that fit `width` columns: broken after a space where one is in the
+    second half of the row (so words stay whole), else mid-word; rows after the first start
+    with `continuation`, which says that they go on the row above."""
+    limit = max(width - 1, 10)
+    start = len(continuation)
     rows: list[str] = []
-    row, used = "", 0
-    position = 0
-    for match in [*_SGR.finditer(line), None]:
-        end = match.start() if match else len(line)
-        for char in line[position:end]:
-            size = _drawn_width(char)
-            if used + size > limit:
-                rows.append(row)
-                row, used = _INDENT, len(_INDENT)
-            row += char
-            used += size
-        if match:
-            row += match.group(0)
-            position = match.end()
-    rows.append(row)
+    row: list[tuple[str, int]] = []  # pieces with their drawn widths (colour codes: 0)
+    used = 0
+    for piece in _pieces(line):
+        size = 0 if piece.startswith("\x1b") else _drawn_width(piece)
+        if used + size > limit:
+            cut = _last_space(row, minimum=max(limit // 2, start + 1))
+            rows.append("".join(text for text, _ in row[:cut]))
+            rest = row[cut:]
+            row = [(continuation, len(continuation)), *rest]
+            used = sum(width for _, width in row)
+        row.append((piece, size))
+        used += size
+    rows.append("".join(text for text, _ in row))
     return rows
+
+
+def _pieces(line: str) -> list[str]:
+    """The line's characters, each of our colour codes one piece."""
+    pieces: list[str] = []
+    position = 0
+    for match in _SGR.finditer(line):
+        pieces.extend(line[position : match.start()])
+        pieces.append(match.group(0))
+        position = match.end()
+    pieces.extend(line[position:])
+    return pieces
+
+
+def _last_space(row: list[tuple[str, int]], minimum: int) -> int:
+    """Where to break `row`: just after its last space past `minimum` columns, else at its end."""
+    used = 0
+    cut = len(row)
+    for index, (text, size) in enumerate(row):
+        used += size
+        if text == " " and used > minimum:
+            cut = index + 1
+    return cut
 
 
 def _drawn_width(char: str) -> int:
@@ -76,8 +111,11 @@ def _drawn_width(char: str) -> int:
     return get_cwidth(Char.display_mappings.get(char, char))
 
 
-async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] = ()) -> str:
-    """Show `lines` and the question, then wait for one of `keys`; Esc and Ctrl-C answer "n".
+async def single_key(
+    question: str, keys: dict[str, str], lines: Sequence[str] = (), cancel: str = "n"
+) -> str:
+    """Show `lines` and the question, then wait for one of `keys`; Esc, Ctrl-C and Ctrl-D
+    answer `cancel` ("n" unless the caller gives them a meaning of their own).
 
     The lines are part of the dialog itself (not printed before it), so they are on screen
     exactly when the question is, and stay there after the answer. Callers keep the rows
@@ -96,11 +134,11 @@ async def single_key(question: str, keys: dict[str, str], lines: Sequence[str] =
     for key, result in keys.items():
         bindings.add(key, filter=armed)(answer(result))
     bindings.add(Keys.Any, filter=~armed)(lambda event: arming.absorb())
-    bindings.add("escape", eager=True)(answer("n"))
-    bindings.add("c-c")(answer("n"))
-    bindings.add("c-d")(answer("n"))
+    bindings.add("escape", eager=True)(answer(cancel))
+    bindings.add("c-c")(answer(cancel))
+    bindings.add("c-d")(answer(cancel))
     bindings.add("enter")(lambda event: arming.absorb())  # Enter alone decides nothing
-    width = shutil.get_terminal_size((80, 24)).columns
+    width = terminal_size().columns
     windows = []
     rows = screen_rows(lines, width)
     if rows:
@@ -126,10 +164,17 @@ def _rows_window(rows: list[str]) -> Window:
     return Window(FormattedTextControl(ANSI("\n".join(rows))), height=len(rows), wrap_lines=True)
 
 
-async def ask_with_pages(lines: Sequence[str], question: str, keys: dict[str, str]) -> str:
+async def ask_with_pages(
+    lines: Sequence[str],
+    question: str,
+    keys: dict[str, str],
+    cancel: str = "n",
+    cancel_words: str = "",
+) -> str:
     """Show every line, a screenful at a time when they do not fit (nothing is ever cut),
-    then the question: its keys count only once the last page is on screen."""
-    size = shutil.get_terminal_size((80, 24))
+    then the question: its keys count only once the last page is on screen. Esc and Ctrl-C
+    answer `cancel` on every page; `cancel_words` says what they do, on the pager's line."""
+    size = terminal_size()
     rows = screen_rows(lines, size.columns)
     question_rows = len(screen_rows([question], size.columns))
     page = max(size.lines - question_rows - 2, 5)
@@ -137,11 +182,12 @@ async def ask_with_pages(lines: Sequence[str], question: str, keys: dict[str, st
     while len(rows) - start > page:
         shown = f"{start + 1}-{start + page}"
         choice = await single_key(
-            f"-- lines {shown} of {len(rows)}: space shows more, n declines --",
+            f"-- lines {shown} of {len(rows)}: space shows more, n declines{cancel_words} --",
             {" ": "more", "n": "n"},
             rows[start : start + page],
+            cancel,
         )
-        if choice == "n":
-            return "n"
+        if choice != "more":
+            return choice
         start += page
-    return await single_key(question, keys, rows[start:])
+    return await single_key(question, keys, rows[start:], cancel)
