@@ -67,3 +67,24 @@ def test_a_file_swapped_for_a_link_after_the_check_leaks_nothing(
     _swap_after_check(monkeypatch, swap)
     found = read_file_mentions("@notes.txt", project, (), 100_000, ())
     assert found.parts == [] and len(found.refused) == 1
+
+
+def test_a_resumed_session_names_an_attached_file_escaped(tmp_path: Path) -> None:
+    """Resuming shows `attached @path` for a file mention (not "an attachment"), and a hostile
+    name's escapes stay escaped on screen."""
+    from agent.session.events import UserEvent
+    from agent.session.replay import replayed_turns
+    from agent.ui.slash.replay import replay_text
+
+    project = tmp_path / "project"
+    project.mkdir()
+    name = "evil\x1b[2J\u202e.txt"
+    (project / name).write_text("hello\n")
+    found = read_file_mentions(f"@{name} and more", project, (), 100_000, ())
+    assert found.attached, found.refused
+    event = UserEvent(f"@{name} and more", tuple(found.parts)).to_json()
+    turns = replayed_turns([event])
+    assert turns[0].attachments == [f"@{name}"]
+    shown = replay_text(turns, "s1")
+    assert "attached @evil\\x1b[2J\\u202e.txt" in shown
+    assert "\x1b[2J" not in shown and "\u202e" not in shown
