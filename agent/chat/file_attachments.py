@@ -18,7 +18,7 @@ import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from agent.chat.attachments import configured_servers, delimited
 from agent.chat.mentions import find_mentions, looks_like_path, mention_words, trimmed
@@ -160,10 +160,7 @@ def _read(project: Path, path: Path, limit_chars: int, images: int) -> tuple[lis
     """The parts one file adds and a few words about it."""
     relative = str(path.relative_to(project))
     label = f"file={json.dumps(relative)}"
-    try:
-        handle = open_regular(path)
-    except UnreadableFileError as error:
-        raise RefusedMention(f"it {error}") from None
+    handle = _open_beneath(project, path)
     with handle:
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(_SNIFF_BYTES)
@@ -183,6 +180,28 @@ def _read(project: Path, path: Path, limit_chars: int, images: int) -> tuple[lis
             )
         data = head + handle.read(max(0, READ_LIMIT_BYTES + 1 - len(head)))
     return _text(label, data, size, limit_chars)
+
+
+def _open_beneath(project: Path, path: Path) -> BinaryIO:
+    """Open the checked `path` one folder at a time from the project, following no link: the
+    check resolved every link, so a folder or file swapped for one since is refused, never
+    followed out of the fence."""
+    parts = path.relative_to(project).parts
+    folder = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return open_regular(parts[-1], dir_fd=folder)
+    except OSError as error:  # ELOOP or ENOTDIR: a folder became a link or a file meanwhile
+        raise RefusedMention(
+            f"it changed while it was being read ({error.strerror or error}); try again"
+        ) from None
+    except UnreadableFileError as error:
+        raise RefusedMention(f"it {error}") from None
+    finally:
+        os.close(folder)
 
 
 def _image(

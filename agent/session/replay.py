@@ -28,7 +28,8 @@ from agent.text import plural
 ERROR_PREFIX = "Error:"
 # The opening line of an attachment block (agent/chat/attachments.py): its JSON-quoted labels.
 _ATTACHMENT_OPENING = re.compile(r'<attachment boundary="[0-9a-f]+" (?P<labels>[^\n]*)')
-_LABEL = re.compile(r'(?P<key>server|uri|path)=(?P<value>"(?:[^"\\]|\\.)*")')
+# `file=` labels an @path mention's block (agent/chat/file_attachments.py).
+_LABEL = re.compile(r'(?P<key>server|uri|path|file)=(?P<value>"(?:[^"\\]|\\.)*")')
 
 
 @dataclass
@@ -115,6 +116,7 @@ def _attachment_name(text: str) -> str:
             labels.setdefault(label["key"], value)
     if "server" in labels and "uri" in labels:
         return f"@{labels['server']}:{labels['uri']}"
-    if "path" in labels:
-        return f"@{labels['path']}"
+    path = labels.get("file", labels.get("path"))
+    if path is not None:
+        return f"@{path}"
     return "an attachment"

@@ -199,6 +199,11 @@ def _header_from(data: object, path: Path) -> SessionHeader:
         raise SessionError(f"{path}: not a session file (its first line is not a header)")
     if data.get("version") != SESSION_VERSION:
         raise SessionError(f"{path}: session version {data.get('version')!r} is not supported")
+    # A file anyone could have written: each field a string, or every reader would trip on it.
+    fields = ("id", "started_at", "project", "model", "app_version")
+    wrong = next((key for key in fields if key in data and not isinstance(data[key], str)), None)
+    if wrong is not None:
+        raise SessionError(f"{path}: the header's {wrong!r} is not a string")
     try:
         return SessionHeader(
             data["id"],

@@ -23,11 +23,12 @@ class UnreadableFileError(Exception):
     """The file is not a regular file, cannot be opened, or is binary; the text says which."""
 
 
-def open_regular(path: Path) -> BinaryIO:
-    """Open `path` for reading if it is a regular file; never blocks on a FIFO or device."""
+def open_regular(path: Path | str, dir_fd: int | None = None) -> BinaryIO:
+    """Open `path` (in the folder `dir_fd` if given) for reading if it is a regular file;
+    never blocks on a FIFO or device."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError as error:
         raise UnreadableFileError(f"cannot be opened ({error.strerror or error})") from None
     try:

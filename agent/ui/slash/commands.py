@@ -134,7 +134,7 @@ def _list_sessions(chat: ChatSession, summaries: list[SessionSummary]) -> None:
         print(
             fit(
                 f"  {index:>2}. {sanitize_line(summary.header.id)}  "
-                f"{summary.last_activity[:16].replace('T', ' ')}  "
+                f"{sanitize_line(summary.last_activity[:16]).replace('T', ' ')}  "
                 f"{plural(summary.message_count, 'msg'):>8}  {mark}{title}{current}"
             )
         )
