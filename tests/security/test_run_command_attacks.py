@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.run_command_helpers import make_tool, require_sandbox, run
+from tests.security.run_command_helpers import make_tool, refused, require_sandbox, run
 
 
 @pytest.fixture
@@ -98,3 +98,16 @@ def test_a_relative_path_entry_cannot_swap_the_program_the_approval_named(
     assert f"program: {ls}" in lines, lines
     assert "PWNED" not in result.text, result.text
     assert result.text.startswith("exit code 0"), result.text
+
+
+@pytest.mark.parametrize("timeout", ["nan", "abc", float("inf"), -1, [5]])
+def test_a_timeout_that_is_no_time_is_refused_before_asking(
+    tmp_path: Path, timeout: object
+) -> None:
+    # A hostile answer's timeout_seconds: NaN made the run raise after the program had started
+    # (the approval read "timeout: nan s"); a word raised out of the preview.
+    tool = make_tool(tmp_path)
+
+    said = refused(tool, argv=["true"], timeout_seconds=timeout)
+
+    assert "timeout_seconds" in said
