@@ -35,13 +35,21 @@ def command_environment(source: Mapping[str, str], *, private_tmp: bool) -> dict
         for name, value in source.items()
         if name in KEPT_NAMES or name.startswith("LC_")
     }
-    kept.setdefault("PATH", DEFAULT_PATH)
+    kept["PATH"] = _absolute_path(kept.get("PATH", DEFAULT_PATH))
     kept.update(SET_FOR_COMMANDS)
     if private_tmp:
         kept["TMPDIR"] = "/tmp"  # noqa: S108 (the sandbox's own, private and empty)
     elif "TMPDIR" in source:
         kept["TMPDIR"] = source["TMPDIR"]
     return kept
+
+
+def _absolute_path(value: str) -> str:
+    """PATH without its relative entries ("." or an empty one): the approval looks a program up
+    from the agent's folder, but the command would look it up again from its own, where a
+    repository can leave a program of the same name; absolute entries mean the same in both."""
+    entries = [entry for entry in value.split(os.pathsep) if os.path.isabs(entry)]
+    return os.pathsep.join(entries) or DEFAULT_PATH
 
 
 def find_program(name: str, cwd: Path, environment: Mapping[str, str]) -> Path | None:

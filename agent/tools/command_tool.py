@@ -17,6 +17,7 @@ skill expects, and never answers for the person.
 
 from __future__ import annotations
 
+import math
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -205,8 +206,7 @@ class RunCommand:
                 + " (or is not executable); nothing ran"
             )
         network = arguments.get("network") is True
-        timeout = float(arguments.get("timeout_seconds") or self.settings.timeout_seconds)
-        timeout = min(timeout, self.settings.max_timeout_seconds)
+        timeout = min(self._timeout(arguments), self.settings.max_timeout_seconds)
         command: list[str] = list(argv)
         if state.available and state.program is not None:
             fence = Fence(
@@ -228,6 +228,22 @@ class RunCommand:
         if not state.available and network:
             lines.append("  (the model asked for the network; without a sandbox it is not limited)")
         return CommandPlan(tuple(command), cwd, environment, timeout, tuple(lines))
+
+    def _timeout(self, arguments: dict[str, Any]) -> float:
+        """timeout_seconds as a positive, finite number (NaN would make the run fail after the
+        program started; a word or a list, the preview)."""
+        value = arguments.get("timeout_seconds")
+        if value is None:
+            return self.settings.timeout_seconds
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if isinstance(value, bool) or not math.isfinite(seconds) or seconds <= 0:
+            raise CallRefusedError(
+                f"timeout_seconds must be a number of seconds above 0, not {value!r:.40}"
+            )
+        return seconds
 
     def _skill(self, name: object) -> SkillFolder | None:
         if name is None or name == "":

@@ -1,0 +1,113 @@
+"""run_command attacked from outside its author's view: what still gets through the fence.
+
+A hostile model answer (or a prompt injected into a file the model read) asks for a command
+that looks harmless, with the network off; these tests check what that command can reach.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.security.run_command_helpers import make_tool, refused, require_sandbox, run
+
+
+@pytest.fixture
+def tmp_path() -> Iterator[Path]:
+    """Outside /tmp: inside the sandbox /tmp is a fresh tmpfs that would hide anything there."""
+    require_sandbox()
+    base = Path(tempfile.mkdtemp(prefix="agent-run-attack-", dir="/var/tmp")).resolve()
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a read-only bind does not stop connect() to a unix socket, and only a known list "
+    "of socket folders is hidden; closing this needs a seccomp filter refusing AF_UNIX "
+    "connect (bwrap --seccomp) or Landlock scoping when the network is off: a design change",
+)
+def test_a_unix_socket_of_a_local_service_outside_the_project_is_unreachable(
+    tmp_path: Path,
+) -> None:
+    # A local service listening on a unix socket somewhere the fence does not know about (a
+    # database, an editor's or another agent's control socket, a user's ssh-agent in ~/.ssh/...
+    # moved elsewhere): with the network off, a command must not be able to talk to it.
+    service = tmp_path / "service"
+    service.mkdir()
+    path = service / "control.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    listener.settimeout(20)
+    accepted: list[object] = []
+    thread = threading.Thread(target=lambda: accepted.append(listener.accept()), daemon=True)
+    thread.start()
+    tool = make_tool(tmp_path)
+    code = (
+        "import socket\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        "try:\n"
+        f"    s.connect({str(path)!r}); s.sendall(b'rm -rf ~'); print('IN')\n"
+        "except OSError as error:\n"
+        "    print('refused', error.strerror)\n"
+    )
+    try:
+        lines, result = run(tool, argv=[sys.executable, "-c", code])
+        assert "network: off" in lines
+        assert "IN" not in result.text, result.text
+    finally:
+        listener.close()
+        for pair in accepted:
+            pair[0].close()  # type: ignore[index]
+
+
+def test_a_relative_path_entry_cannot_swap_the_program_the_approval_named(
+    tmp_path: Path,
+) -> None:
+    # The person's PATH holds "." (some do). The approval looks the program up from the agent's
+    # own folder and names /usr/bin/ls; bwrap would look it up again from the command's folder,
+    # where a hostile repository left its own `ls`.
+    tool = make_tool(tmp_path, environ={"PATH": ".:/usr/bin:/bin", "HOME": str(Path.home())})
+    sub = tmp_path / "project" / "sub"
+    sub.mkdir()
+    planted = sub / "ls"
+    planted.write_text("#!/bin/sh\necho PWNED\n")
+    planted.chmod(0o755)
+    ls = shutil.which("ls", path="/usr/bin:/bin")
+
+    lines, result = run(tool, argv=["ls"], cwd="sub")
+
+    assert f"program: {ls}" in lines, lines
+    assert "PWNED" not in result.text, result.text
+    assert result.text.startswith("exit code 0"), result.text
+
+
+@pytest.mark.parametrize("timeout", ["nan", "abc", float("inf"), -1, [5]])
+def test_a_timeout_that_is_no_time_is_refused_before_asking(
+    tmp_path: Path, timeout: object
+) -> None:
+    # A hostile answer's timeout_seconds: NaN made the run raise after the program had started
+    # (the approval read "timeout: nan s"); a word raised out of the preview.
+    tool = make_tool(tmp_path)
+
+    said = refused(tool, argv=["true"], timeout_seconds=timeout)
+
+    assert "timeout_seconds" in said
