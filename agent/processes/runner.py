@@ -96,6 +96,7 @@ async def run_command(
     env: Mapping[str, str],
     timeout: float,
     cap: int = OUTPUT_CAP_BYTES,
+    pass_fds: Sequence[int] = (),
 ) -> CommandOutcome:
     """Run `argv` (argv[0] an absolute path) and collect what it printed, within `timeout`."""
     stdout, stderr = _Capture(cap), _Capture(cap)
@@ -108,6 +109,7 @@ async def run_command(
         env=dict(env),
         start_new_session=True,
         preexec_fn=die_with_parent(),
+        pass_fds=tuple(pass_fds),  # e.g. the sandbox's seccomp filter, read by bwrap
     )
     register(process.pid)
     try:

@@ -41,6 +41,7 @@ from agent.tools.sandbox import (
     hidden_paths,
     sandbox_state,
 )
+from agent.tools.socket_filter import unix_socket_filter
 
 MAX_ARGV_ITEMS = 4096
 MAX_ARGV_BYTES = 128 * 1024  # well under the kernel's limit, and more than a person reads
@@ -68,7 +69,9 @@ class SkillFolders(Protocol):
 class CommandPlan:
     """One call worked out for the approval, and run exactly as shown."""
 
-    command: tuple[str, ...]  # what is started: the argv, or bwrap and the argv
+    argv: tuple[str, ...]
+    fence: Fence | None  # None: no sandbox
+    bwrap: str | None
     cwd: Path
     environment: dict[str, str]
     timeout: float
@@ -169,17 +172,26 @@ class RunCommand:
                 plan = self._plan(arguments)
             except CallRefusedError as error:
                 return ToolResult(str(error), is_error=True)
+        socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
+        filter_fd = _filter_pipe(socket_filter) if socket_filter is not None else None
+        command = list(plan.argv)
+        if plan.fence is not None and plan.bwrap is not None:
+            command = bwrap_command(plan.bwrap, plan.fence, plan.argv, filter_fd)
         try:
             outcome = await run_command(
-                plan.command,
+                command,
                 cwd=str(plan.cwd),
                 env=plan.environment,
                 timeout=plan.timeout,
                 cap=self.settings.output_limit_bytes,
+                pass_fds=() if filter_fd is None else (filter_fd,),
             )
         except (OSError, UnicodeEncodeError) as error:
             reason = error.strerror if isinstance(error, OSError) else None
             return ToolResult(f"the command could not start: {reason or error}", is_error=True)
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
         return result_text(outcome, plan.timeout)
 
     def _plan(self, arguments: dict[str, Any]) -> CommandPlan:
@@ -207,7 +219,7 @@ class RunCommand:
             )
         network = arguments.get("network") is True
         timeout = min(self._timeout(arguments), self.settings.max_timeout_seconds)
-        command: list[str] = list(argv)
+        fence = None
         if state.available and state.program is not None:
             fence = Fence(
                 project=self.project,
@@ -216,7 +228,6 @@ class RunCommand:
                 hidden=hidden_paths(Path.home(), self.private, self.project),
                 readable=() if skill is None else (skill.directory,),
             )
-            command = bwrap_command(state.program, fence, argv)
         lines = [
             f"command: {shown_argv(argv)}",
             f"program: {shown_argv([str(program)])}",
@@ -227,7 +238,9 @@ class RunCommand:
         ]
         if not state.available and network:
             lines.append("  (the model asked for the network; without a sandbox it is not limited)")
-        return CommandPlan(tuple(command), cwd, environment, timeout, tuple(lines))
+        return CommandPlan(
+            tuple(argv), fence, state.program, cwd, environment, timeout, tuple(lines)
+        )
 
     def _timeout(self, arguments: dict[str, Any]) -> float:
         """timeout_seconds as a positive, finite number (NaN would make the run fail after the
@@ -272,6 +285,17 @@ class RunCommand:
         if not folder.is_dir():
             raise CallRefusedError(f"cwd {text!r} is not a folder")
         return folder
+
+
+def _filter_pipe(program: bytes) -> int:
+    """A pipe's reading end holding `program` whole (far under a pipe's buffer), for bwrap's
+    --seccomp to read in the child."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 def _checked_argv(value: object) -> list[str]:

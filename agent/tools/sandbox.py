@@ -115,10 +115,15 @@ def _base_options(*, network: bool) -> list[str]:
     return options
 
 
-def bwrap_command(program: str, fence: Fence, argv: Sequence[str]) -> list[str]:
+def bwrap_command(
+    program: str, fence: Fence, argv: Sequence[str], filter_fd: int | None = None
+) -> list[str]:
     """The bwrap command line that runs `argv` inside `fence` (`--` ends bwrap's options, so
-    no argument of the command is read as one of them)."""
+    no argument of the command is read as one of them); `filter_fd`: a seccomp filter for
+    bwrap to read (socket_filter.py), which the caller passes to the child."""
     options = [program, *_base_options(network=fence.network)]
+    if filter_fd is not None:
+        options += ["--seccomp", str(filter_fd)]
     options += ["--bind", str(fence.project), str(fence.project)]
     for folder in read_only_in_project(fence.project):
         options += ["--ro-bind", str(folder), str(folder)]
@@ -191,7 +196,7 @@ def describe(state: SandboxState, network: bool) -> list[str]:
             f"sandbox: NONE: {state.reason}",
             "  this command runs with all of your access: any file you can change, the network",
         ]
-    reach = "ON for this call (the model asked for it)" if network else "off"
+    reach = "ON for this call (the model asked for it)" if network else "off (unix sockets too)"
     return [
         "sandbox: bubblewrap: writes only in the project and a private /tmp; agent's folders "
         "and your credential files hidden",

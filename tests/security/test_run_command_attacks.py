@@ -38,18 +38,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a read-only bind does not stop connect() to a unix socket, and only a known list "
-    "of socket folders is hidden; closing this needs a seccomp filter refusing AF_UNIX "
-    "connect (bwrap --seccomp) or Landlock scoping when the network is off: a design change",
-)
 def test_a_unix_socket_of_a_local_service_outside_the_project_is_unreachable(
     tmp_path: Path,
 ) -> None:
     # A local service listening on a unix socket somewhere the fence does not know about (a
     # database, an editor's or another agent's control socket, a user's ssh-agent in ~/.ssh/...
-    # moved elsewhere): with the network off, a command must not be able to talk to it.
+    # moved elsewhere): with the network off, a command must not be able to talk to it. (Found
+    # by the review; closed by a seccomp filter refusing socket(AF_UNIX), socket_filter.py.)
     service = tmp_path / "service"
     service.mkdir()
     path = service / "control.sock"
@@ -71,8 +66,14 @@ def test_a_unix_socket_of_a_local_service_outside_the_project_is_unreachable(
     )
     try:
         lines, result = run(tool, argv=[sys.executable, "-c", code])
-        assert "network: off" in lines
+        assert "network: off (unix sockets too)" in lines
         assert "IN" not in result.text, result.text
+        assert "Permission denied" in result.text  # socket(AF_UNIX): the seccomp filter said no
+        assert accepted == []
+
+        # With the network asked for (and approved), the service is this machine's like any.
+        lines, result = run(tool, argv=[sys.executable, "-c", code], network=True)
+        assert "IN" in result.text, result.text
     finally:
         listener.close()
         for pair in accepted:
@@ -111,3 +112,20 @@ def test_a_timeout_that_is_no_time_is_refused_before_asking(
     said = refused(tool, argv=["true"], timeout_seconds=timeout)
 
     assert "timeout_seconds" in said
+
+
+def test_without_the_network_a_programs_own_pipes_and_sockets_still_work(tmp_path: Path) -> None:
+    # The filter refuses new unix sockets only: socketpair() (multiprocessing's pipes), and
+    # sockets of other families (which the network namespace leaves nowhere to go) still work.
+    tool = make_tool(tmp_path)
+    code = (
+        "import multiprocessing, socket\n"
+        "a, b = socket.socketpair()\n"
+        "a.sendall(b'pair'); print(b.recv(4).decode())\n"
+        "socket.socket(socket.AF_INET).close(); print('inet made')\n"
+        "with multiprocessing.get_context('fork').Pool(2) as pool:\n"
+        "    print(sum(pool.map(abs, [-1, -2])))\n"
+    )
+    _, result = run(tool, argv=[sys.executable, "-c", code])
+
+    assert result.text == "exit code 0\nstdout:\npair\ninet made\n3", result.text

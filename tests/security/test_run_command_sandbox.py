@@ -175,7 +175,7 @@ def test_there_is_no_network_unless_the_call_asked_for_it(tmp_path: Path) -> Non
     code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5)\nprint('IN')"
     try:
         lines, result = run(tool, argv=python(code))
-        assert "network: off" in lines
+        assert "network: off (unix sockets too)" in lines
         assert "IN" not in result.text and "ConnectionRefusedError" in result.text
 
         lines, result = run(tool, argv=python(code), network=True)

@@ -50,7 +50,7 @@ def test_approved_commands_run_fenced_and_declined_ones_do_not_run(
         shown = chat.before
         assert f"in: {tmp_path}" in shown
         assert "sandbox: bubblewrap: writes only in the project and a private /tmp" in shown
-        assert "network: off" in shown
+        assert "network: off (unix sockets too)" in shown
         chat.send("y")
         chat.expect("command: touch declined.txt")
         chat.expect("Approve\\?")
