@@ -32,6 +32,7 @@ from pathlib import Path
 
 from agent.text import sanitize_line
 from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
+from agent.tools.socket_filter import unix_socket_filter
 
 # Folders of version control inside the project: writable, a hook would run later unfenced.
 VCS_FOLDERS = (".git", ".hg", ".svn")
@@ -196,7 +197,9 @@ def describe(state: SandboxState, network: bool) -> list[str]:
             f"sandbox: NONE: {state.reason}",
             "  this command runs with all of your access: any file you can change, the network",
         ]
-    reach = "ON for this call (the model asked for it)" if network else "off (unix sockets too)"
+    # Without the seccomp filter (a machine it does not know) unix socket files stay reachable.
+    closed = "off (unix sockets too)" if unix_socket_filter() is not None else "off"
+    reach = "ON for this call (the model asked for it)" if network else closed
     return [
         "sandbox: bubblewrap: writes only in the project and a private /tmp; agent's folders "
         "and your credential files hidden",
