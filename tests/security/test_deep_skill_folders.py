@@ -69,7 +69,7 @@ def test_a_skill_folder_deeper_than_the_recursion_limit_is_asked_about_as_over_t
     activate = {"id": "c1", "name": "activate_skill", "arguments": {"name": "deep"}}
     done, requests = one_shot([{"tool_calls": [activate]}, {"text": "ok"}], "go", env, project)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    listing = tool_results(requests[1])["c1"].split("Files in this skill")[1]
+    listing = tool_results(requests[1])["c1"].split("Files in this skill")[1].split("\n\n")[0]
     nested = "/".join(["a"] * MAX_DEPTH)
     assert listing.splitlines()[1:] == ["- notes.md"]
     assert nested not in listing and "bottom.md" not in listing

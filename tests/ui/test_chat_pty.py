@@ -49,6 +49,7 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         "list_files",
         "write_file",
         "edit_file",
+        "run_command",
         "activate_skill",  # the bundled skills
         "read_skill_resource",
         echo,
@@ -115,7 +116,9 @@ def test_a_key_typed_before_the_approval_question_appears_decides_nothing(
         chat.expect("Approve\\?")
         chat.send("n")
         chat.expect("Fine, not run.")
-        chat.send("/exit\r")
+        # The y answered nothing: it was set aside while the question was open, and is back
+        # in the prompt (Ctrl-U clears it).
+        chat.send("\x15/exit\r")
         chat.expect(pexpect.EOF)
         requests = fake.requests()
     assert requests[1]["body"]["messages"][-1]["content"] == (
