@@ -12,6 +12,7 @@ chat's ChangeJournal, which keeps what the file held before, for /undo.
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -168,7 +169,7 @@ def _is_text(content: bytes) -> bool:
     return True
 
 
-class _FileTool:
+class _FileTool(ABC):
     """A tool that changes one file: the preview plans the change, the run makes it."""
 
     name = ""
@@ -176,8 +177,9 @@ class _FileTool:
     def __init__(self, changer: FileChanger) -> None:
         self.changer = changer
 
+    @abstractmethod
     def preview(self, arguments: dict[str, Any]) -> list[str]:
-        raise NotImplementedError
+        """Plan the change (kept under the call's key) and return what the approval shows."""
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         import anyio.to_thread

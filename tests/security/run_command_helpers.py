@@ -4,6 +4,9 @@ tool built the way the chat builds it."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,18 @@ from agent.settings import CommandsSettings
 from agent.tools.base import CallRefusedError
 from agent.tools.command_tool import RunCommand, SkillFolder
 from agent.tools.sandbox import SandboxState, sandbox_state
+
+
+def folder_outside_tmp() -> Iterator[Path]:
+    """A folder under /var/tmp, removed afterwards: inside the sandbox /tmp is a fresh, empty
+    one, which would hide whatever a test put under pytest's usual tmp_path, and so prove
+    nothing about the fence. Requires the sandbox (skip, or fail under AGENT_REQUIRE_SANDBOX)."""
+    require_sandbox()
+    base = Path(tempfile.mkdtemp(prefix="agent-run-command-", dir="/var/tmp")).resolve()
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def require_sandbox() -> None:

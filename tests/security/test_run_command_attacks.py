@@ -9,25 +9,23 @@ from __future__ import annotations
 import shutil
 import socket
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.security.run_command_helpers import make_tool, refused, require_sandbox, run
+from tests.security.run_command_helpers import (
+    folder_outside_tmp,
+    make_tool,
+    refused,
+    run,
+)
 
 
 @pytest.fixture
 def tmp_path() -> Iterator[Path]:
-    """Outside /tmp: inside the sandbox /tmp is a fresh tmpfs that would hide anything there."""
-    require_sandbox()
-    base = Path(tempfile.mkdtemp(prefix="agent-run-attack-", dir="/var/tmp")).resolve()
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    yield from folder_outside_tmp()
 
 
 @pytest.fixture(autouse=True)

@@ -10,11 +10,9 @@ agent's API key from its environment, slip options to bwrap through argv.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -25,19 +23,18 @@ import pytest
 
 from agent.settings import CommandsSettings
 from agent.tools.command_tool import SkillFolder
-from tests.security.run_command_helpers import Skills, make_tool, refused, require_sandbox, run
+from tests.security.run_command_helpers import (
+    Skills,
+    folder_outside_tmp,
+    make_tool,
+    refused,
+    run,
+)
 
 
 @pytest.fixture
 def tmp_path() -> Iterator[Path]:
-    """A folder outside /tmp: inside the sandbox /tmp is a fresh, empty one, which would hide
-    whatever a test put under pytest's usual tmp_path, and so prove nothing about the fence."""
-    require_sandbox()
-    base = Path(tempfile.mkdtemp(prefix="agent-run-command-", dir="/var/tmp")).resolve()
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    yield from folder_outside_tmp()
 
 
 @pytest.fixture(autouse=True)
