@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,10 @@ from agent.settings import CommandsSettings
 from agent.tools.base import CallRefusedError
 from agent.tools.command_tool import RunCommand, SkillFolder
 from agent.tools.sandbox import SandboxState, sandbox_state
+
+# The interpreter by its real path: a venv under /tmp (a clone checked out there) is not in the
+# sandbox, whose /tmp is its own; the real interpreter runs these stdlib-only scripts the same.
+PYTHON = os.path.realpath(sys.executable)
 
 
 def folder_outside_tmp() -> Iterator[Path]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import socket
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.run_command_helpers import (
+    PYTHON,
     folder_outside_tmp,
     make_tool,
     refused,
@@ -63,14 +63,14 @@ def test_a_unix_socket_of_a_local_service_outside_the_project_is_unreachable(
         "    print('refused', error.strerror)\n"
     )
     try:
-        lines, result = run(tool, argv=[sys.executable, "-c", code])
+        lines, result = run(tool, argv=[PYTHON, "-c", code])
         assert "network: off (unix sockets too)" in lines
         assert "IN" not in result.text, result.text
         assert "Permission denied" in result.text  # socket(AF_UNIX): the seccomp filter said no
         assert accepted == []
 
         # With the network asked for (and approved), the service is this machine's like any.
-        lines, result = run(tool, argv=[sys.executable, "-c", code], network=True)
+        lines, result = run(tool, argv=[PYTHON, "-c", code], network=True)
         assert "IN" in result.text, result.text
     finally:
         listener.close()
@@ -124,6 +124,6 @@ def test_without_the_network_a_programs_own_pipes_and_sockets_still_work(tmp_pat
         "with multiprocessing.get_context('fork').Pool(2) as pool:\n"
         "    print(sum(pool.map(abs, [-1, -2])))\n"
     )
-    _, result = run(tool, argv=[sys.executable, "-c", code])
+    _, result = run(tool, argv=[PYTHON, "-c", code])
 
     assert result.text == "exit code 0\nstdout:\npair\ninet made\n3", result.text

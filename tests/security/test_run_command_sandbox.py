@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -24,6 +23,7 @@ import pytest
 from agent.settings import CommandsSettings
 from agent.tools.command_tool import SkillFolder
 from tests.security.run_command_helpers import (
+    PYTHON,
     Skills,
     folder_outside_tmp,
     make_tool,
@@ -47,7 +47,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def python(code: str) -> list[str]:
-    return [sys.executable, "-c", code]
+    return [PYTHON, "-c", code]
 
 
 def test_a_command_writes_in_the_project_and_its_tmp_but_nowhere_else(tmp_path: Path) -> None:
@@ -198,7 +198,7 @@ def test_the_timeout_ends_the_command_and_everything_it_started(tmp_path: Path) 
     marker = f"{uuid.uuid4().hex[:8]}"
     tool = make_tool(tmp_path)
     # A child in the background, a grandchild that left the session: all must end.
-    sleeper = f"{sys.executable} -c 'import time; time.sleep(300)' {marker}"
+    sleeper = f"{PYTHON} -c 'import time; time.sleep(300)' {marker}"
     script = f"{sleeper} & setsid {sleeper} & {sleeper}"
     started = time.monotonic()
     lines, result = run(tool, argv=["sh", "-c", script], timeout_seconds=1)
@@ -304,7 +304,7 @@ def test_a_skills_script_runs_from_its_folder_which_it_cannot_change(tmp_path: P
     skills = Skills(SkillFolder("report", skill_dir.resolve(), "Bash(python3:*) Read"))
     tool = make_tool(tmp_path, skills=skills)
     out = tmp_path / "project" / "out.txt"
-    lines, result = run(tool, argv=[sys.executable, "scripts/make.py", str(out)], skill="report")
+    lines, result = run(tool, argv=[PYTHON, "scripts/make.py", str(out)], skill="report")
 
     shown = "\n".join(lines)
     assert f"in: {skill_dir.resolve()}" in shown
@@ -343,7 +343,7 @@ def test_without_a_sandbox_the_approval_says_so_and_deny_runs_nothing(
 def test_without_a_sandbox_the_timeout_still_ends_the_process_group(tmp_path: Path) -> None:
     marker = uuid.uuid4().hex[:8]
     tool = make_tool(tmp_path, sandboxed=False)
-    sleeper = f"{sys.executable} -c 'import time; time.sleep(300)' {marker}"
+    sleeper = f"{PYTHON} -c 'import time; time.sleep(300)' {marker}"
     _, result = run(tool, argv=["sh", "-c", f"{sleeper} & {sleeper}"], timeout_seconds=1)
 
     assert result.is_error

@@ -19,7 +19,7 @@ import pexpect
 from agent.ui.oneshot import NO_TERMINAL_REASON
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import finish, oneshot_in_terminal, oneshot_without_terminal, scripted_chat
-from tests.security.run_command_helpers import require_sandbox
+from tests.security.run_command_helpers import PYTHON, require_sandbox
 
 DECLINED = "Error: The person declined this tool call."
 
@@ -240,7 +240,7 @@ def test_ctrl_c_while_a_command_runs_ends_it_and_all_it_started(
 ) -> None:
     require_sandbox()
     marker = f"marker-{os.getpid()}-{tmp_path.name}"
-    sleeper = f"{sys.executable} -c 'import time; time.sleep(300)' {marker}"
+    sleeper = f"{PYTHON} -c 'import time; time.sleep(300)' {marker}"
     turns = [run_call("c1", argv=["sh", "-c", f"{sleeper} & {sleeper}"]), {"text": "unused"}]
     with scripted_chat(tmp_path, turns, chat_env) as (chat, _fake):
         chat.expect("›")
