@@ -42,6 +42,7 @@ from agent.tools.sandbox import (
     sandbox_state,
 )
 from agent.tools.socket_filter import unix_socket_filter
+from agent.tools.visible_environment import folders_to_show
 
 MAX_ARGV_ITEMS = 4096
 MAX_ARGV_BYTES = 128 * 1024  # well under the kernel's limit, and more than a person reads
@@ -221,12 +222,16 @@ class RunCommand:
         timeout = min(self._timeout(arguments), self.settings.max_timeout_seconds)
         fence = None
         if state.available and state.program is not None:
+            hidden = hidden_paths(Path.home(), self.private, self.project)
+            readable = () if skill is None else (skill.directory,)
+            shown = (self.project, *(Path(os.path.realpath(folder)) for folder in readable))
             fence = Fence(
                 project=self.project,
                 cwd=cwd,
                 network=network,
-                hidden=hidden_paths(Path.home(), self.private, self.project),
-                readable=() if skill is None else (skill.directory,),
+                hidden=hidden,
+                readable=readable,
+                environments=folders_to_show(program, environment, hidden=hidden, visible=shown),
             )
         lines = [
             f"command: {shown_argv(argv)}",
@@ -234,6 +239,10 @@ class RunCommand:
             f"in: {shown_argv([str(cwd)])}",
             *_skill_lines(skill),
             *describe(state, network),
+            *(
+                f"visible read-only: {shown_argv([str(folder)])}"
+                for folder in (fence.environments if fence is not None else ())
+            ),
             f"timeout: {timeout:g} s; what it changes is not recorded for /undo",
         ]
         if not state.available and network:

@@ -13,7 +13,9 @@ What a sandboxed command gets (measured in tests/security/test_run_command_sandb
 - no network (a network namespace of its own, loopback included) unless the person allowed
   it for this call; fresh process, IPC and host-name namespaces; no capabilities at all (as
   root bwrap would keep them, and CAP_SYS_ADMIN could remount / writable);
-- the skill's folder readable when the command belongs to a skill.
+- the skill's folder readable when the command belongs to a skill;
+- the program's own venv (or folder) read-only where the private /tmp would hide it: a venv
+  at /tmp/venvs/x runs as the approval named it (visible_environment.py).
 
 Where bwrap is missing or cannot make namespaces, `sandbox_state` says why, and the caller
 decides (settings: commands.unsandboxed).
@@ -80,6 +82,9 @@ class Fence:
     network: bool
     hidden: tuple[Path, ...]  # folders and files replaced by empty ones
     readable: tuple[Path, ...] = ()  # shown again over anything hidden (a skill's folder)
+    # Shown again read-only over the private /tmp: the program's venv or folder that lies
+    # there (visible_environment.py); bound before the project, which may lie inside one.
+    environments: tuple[Path, ...] = ()
 
 
 def sandbox_state() -> SandboxState:
@@ -125,6 +130,8 @@ def bwrap_command(
     options = [program, *_base_options(network=fence.network)]
     if filter_fd is not None:
         options += ["--seccomp", str(filter_fd)]
+    for folder in fence.environments:
+        options += ["--ro-bind", str(folder), str(folder)]
     options += ["--bind", str(fence.project), str(fence.project)]
     for folder in read_only_in_project(fence.project):
         options += ["--ro-bind", str(folder), str(folder)]

@@ -1,0 +1,95 @@
+"""What of a program's own environment the sandbox's private /tmp would hide, shown again
+read-only at the same path.
+
+Inside the sandbox /tmp is a fresh, empty one. A program that lies under the real /tmp (a
+venv at /tmp/venvs/x, a project cloned into /tmp with its tools elsewhere in /tmp) would be
+named in the approval and then be "not found" once the person said yes. So the folder it
+needs is bound back, read-only: for a Python venv the venv's root (the folder holding
+pyvenv.cfg above bin/), otherwise the program's own folder; and the VIRTUAL_ENV and
+CONDA_PREFIX the command is given, when they lie there too.
+
+Nothing the sandbox hides on purpose is ever bound back (agent's folders, credential files,
+other agents' logins: the sandbox's own hidden list), nor /tmp whole (that would undo the
+private /tmp): such a call is refused, saying why. Every path is judged by where it really
+is (symlinks resolved), so a link from /tmp into ~/.ssh shows nothing of ~/.ssh.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from agent.tools.base import CallRefusedError
+from agent.tools.command_environment import shown_argv
+from agent.tools.containment import within
+
+PRIVATE_TMP = Path("/tmp")  # noqa: S108 (the folder the sandbox replaces by its own)
+ENVIRONMENT_NAMES = ("VIRTUAL_ENV", "CONDA_PREFIX")
+
+
+def folders_to_show(
+    program: Path,
+    environment: Mapping[str, str],
+    *,
+    hidden: Iterable[Path],
+    visible: Iterable[Path],
+) -> tuple[Path, ...]:
+    """The real folders to bind read-only so that `program` (as found on PATH, and where its
+    links lead) and the command's VIRTUAL_ENV / CONDA_PREFIX are there inside the sandbox.
+    `hidden`: what the sandbox hides on purpose; `visible`: what it shows anyway (the project,
+    a skill's folder). CallRefusedError when one of them would mean binding a hidden place."""
+    hidden = tuple(hidden)
+    visible = tuple(visible)
+    real_program = Path(os.path.realpath(program))
+    _refuse_if_hidden(real_program, hidden, f"the program {shown_argv([str(program)])}")
+    wanted: list[tuple[Path, str]] = []
+    # The folder the program is looked up in (its entry on PATH), and the folder its links
+    # lead to: with both there, the name resolves inside as it does outside.
+    for folder in (Path(os.path.realpath(program.parent)), real_program.parent):
+        wanted.append((_environment_root(folder), f"the program {shown_argv([str(program)])}"))
+    for name in ENVIRONMENT_NAMES:
+        value = environment.get(name)
+        if value and os.path.isabs(value) and os.path.isdir(value):
+            wanted.append((Path(os.path.realpath(value)), name))
+    found: dict[Path, None] = {}
+    for folder, needed_by in wanted:
+        if not _hidden_by_private_tmp(folder, visible):
+            continue
+        _refuse_if_hidden(folder, hidden, needed_by)
+        if folder == PRIVATE_TMP:
+            raise CallRefusedError(
+                f"{needed_by} lies directly in /tmp, which the sandbox replaces by a private "
+                "one; showing all of /tmp would undo that: move it into a folder of its own "
+                "(or outside /tmp); nothing ran"
+            )
+        found[folder] = None
+    return tuple(sorted(found))
+
+
+def _environment_root(folder: Path) -> Path:
+    """A venv's root for a program in its bin/ (the interpreter and the packages are there
+    too), else the program's own folder."""
+    if folder.name == "bin" and (folder.parent / "pyvenv.cfg").is_file():
+        return folder.parent
+    return folder
+
+
+def _hidden_by_private_tmp(folder: Path, visible: tuple[Path, ...]) -> bool:
+    """Under /tmp, and not in a folder the sandbox shows anyway (the project is bound over
+    the private /tmp)."""
+    if not within(folder, PRIVATE_TMP):
+        return False
+    return not any(within(folder, shown) for shown in visible)
+
+
+def _refuse_if_hidden(path: Path, hidden: tuple[Path, ...], needed_by: str) -> None:
+    """Refuse when `path` is in a place hidden on purpose, or holds one (shown at its own
+    path, what it holds would be seen there, past the hiding of its real path)."""
+    for secret in hidden:
+        if within(path, secret) or within(secret, path):
+            raise CallRefusedError(
+                f"{needed_by} is in {shown_argv([str(path)])}, where the sandbox hides agent's "
+                f"own folders or your credentials ({shown_argv([str(secret)])}); it is not "
+                "shown to commands, so nothing ran"
+            )
