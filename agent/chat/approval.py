@@ -26,6 +26,9 @@ class ApprovalRequest:
     # Where the call is among the tool calls of the model's answer: `call 2 of 3`.
     number: int = 1
     of: int = 1
+    # The call asks for the network and could run without it (agent.tools.base.
+    # NetworkChoiceTool): the person may say "yes, without network".
+    network_choice: bool = False
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class Decision:
     # Declined, and the person wants the whole turn stopped (Esc or Ctrl-C at the question):
     # the answer's other calls are not asked about, and the model gets no further round.
     stop_turn: bool = False
+    # Approved, but only without the network the call asked for (network_choice requests).
+    without_network: bool = False
 
 
 class Approver(Protocol):
@@ -45,6 +50,8 @@ class Approver(Protocol):
     async def decide(self, request: ApprovalRequest) -> Decision: ...
 
 
+# The reason kept with a yes without the network (the session, `agent -p`'s JSON).
+WITHOUT_NETWORK = "only without the network, which the call asked for"
 NO_PERSON_REASON = "nobody is at a terminal to approve it (stdin is not a terminal)"
 
 

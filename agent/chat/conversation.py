@@ -8,7 +8,7 @@ an interruption (Ctrl-C cancels the task) gives every tool call the model made a
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -43,7 +43,7 @@ from agent.messages import (
 from agent.model import ChatModel, TextChunk, accepts_images
 from agent.session.events import ApprovalEvent, ToolsFoundEvent
 from agent.text import plural
-from agent.tools.base import CallRefusedError, PreviewedTool, Tool, Toolset
+from agent.tools.base import CallRefusedError, NetworkChoiceTool, PreviewedTool, Tool, Toolset
 from agent.tools.combined import combine
 from agent.tools.deferral import ToolDeferral
 from agent.tools.validation import argument_problems
@@ -250,12 +250,14 @@ class Conversation:
                 result = preview
             elif preview is not None:
                 number, of = position
-                request = ApprovalRequest(call, tool.spec, arguments, preview, number, of)
+                choice = isinstance(tool, NetworkChoiceTool) and tool.asks_for_network(arguments)
+                request = ApprovalRequest(call, tool.spec, arguments, preview, number, of, choice)
                 yield ApprovalAsked(request)
                 decision = await ask(self.approver, request)
                 self.history.record(
                     ApprovalEvent(call.id, call.name, decision.approved, decision.reason)
                 )
+                offline = choice and decision.approved and decision.without_network
                 yield ApprovalAnswered(call, decision)
                 if decision.stop_turn and stopped is not None:
                     stopped.append(call)
@@ -265,8 +267,10 @@ class Conversation:
                     result = ToolResult(
                         f"The person declined this tool call.{reason}", is_error=True
                     )
+                elif offline and isinstance(tool, NetworkChoiceTool):
+                    result = await _run_tool(arguments, tool.run_without_network)
             if result is None:
-                result = await _run_tool(tool, arguments)
+                result = await _run_tool(arguments, tool.run)
         assert result is not None  # every path above decided one
         self.history.add(tool_message(call, result))
         yield ToolFinished(call, result)
@@ -334,9 +338,12 @@ def _preview(tool: Tool, arguments: dict[str, Any]) -> tuple[str, ...] | ToolRes
         return ()
 
 
-async def _run_tool(tool: Tool, arguments: dict[str, object]) -> ToolResult:
+async def _run_tool(
+    arguments: dict[str, Any], run: Callable[[dict[str, Any]], Awaitable[ToolResult]]
+) -> ToolResult:
+    """`run` (a tool's run, or its run without the network), its failures made results."""
     try:
-        return await tool.run(dict(arguments))
+        return await run(dict(arguments))
     except AgentError as error:
         return ToolResult(str(error), is_error=True)
     except Exception as error:  # a bug in a tool must not end the chat; the model is told

@@ -63,6 +63,20 @@ class PreviewedTool(Tool, Protocol):
         ...
 
 
+@runtime_checkable
+class NetworkChoiceTool(PreviewedTool, Protocol):
+    """A previewed tool whose call may ask for the network and that can run the very same call
+    without it (run_command, fenced): the approval then offers "yes, without network" too."""
+
+    def asks_for_network(self, arguments: dict[str, Any]) -> bool:
+        """Whether the previewed call would run with the network, and could run without it."""
+        ...
+
+    async def run_without_network(self, arguments: dict[str, Any]) -> ToolResult:
+        """Run the previewed call with the network off; the result says so to the model."""
+        ...
+
+
 class Toolset(Protocol):
     """A source of tools, asked afresh for each model request."""
 

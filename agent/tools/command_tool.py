@@ -9,6 +9,8 @@ approval says so plainly and the settings decide whether it may run at all.
 `preview` works the whole call out (the folder, the program found, the fence) and the approval
 shows exactly that; the run runs what was shown. A call that cannot run (a folder outside the
 project, a program not found, a skill that is not active) is refused before anyone is asked.
+A call that asks for the network may be approved without it (`run_without_network`): the
+same plan, fenced with no network, and the model told so.
 
 A skill's scripts: with `skill`, the command runs in that active skill's folder, which the
 sandbox shows read-only; the skill's `allowed-tools` is shown in the approval as what the
@@ -21,7 +23,7 @@ import math
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -47,6 +49,10 @@ from agent.tools.visible_environment import folders_to_show
 MAX_ARGV_ITEMS = 4096
 MAX_ARGV_BYTES = 128 * 1024  # well under the kernel's limit, and more than a person reads
 _PLANS_KEPT = 8
+RAN_WITHOUT_NETWORK = (
+    "ran WITHOUT the network: you asked for network: true, and the person chose to approve "
+    "this command only without it (a failure to connect below is that, not the service)\n"
+)
 
 
 @dataclass(frozen=True)
@@ -164,15 +170,41 @@ class RunCommand:
             self._plans.popitem(last=False)
         return list(plan.lines)
 
-    async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        from agent.processes.runner import run_command
+    def asks_for_network(self, arguments: dict[str, Any]) -> bool:
+        """The previewed call runs fenced with the network on: the person may say yes without
+        it (with no sandbox there is no network to take away, and no such choice)."""
+        plan = self._plans.get(call_key(self.name, arguments))
+        return plan is not None and plan.fence is not None and plan.fence.network
 
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
         plan = self._plans.pop(call_key(self.name, arguments), None)
         if plan is None:  # not previewed (nobody was asked): work it out now
             try:
                 plan = self._plan(arguments)
             except CallRefusedError as error:
                 return ToolResult(str(error), is_error=True)
+        return await self._run_plan(plan)
+
+    async def run_without_network(self, arguments: dict[str, Any]) -> ToolResult:
+        """The call as previewed, but fenced with no network (the person's choice), and the
+        model told so first: a failure to connect is the fence, not the service."""
+        plan = self._plans.pop(call_key(self.name, arguments), None)
+        if plan is None:  # not previewed: work it out now, as run does
+            try:
+                plan = self._plan({**arguments, "network": False})
+            except CallRefusedError as error:
+                return ToolResult(str(error), is_error=True)
+        if plan.fence is None:  # no sandbox: nothing could keep the network from it
+            return ToolResult(
+                "not run: there is no sandbox to run it without the network", is_error=True
+            )
+        offline = replace(plan, fence=replace(plan.fence, network=False))
+        result = await self._run_plan(offline)
+        return replace(result, text=RAN_WITHOUT_NETWORK + result.text)
+
+    async def _run_plan(self, plan: CommandPlan) -> ToolResult:
+        from agent.processes.runner import run_command
+
         socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
         filter_fd = _filter_pipe(socket_filter) if socket_filter is not None else None
         command = list(plan.argv)

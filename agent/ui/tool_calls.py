@@ -65,7 +65,7 @@ def call_title(call: ToolCall, spec: ToolSpec | None, *, server_arguments: bool)
 def decision_line(decision: Decision) -> str:
     """`  ✓ approved`, or `  ✗ declined: why` (the chat colors it, green or red)."""
     if decision.approved:
-        return "  ✓ approved"
+        return "  ✓ approved" + (" without the network" if decision.without_network else "")
     return "  ✗ declined" + (f": {sanitize(decision.reason)}" if decision.reason else "")
 
 

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from agent.settings import CommandsSettings
@@ -184,6 +185,24 @@ def test_there_is_no_network_unless_the_call_asked_for_it(tmp_path: Path) -> Non
         listener.close()
         for pair in accepted:
             pair[0].close()  # type: ignore[index]
+
+
+def test_the_network_can_be_taken_away_only_where_a_sandbox_would_keep_it_out(
+    tmp_path: Path,
+) -> None:
+    """`yes, without network` is offered only for a fenced call that asks for the network:
+    without a sandbox nothing could take it away, and the choice would be a false promise."""
+    fenced = make_tool(tmp_path)
+    fenced.preview({"argv": ["true"], "network": True})
+    assert fenced.asks_for_network({"argv": ["true"], "network": True})
+    fenced.preview({"argv": ["true"]})
+    assert not fenced.asks_for_network({"argv": ["true"]})
+
+    unfenced = make_tool(tmp_path, sandboxed=False)
+    unfenced.preview({"argv": ["true"], "network": True})
+    assert not unfenced.asks_for_network({"argv": ["true"], "network": True})
+    result = anyio.run(unfenced.run_without_network, {"argv": ["true"], "network": True})
+    assert result.is_error and "no sandbox" in result.text
 
 
 def test_a_command_has_no_capabilities_even_as_root(tmp_path: Path) -> None:

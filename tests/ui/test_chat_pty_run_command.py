@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from typing import Any
 
 import pexpect
 
+from agent.tools.command_tool import RAN_WITHOUT_NETWORK
 from agent.ui.oneshot import NO_TERMINAL_REASON
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import finish, oneshot_in_terminal, oneshot_without_terminal, scripted_chat
@@ -262,3 +264,69 @@ def test_ctrl_c_while_a_command_runs_ends_it_and_all_it_started(
 
 def _running(marker: str) -> bool:
     return bool(subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout)
+
+
+CONNECT = (
+    "import socket\n"
+    "try:\n"
+    "    socket.create_connection(('127.0.0.1', {port}), timeout=5).close()\n"
+    "    print('connected')\n"
+    "except OSError as error:\n"
+    "    print('no connection:', error.strerror or error)\n"
+)
+
+
+def _pending(listener: socket.socket) -> int:
+    """Connections that reached the listener since the last look (taken off its queue)."""
+    count = 0
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except BlockingIOError:
+            return count
+        connection.close()
+        count += 1
+
+
+def test_a_call_asking_for_the_network_can_be_approved_without_it(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    require_sandbox()
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    argv = [PYTHON, "-c", CONNECT.format(port=listener.getsockname()[1])]
+    turns = [
+        run_call("c1", argv=argv, network=True),
+        run_call("c2", argv=argv, network=True),
+        run_call("c3", argv=["true"]),
+        {"text": "Tried twice."},
+    ]
+    with listener, scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("connect\r")
+        chat.expect("network: ON for this call \\(the model asked for it\\)")
+        chat.expect("Approve\\?")
+        chat.expect("offline \\(no network\\)")
+        chat.send("o")
+        chat.expect("approved without the network")
+        chat.expect("network: ON for this call")  # the second call: yes, with the network
+        chat.expect("Approve\\?")
+        offline_connections = _pending(listener)
+        chat.send("y")
+        chat.expect("command: true")  # a call without the network has no offline choice
+        chat.expect("Approve\\?")
+        chat.expect("and stop the turn")
+        question = chat.before
+        chat.send("y")
+        chat.expect("Tried twice.")
+        chat.expect("›")
+        finish(chat)
+        requests = fake.requests()
+        online_connections = _pending(listener)
+
+    offline = tool_result(requests[1])
+    assert offline.startswith(RAN_WITHOUT_NETWORK + "exit code 0\nstdout:\nno connection:"), offline
+    assert offline_connections == 0
+    assert tool_result(requests[2]) == "exit code 0\nstdout:\nconnected"
+    assert online_connections == 1
+    assert "offline" not in question

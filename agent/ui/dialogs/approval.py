@@ -1,6 +1,7 @@
 """The tool approval dialog: one key decides. y approves once; n declines and the turn goes
 on; r declines with a reason for the model; Esc or Ctrl-C decline and stop the whole turn.
-There is no "always" for MCP tools: every call asks.
+A call that asks for the network and could run without it (run_command, fenced) has o too:
+yes once, offline. There is no "always" for MCP tools: every call asks.
 
 What is asked about reads at a glance: who is called on one line (`server · tool`), what the
 server claims about its tool in words a person knows (coloured when it may destroy or reaches
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.chat.approval import ApprovalRequest, Decision
+from agent.chat.approval import WITHOUT_NETWORK, ApprovalRequest, Decision
 from agent.text import sanitize_line
 from agent.ui.dialogs.call_arguments import argument_lines
 from agent.ui.dialogs.frame import ask_with_pages, terminal_size, wrap
@@ -22,6 +23,11 @@ RESOURCE_TOOLS = "MCP resources"  # the source of agent/mcp/resource_tools.py (n
 QUESTION = (
     "Approve? [y] yes once  [n] no  [r] no, with a reason for the model  "
     "[Esc] no, and stop the turn "
+)
+# A call that asks for the network and can run without it (run_command, fenced).
+NETWORK_QUESTION = (
+    "Approve? [y] yes once, with network  [o] yes once, offline (no network)  [n] no  "
+    "[r] no, with a reason for the model  [Esc] no, and stop the turn "
 )
 STOP = "stop"
 CLAIM_NOTE = "(hints are the server's own claims, not guarantees: agent asks about every call)"
@@ -108,11 +114,17 @@ class ChatApprover:
         colour = color_enabled() if self.colour is None else self.colour
         rows = describe_request(request, terminal_size().columns, colour)
         keys = {"y": "y", "n": "n", "r": "r"}
+        question = QUESTION
+        if request.network_choice:
+            keys["o"] = "o"
+            question = NETWORK_QUESTION
         choice = await ask_with_pages(
-            ["", *rows], QUESTION, keys, cancel=STOP, cancel_words=", Esc stops the turn"
+            ["", *rows], question, keys, cancel=STOP, cancel_words=", Esc stops the turn"
         )
         if choice == "y":
             return Decision(True)
+        if choice == "o":
+            return Decision(True, WITHOUT_NETWORK, without_network=True)
         if choice == STOP:
             return Decision(False, stop_turn=True)
         if choice == "r":
