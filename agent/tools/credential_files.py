@@ -138,10 +138,11 @@ def refusal(relative: str, rule: str, verb: str = "read") -> str:
     return f"{relative!r} is a credential file or folder ({rule}), {reason}"
 
 
-def key_refusal(relative: str) -> str:
+def key_refusal(relative: str, verb: str = "read") -> str:
     """What the model is told of a file refused for the private key it holds (never a line
     of it, nor which kind: the file's name says what the person needs)."""
-    return f"{relative!r} is a credential file (it holds a private key), {CREDENTIAL_REFUSAL}"
+    reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
+    return f"{relative!r} is a credential file (it holds a private key), {reason}"
 
 
 # The content rule. The markers are put together here, not written out: a source file holding
@@ -159,7 +160,7 @@ _ENCODED_STARTS = tuple(
 )
 _HINTS = (b"PRIVATE KEY", b"PuTTY", b"LS0tLS1CRUdJTi")  # cheap to find; the patterns decide
 KEY_SCAN_BYTES = 16 * 1024 * 1024  # of a bigger file, at least up to the end of what is shown
-_SCAN_CHUNK = 1024 * 1024
+SCAN_CHUNK_BYTES = 1024 * 1024
 _SCAN_OVERLAP = 256  # longer than any marker: one cut in two by a chunk's end is still found
 
 
@@ -181,7 +182,7 @@ def file_holds_private_key(handle: BinaryIO, until: int) -> bool:
     carried = b""
     read = 0
     while read < until:
-        piece = handle.read(min(_SCAN_CHUNK, until - read))
+        piece = handle.read(min(SCAN_CHUNK_BYTES, until - read))
         if not piece:
             return False
         read += len(piece)

@@ -4,6 +4,7 @@ longer file read from an offset past its first line, a key behind a link named `
 keystores (`.pfx`), Terraform state, `CREDENTIALS.JSON`, Google's client secrets, a kubeconfig's
 base64 key. read_file, `@path` mentions and read_skill_resource need no approval: each must
 refuse without quoting a line of the key, and list_files must leave the key stores' names out.
+edit_file must not become an oracle either (its "not found" comes back before any question).
 Certificates and public keys stay readable (people debug TLS), and so does `.env.example`.
 The real `agent -p` with the scripted model.
 
@@ -134,6 +135,17 @@ def test_a_hostile_readme_gets_no_key_under_any_name_and_no_line_of_one(tmp_path
         read("tail", "docs/setup.md", offset=60),
         read("head", "docs/setup.md", limit=3),
         {"id": "all", "name": "list_files", "arguments": {"glob": "**/*", "limit": 2000}},
+        # edit_file's "not found" / "occurs once" would say what the key holds, guess by guess.
+        {
+            "id": "probe",
+            "name": "edit_file",
+            "arguments": {"path": "notes.txt", "old_text": "QQQQ", "new_text": "x"},
+        },
+        {
+            "id": "overwrite",
+            "name": "write_file",
+            "arguments": {"path": "deploy/prod.key", "content": "pwned\n"},
+        },
     ]
     turns = [{"tool_calls": calls}, {"text": "done"}]
 
@@ -161,6 +173,13 @@ def test_a_hostile_readme_gets_no_key_under_any_name_and_no_line_of_one(tmp_path
     assert results["ok2"] == "ssh-ed25519 AAAAC3Nza me@laptop\n"
     assert results["ok3"] == "API_KEY=\n"
     assert results["ok4"].startswith("Never commit a PRIVATE KEY")
+    assert results["probe"] == (
+        "Error: 'notes.txt' is a credential file (it holds a private key), which the file tools "
+        "never change: keys and tokens must not reach the model; the person can share what is "
+        "needed"
+    )
+    assert results["overwrite"].startswith("Error: 'deploy/prod.key' is a credential file (it")
+    assert (project / "deploy" / "prod.key").read_text() == pem("RSA PRIVATE KEY")
     listed = results["all"].splitlines()
     for path in BY_NAME:
         assert path not in listed, path
