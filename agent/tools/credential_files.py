@@ -1,4 +1,5 @@
-"""Well-known credential files and folders, which the built-in file tools never read or list.
+"""Credential files: well-known names the built-in file tools never read, change or list, and
+files holding a private key under any name, which they never read or change.
 
 read_file needs no approval, so whatever it reads goes to the model without a question; a
 hostile answer (or a prompt injected through a README) asks for keys first. Started in the
@@ -8,9 +9,10 @@ in a project alike (a project's `.aws/config`, a deploy folder's `.netrc`).
 
 `.env` and `.env.*` are refused too: by convention they hold a project's secrets (API keys,
 database passwords) and stay out of version control. The shared templates (`.env.example`,
-`.env.sample`, `.env.template`) hold none, so they stay readable. A folder named `.env` (some
-virtualenvs) is not refused: only a file of that name is. Names are compared without case:
-on a file system that ignores it (macOS, Windows by default) `.SSH` is the `.ssh` folder.
+`.env.sample`, `.env.template`, `.env.dist`) hold none, so they stay readable. A folder named
+`.env` (some virtualenvs) is not refused: only a file of that name is. Names are compared
+without case: on a file system that ignores it (macOS, Windows by default) `.SSH` is the
+`.ssh` folder.
 
 Key stores by their extension (`.p12`, `.pfx`, `.jks`, `.keystore`, `.kdbx`, `.ppk`): these
 extensions mean nothing but keys and passwords. `.key` and `.pem` do not: a `.pem` is as often
@@ -28,7 +30,14 @@ a PGP private key block), such a block base64-encoded as a whole (a kubeconfig's
 `client-key-data`, a Kubernetes secret), or a PuTTY key file. The whole file is refused, not
 the key's lines: read from an offset, lines 2..N of a key are the key without its BEGIN line.
 Certificates and public keys (their BEGIN lines name no private key) stay readable. Binary key
-files (DER) are refused by every reading tool as binary already.
+files (DER) are refused by every reading tool as binary already. A file is scanned whole up to
+KEY_SCAN_BYTES, and a bigger one up to the end of what is shown: the head of a huge log still
+reads at once, and no line at or after a key's BEGIN line is ever shown. write_file and
+edit_file refuse such a file too: edit_file's "not found" would answer guesses at the key.
+
+A sandboxed command (agent.tools.sandbox) cannot be refused by content: the fence is made of
+paths before the command runs. The home's credential files by these names are hidden from it,
+and every `.pem` and `.key` lying directly in the home (sandbox.home_key_files says why).
 """
 
 from __future__ import annotations
@@ -139,8 +148,8 @@ def refusal(relative: str, rule: str, verb: str = "read") -> str:
 
 
 def key_refusal(relative: str, verb: str = "read") -> str:
-    """What the model is told of a file refused for the private key it holds (never a line
-    of it, nor which kind: the file's name says what the person needs)."""
+    """What the model is told of a file refused for the private key it holds: the path as it
+    asked, never a line of the file."""
     reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
     return f"{relative!r} is a credential file (it holds a private key), {reason}"
 
