@@ -2,9 +2,10 @@
 
 The same limits as read_file (agent.tools.containment, agent.tools.credential_files): the path
 is resolved, links included, and must stay inside the project; agent's own folders, version
-control's folders and credential files are never attached. The file must be a regular file
-(opened without blocking: a FIFO never hangs the chat); text is read up to a cap, an image
-(judged by its bytes) goes as an image like a resource's, other binary files are refused.
+control's folders, credential files and files holding a private key are never attached. The
+file must be a regular file (opened without blocking: a FIFO never hangs the chat); text is
+read up to a cap, an image (judged by its bytes) goes as an image like a resource's, other
+binary files are refused.
 
 All or nothing: one refused mention refuses the message (each refusal says why in one line),
 so a message is never sent with part of what the person meant to attach.
@@ -25,7 +26,7 @@ from agent.chat.mentions import find_mentions, looks_like_path, mention_words, t
 from agent.messages import MAX_IMAGE_BYTES, ImagePart, Part, TextPart, checked_image, sniff_image
 from agent.text import plural, sanitize_line
 from agent.tools.containment import within
-from agent.tools.credential_files import credential_rule
+from agent.tools.credential_files import KEY_SCAN_BYTES, credential_rule, file_holds_private_key
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
 if TYPE_CHECKING:
@@ -179,6 +180,10 @@ def _read(project: Path, path: Path, limit_chars: int, images: int) -> tuple[lis
                 "attached"
             )
         data = head + handle.read(max(0, READ_LIMIT_BYTES + 1 - len(head)))
+        # Read further than what is attached: a file holding a key is refused whole, as
+        # read_file refuses it (from an offset it would show the rest of the key).
+        if file_holds_private_key(handle, max(len(data), KEY_SCAN_BYTES)):
+            raise RefusedMention("it holds a private key: keys stay private")
     return _text(label, data, size, limit_chars)
 
 

@@ -21,7 +21,7 @@ from agent.skills.model import Skill
 from agent.skills.names import skill_key
 from agent.skills.served import ServedSkill, SkillServers
 from agent.tools.base import Tool, ToolSpec
-from agent.tools.credential_files import credential_rule, refusal
+from agent.tools.credential_files import credential_rule, key_refusal, private_key_in, refusal
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
 MAX_RESOURCE_BYTES = READ_LIMIT_BYTES  # the same cap as read_file
@@ -134,6 +134,8 @@ class SkillSession:
             data = verified(entry, file, await self.servers.read(entry.server, file.uri))
         except AgentError as error:
             raise SkillError(str(error)) from None
+        if private_key_in(data):  # the whole file: bigger ones were refused above
+            raise SkillError(key_refusal(relative))
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
@@ -355,6 +357,8 @@ class ReadSkillResource:
             raise SkillError(
                 f"{relative!r} is {size} bytes; files over {MAX_RESOURCE_BYTES} bytes are not read"
             )
+        if private_key_in(data):  # the whole file: bigger ones were refused above
+            raise SkillError(key_refusal(relative))
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:

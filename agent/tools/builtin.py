@@ -8,8 +8,9 @@ project: every path is resolved (symlinks included) and must stay inside the pro
 agent's own folders (settings, trust records, sessions, logs) are never read or listed, even
 when they sit inside the project (agent started in the home directory, or AGENT_HOME there):
 they hold what the model must not see, and a hostile answer would ask for them first.
-Well-known credential files and folders (`.ssh`, `.aws`, `.netrc`, `.env`, ...) are refused
-and left out the same way, wherever the project is (agent.tools.credential_files).
+Well-known credential files and folders (`.ssh`, `.aws`, `.netrc`, `.env`, `*.pfx`, ...) are
+refused and left out the same way, wherever the project is, and read_file refuses a file
+holding a private key under any name (agent.tools.credential_files).
 """
 
 from __future__ import annotations
@@ -28,9 +29,20 @@ from agent.text import plural
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.command_tool import RunCommand, SkillFolders
 from agent.tools.containment import OWN_FOLDER_REFUSAL, inside_project, within
-from agent.tools.credential_files import NOT_LISTED, credential_folder, credential_rule, refusal
+from agent.tools.credential_files import (
+    NOT_LISTED,
+    credential_folder,
+    credential_rule,
+    key_refusal,
+    refusal,
+)
 from agent.tools.file_tools import ChangeJournal, EditFile, FileChanger, WriteFile
-from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, read_lines
+from agent.tools.reading import (
+    READ_LIMIT_BYTES,
+    HoldsPrivateKeyError,
+    UnreadableFileError,
+    read_lines,
+)
 
 LIST_DEFAULT_LIMIT = 200
 LIST_MAX_LIMIT = 2000
@@ -96,6 +108,8 @@ class ReadFile:
         limit = arguments.get("limit")
         try:
             part = read_lines(path, offset, None if limit is None else int(limit))
+        except HoldsPrivateKeyError:
+            return ToolResult(key_refusal(relative), is_error=True)
         except UnreadableFileError as error:
             return ToolResult(f"{relative!r} {error}", is_error=True)
         body = part.text

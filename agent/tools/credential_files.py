@@ -1,4 +1,5 @@
-"""Well-known credential files and folders, which the built-in file tools never read or list.
+"""Credential files: well-known names the built-in file tools never read, change or list, and
+files holding a private key under any name, which they never read or change.
 
 read_file needs no approval, so whatever it reads goes to the model without a question; a
 hostile answer (or a prompt injected through a README) asks for keys first. Started in the
@@ -8,14 +9,43 @@ in a project alike (a project's `.aws/config`, a deploy folder's `.netrc`).
 
 `.env` and `.env.*` are refused too: by convention they hold a project's secrets (API keys,
 database passwords) and stay out of version control. The shared templates (`.env.example`,
-`.env.sample`, `.env.template`) hold none, so they stay readable. A folder named `.env` (some
-virtualenvs) is not refused: only a file of that name is. Names are compared without case:
-on a file system that ignores it (macOS, Windows by default) `.SSH` is the `.ssh` folder.
+`.env.sample`, `.env.template`, `.env.dist`) hold none, so they stay readable. A folder named
+`.env` (some virtualenvs) is not refused: only a file of that name is. Names are compared
+without case: on a file system that ignores it (macOS, Windows by default) `.SSH` is the
+`.ssh` folder.
+
+Key stores by their extension (`.p12`, `.pfx`, `.jks`, `.keystore`, `.kdbx`, `.ppk`): these
+extensions mean nothing but keys and passwords. `.key` and `.pem` do not: a `.pem` is as often
+a certificate (people debug TLS with them) and a `.key` a Keynote file, so those are judged by
+what they hold. Google's OAuth client secrets (`client_secret*.json`, the name of the download)
+and service-account keys (`service-account*.json`, `service_account*.json`: the name docs and
+tutorials give the downloaded key) are refused by name too; a key's JSON holds a PEM private
+key, which the content rule catches under any name, but the name also keeps it out of
+listings and out of a sandboxed command's reach in the home, where nothing is read.
+
+By content (`private_key_in`), for the tools that show a file's text: a file holding a private
+key, under any name (a key renamed `notes.txt`, pasted into a doc, a service account's JSON):
+a PEM block whose BEGIN line names a PRIVATE KEY (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8,
+a PGP private key block), such a block base64-encoded as a whole (a kubeconfig's
+`client-key-data`, a Kubernetes secret), or a PuTTY key file. The whole file is refused, not
+the key's lines: read from an offset, lines 2..N of a key are the key without its BEGIN line.
+Certificates and public keys (their BEGIN lines name no private key) stay readable. Binary key
+files (DER) are refused by every reading tool as binary already. A file is scanned whole up to
+KEY_SCAN_BYTES, and a bigger one up to the end of what is shown: the head of a huge log still
+reads at once, and no line at or after a key's BEGIN line is ever shown. write_file and
+edit_file refuse such a file too: edit_file's "not found" would answer guesses at the key.
+
+A sandboxed command (agent.tools.sandbox) cannot be refused by content: the fence is made of
+paths before the command runs. The home's credential files by these names are hidden from it,
+and every `.pem` and `.key` lying directly in the home (sandbox.home_key_files says why).
 """
 
 from __future__ import annotations
 
+import base64
+import re
 from collections.abc import Sequence
+from typing import BinaryIO
 
 # Any path component of these names: the folder holds keys (ssh, cloud CLIs, gpg, pass).
 CREDENTIAL_FOLDERS = frozenset({".ssh", ".aws", ".gnupg", ".kube", ".azure", ".password-store"})
@@ -30,15 +60,31 @@ CREDENTIAL_PATHS = frozenset(
         (".cargo", "credentials"),
         (".gem", "credentials"),  # rubygems.org API key
         (".terraform.d", "credentials.tfrc.json"),  # Terraform Cloud tokens
+        (".config", "rclone", "rclone.conf"),  # cloud storage remotes' passwords and tokens
+        (".config", "hub"),  # the hub CLI's GitHub token
+        (".config", "op"),  # the 1Password CLI's sessions and account keys
     }
 )
 # The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, direnv's
 # .envrc (exports, often of secrets, like a .env), and SSH private keys by their default
-# names, wherever they lie (a key copied into a deploy folder is still a key).
+# names, wherever they lie (a key copied into a deploy folder is still a key); the password
+# files of Apache (.htpasswd) and MySQL (.my.cnf), s3cmd's and boto's keys, Docker's old
+# auth file, Terraform state (every resource's attributes, passwords included, in plain
+# text) and `credentials.json` (Google's API quickstarts, many CLIs).
 CREDENTIAL_FILES = frozenset(
     {".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".vault-token",
-     ".envrc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"}
+     ".envrc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+     ".htpasswd", ".my.cnf", ".s3cfg", ".boto", ".dockercfg", "terraform.tfstate",
+     "terraform.tfstate.backup", "credentials.json"}
 )  # fmt: skip
+# Key stores by extension: PKCS#12, Java key stores, KeePass databases, PuTTY private keys.
+CREDENTIAL_EXTENSIONS = (".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ppk")
+# Downloaded secrets by the start of their name: (start, end, the rule as people read it).
+CREDENTIAL_NAME_PATTERNS = (
+    ("client_secret", ".json", "client_secret*.json"),  # Google OAuth client secrets
+    ("service-account", ".json", "service-account*.json"),  # service-account keys
+    ("service_account", ".json", "service_account*.json"),
+)
 _PATH_STARTS = frozenset(path[0] for path in CREDENTIAL_PATHS)
 ENV_FILE = ".env"
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
@@ -74,6 +120,18 @@ def credential_rule(parts: Sequence[str]) -> str | None:
         return parts[-1]
     if name == ENV_FILE or (name.startswith(ENV_FILE + ".") and name not in ENV_TEMPLATES):
         return parts[-1]
+    return credential_name_pattern(name)
+
+
+def credential_name_pattern(name: str) -> str | None:
+    """The extension or name pattern (`*.pfx`, `client_secret*.json`) the folded file `name`
+    matches, else None."""
+    for extension in CREDENTIAL_EXTENSIONS:
+        if name.endswith(extension):
+            return f"*{extension}"
+    for start, end, rule in CREDENTIAL_NAME_PATTERNS:
+        if name.startswith(start) and name.endswith(end):
+            return rule
     return None
 
 
@@ -87,3 +145,58 @@ def refusal(relative: str, rule: str, verb: str = "read") -> str:
     what the tool would have done)."""
     reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
     return f"{relative!r} is a credential file or folder ({rule}), {reason}"
+
+
+def key_refusal(relative: str, verb: str = "read") -> str:
+    """What the model is told of a file refused for the private key it holds: the path as it
+    asked, never a line of the file."""
+    reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
+    return f"{relative!r} is a credential file (it holds a private key), {reason}"
+
+
+# The content rule. The markers are put together here, not written out: a source file holding
+# one would itself be refused. A PEM BEGIN line whose label ends in PRIVATE KEY (PKCS#1 RSA,
+# SEC1 EC, DSA, OpenSSH, PKCS#8 plain and ENCRYPTED) or PRIVATE KEY BLOCK (PGP); a PuTTY key.
+_DASHES = b"-" * 5
+_PEM_PRIVATE = re.compile(_DASHES + rb"BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?" + _DASHES)
+_PUTTY = re.compile(b"PuTTY-User-Key-File" + rb"-[0-9]+: ")
+# A whole PEM key base64-encoded starts with the encoding of its BEGIN line, the same bytes
+# whatever follows: the first 3n bytes of a line encode to 4n characters of their own.
+_PEM_LABELS = (b"", b"RSA ", b"EC ", b"DSA ", b"OPENSSH ", b"ENCRYPTED ")
+_ENCODED_STARTS = tuple(
+    base64.b64encode(line[: len(line) // 3 * 3])
+    for line in (_DASHES + b"BEGIN " + label + b"PRIVATE KEY" + _DASHES for label in _PEM_LABELS)
+)
+_HINTS = (b"PRIVATE KEY", b"PuTTY", b"LS0tLS1CRUdJTi")  # cheap to find; the patterns decide
+KEY_SCAN_BYTES = 16 * 1024 * 1024  # of a bigger file, at least up to the end of what is shown
+SCAN_CHUNK_BYTES = 1024 * 1024
+_SCAN_OVERLAP = 256  # longer than any marker: one cut in two by a chunk's end is still found
+
+
+def private_key_in(data: bytes) -> bool:
+    """Whether `data` holds a private key: a PEM block (plain or base64-encoded) or PuTTY's."""
+    if not any(hint in data for hint in _HINTS):  # nearly every file: found in one pass
+        return False
+    return bool(
+        _PEM_PRIVATE.search(data)
+        or _PUTTY.search(data)
+        or any(start in data for start in _ENCODED_STARTS)
+    )
+
+
+def file_holds_private_key(handle: BinaryIO, until: int) -> bool:
+    """Whether the open file holds a private key in its first `until` bytes (read from the
+    start in pieces; the position is left at the end of what was read)."""
+    handle.seek(0)
+    carried = b""
+    read = 0
+    while read < until:
+        piece = handle.read(min(SCAN_CHUNK_BYTES, until - read))
+        if not piece:
+            return False
+        read += len(piece)
+        window = carried + piece
+        if private_key_in(window):
+            return True
+        carried = window[-_SCAN_OVERLAP:]
+    return False

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from agent.messages import ToolResult
 from agent.text import plural
 from agent.tools.base import CallRefusedError, ToolSpec
+from agent.tools.credential_files import key_refusal, private_key_in
 from agent.tools.file_diff import capped, changed_counts, diff_lines
 from agent.tools.file_writing import (
     WRITE_LIMIT_BYTES,
@@ -85,6 +86,10 @@ class FileChanger:
             state = current_state(target)
         except FileRefusedError as error:
             raise CallRefusedError(str(error)) from None
+        # edit_file's "not found" and "occurs 3 times" would tell the model, without a question,
+        # what a key holds, guess by guess; and a key is not the model's to overwrite.
+        if state.content is not None and private_key_in(state.content):
+            raise CallRefusedError(key_refusal(relative, "change"))
         if state.content is not None and not _is_text(state.content):
             raise CallRefusedError(
                 f"{target.shown} is not UTF-8 text (binary, or another encoding); the file "

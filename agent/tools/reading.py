@@ -1,6 +1,8 @@
 """Reading a text file for the model, bounded: regular files only, by lines, within a byte cap.
 
-Shared by read_file and read_skill_resource. A FIFO or a device would block the open or
+Shared by read_file and read_skill_resource. A file holding a private key is refused whole,
+whatever part was asked for (agent.tools.credential_files: lines 2..N of a key are the key).
+A FIFO or a device would block the open or
 the read forever (or never end), so the file is opened without blocking and must be a regular
 file; the final path component may not be a symlink (the caller resolved it already, so one
 appearing now is a swap between the check and the open).
@@ -14,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from agent.tools.credential_files import KEY_SCAN_BYTES, file_holds_private_key
+
 READ_LIMIT_BYTES = 256 * 1024
 _SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file
 _SKIP_CHUNK = 64 * 1024  # lines before the offset are read in pieces this size, not kept
@@ -21,6 +25,10 @@ _SKIP_CHUNK = 64 * 1024  # lines before the offset are read in pieces this size,
 
 class UnreadableFileError(Exception):
     """The file is not a regular file, cannot be opened, or is binary; the text says which."""
+
+
+class HoldsPrivateKeyError(UnreadableFileError):
+    """The file holds a private key: none of it is shown."""
 
 
 def open_regular(path: Path | str, dir_fd: int | None = None) -> BinaryIO:
@@ -80,6 +88,10 @@ def read_lines(
                 break
             out += piece
             shown += 1
+        # Everything before the part and in it (a key's BEGIN line may lie before the offset),
+        # and the whole of any file of a reasonable size, so a file is refused from any offset.
+        if file_holds_private_key(handle, max(handle.tell(), KEY_SCAN_BYTES)):
+            raise HoldsPrivateKeyError("holds a private key")
     if b"\0" in out:
         raise UnreadableFileError("is a binary file")
     return TextPart(out.decode("utf-8", errors="replace"), before, next_offset)

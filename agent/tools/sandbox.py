@@ -5,8 +5,9 @@ What a sandboxed command gets (measured in tests/security/test_run_command_sandb
   and a hooks folder git's config points into the project read-only: a hook written there
   would run later, outside any sandbox) and a private, empty /tmp;
 - agent's own folders (settings, trust records, sessions, tokens) and the person's credential
-  files and folders in the home directory (~/.ssh, ~/.aws, ~/.netrc, ..., and other agents'
-  logins, browser profiles, keyrings, shell histories) replaced by empty ones; the sockets
+  files and folders in the home directory (~/.ssh, ~/.aws, ~/.netrc, ~/*.p12, ..., every
+  ~/*.pem and ~/*.key, and other agents' logins, browser profiles, keyrings, shell histories)
+  replaced by empty ones, by name (a key's content is not looked for); the sockets
   through which a process could act outside the fence (the user's D-Bus and runtime folder,
   the system bus, container engines) hidden too: a read-only mount does not stop a connect()
   to a socket;
@@ -33,7 +34,12 @@ from functools import cache
 from pathlib import Path
 
 from agent.text import sanitize_line
-from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
+from agent.tools.credential_files import (
+    CREDENTIAL_FILES,
+    CREDENTIAL_FOLDERS,
+    CREDENTIAL_PATHS,
+    credential_rule,
+)
 from agent.tools.socket_filter import unix_socket_filter
 
 # Folders of version control inside the project: writable, a hook would run later unfenced.
@@ -53,11 +59,13 @@ HIDDEN_HOME_PATHS = (
     (".docker",),  # Docker Desktop's and rootless Docker's sockets, registry tokens
     (".claude",), (".codex",), (".gemini",), (".config", "github-copilot"),  # other agents' logins
     (".mozilla",), (".thunderbird",), (".config", "google-chrome"), (".config", "chromium"),
-    (".config", "BraveSoftware"), (".config", "op"),  # browsers' cookies, 1Password's CLI
+    (".config", "BraveSoftware"),  # browsers' cookies
     (".local", "share", "keyrings"), (".config", "Code", "User", "globalStorage"),
     (".bash_history",), (".zsh_history",), (".python_history",), (".psql_history",),
     (".mysql_history",), (".node_repl_history",), (".lesshst",), (".viminfo",),
 )  # fmt: skip
+# Hidden only directly in the home (home_key_files says why): keys by the names people save them.
+HOME_KEY_EXTENSIONS = (".pem", ".key")
 PROBE_TIMEOUT_SECONDS = 5.0
 
 
@@ -185,6 +193,7 @@ def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tupl
     wanted += [home / name for name in sorted(CREDENTIAL_FOLDERS | CREDENTIAL_FILES)]
     wanted += [home.joinpath(*parts) for parts in sorted(CREDENTIAL_PATHS)]
     wanted += [home.joinpath(*parts) for parts in HIDDEN_HOME_PATHS]
+    wanted += home_key_files(home)
     wanted += [Path(path) for path in HIDDEN_SYSTEM_PATHS]
     found: dict[str, Path] = {}
     for path in wanted:
@@ -195,6 +204,30 @@ def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tupl
             continue
         found[str(real)] = real
     return tuple(found[key] for key in sorted(found))
+
+
+def home_key_files(home: Path) -> list[Path]:
+    """The files lying directly in the home that the credential rules name in any case or by a
+    pattern (`.S3CFG`, `backup.p12`, `client_secret_1.json`, `.env`), and every `.pem` and
+    `.key` there. The sandbox hides by path, before the command runs: it cannot read every
+    file of the home for a key, and a private key's content is no path. A `.pem` or `.key` in
+    the home itself is a downloaded key (an EC2 key pair, a TLS key) far more often than a
+    certificate; deeper down, in projects, they stay visible (tests, certificates)."""
+    try:
+        entries = list(os.scandir(home))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        try:
+            if entry.is_dir():  # credential folders are hidden by name above; a `.env` venv stays
+                continue
+        except OSError:
+            continue
+        name = entry.name.casefold()
+        if name.endswith(HOME_KEY_EXTENSIONS) or credential_rule((entry.name,)) is not None:
+            found.append(Path(entry.path))
+    return found
 
 
 def describe(state: SandboxState, network: bool) -> list[str]:

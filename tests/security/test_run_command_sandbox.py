@@ -148,6 +148,40 @@ def test_agents_folders_and_credential_files_are_not_visible(tmp_path: Path) -> 
     assert not (own / "planted").exists()  # its writes went to an empty tmpfs, then vanished
 
 
+def test_keys_lying_in_the_home_and_the_newer_token_files_are_not_visible(tmp_path: Path) -> None:
+    # The sandbox hides by name (it cannot read every file to find keys): a `.pem` or `.key`
+    # directly in the home is a downloaded key (an EC2 key pair), deeper it is a project's.
+    home = Path.home()
+    hidden = {
+        home / "aws-prod.pem": "ec2-key-material",
+        home / "Server.KEY": "tls-key-material",
+        home / ".s3cfg": "secret_key = s3-secret",
+        home / "backup.p12": "keystore-bytes",
+        home / ".config" / "rclone" / "rclone.conf": "pass = rclone-secret",
+        home / ".config" / "op" / "config": "op-session",
+    }
+    seen = {home / "notes.txt": "shopping list", home / "certs" / "ca.pem": "a certificate"}
+    for path, text in {**hidden, **seen}.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    tool = make_tool(tmp_path)
+    code = (
+        "import pathlib\n"
+        f"for path in {[str(p) for p in [*hidden, *seen]]!r}:\n"
+        "    try:\n"
+        "        print(repr(pathlib.Path(path).read_text()))\n"
+        "    except OSError as error:\n"
+        "        print('unreadable', error.strerror)\n"
+    )
+    _, result = run(tool, argv=python(code))
+
+    assert result.text.startswith("exit code 0"), result.text
+    for text in hidden.values():
+        assert text not in result.text
+    for text in seen.values():
+        assert text in result.text  # the fence hides by name, not everything
+
+
 def test_an_agent_home_inside_the_project_is_hidden_too(tmp_path: Path) -> None:
     project = tmp_path / "project"
     own = project / ".agent-home"
