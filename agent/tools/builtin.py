@@ -15,7 +15,6 @@ holding a private key under any name (agent.tools.credential_files).
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from agent.tools.credential_files import (
     key_refusal,
     refusal,
 )
+from agent.tools.file_search import SearchFiles
 from agent.tools.file_tools import ChangeJournal, EditFile, FileChanger, WriteFile
 from agent.tools.reading import (
     READ_LIMIT_BYTES,
@@ -43,17 +43,11 @@ from agent.tools.reading import (
     UnreadableFileError,
     read_lines,
 )
+from agent.tools.walk_rules import DEFAULT_GLOB, SKIPPED_DIRS, matches_glob
 
 LIST_DEFAULT_LIMIT = 200
 LIST_MAX_LIMIT = 2000
 LIST_MAX_VISITED = 200_000  # files looked at before giving up (a home directory, say)
-# Version control, dependencies and caches: never what a question about the project is about.
-_SKIPPED_DIRS = frozenset(
-    {
-        ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
-        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".cache",
-    }
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -158,7 +152,7 @@ class ListFiles:
         return await anyio.to_thread.run_sync(self._list, arguments, abandon_on_cancel=True)
 
     def _list(self, arguments: dict[str, Any]) -> ToolResult:
-        pattern = str(arguments.get("glob") or "**/*")
+        pattern = str(arguments.get("glob") or DEFAULT_GLOB)
         limit = int(arguments.get("limit") or LIST_DEFAULT_LIMIT)
         if any(within(self.project, folder) for folder in self.private):
             return ToolResult(f"the project directory {OWN_FOLDER_REFUSAL}", is_error=True)
@@ -176,7 +170,7 @@ class ListFiles:
         for root, dirs, files in os.walk(self.project):
             kept = []
             for name in sorted(dirs):
-                if name in _SKIPPED_DIRS:
+                if name in SKIPPED_DIRS:
                     continue
                 full = os.path.join(root, name)
                 if full in hidden:
@@ -194,7 +188,7 @@ class ListFiles:
             for name in sorted(files):
                 full = os.path.join(root, name)
                 relative = os.path.relpath(full, self.project)
-                if not _matches(relative, pattern) or self._links_inside_own_folder(full):
+                if not matches_glob(relative, pattern) or self._links_inside_own_folder(full):
                     continue
                 if _is_credential(relative, full):
                     credentials_left_out = True
@@ -228,13 +222,6 @@ def _is_credential(relative: str, full: str) -> bool:
     return os.path.islink(full) and credential_rule(Path(os.path.realpath(full)).parts) is not None
 
 
-def _matches(relative: str, pattern: str) -> bool:
-    # `**/` also matches files at the top level, as people expect from shells with globstar.
-    return fnmatch.fnmatch(relative, pattern) or (
-        pattern.startswith("**/") and fnmatch.fnmatch(relative, pattern[3:])
-    )
-
-
 class BuiltinToolset:
     """The built-in tools for one project directory: reading, changing files (each change
     asked, and kept by `journal` for /undo) and running commands (each asked, fenced in)."""
@@ -253,6 +240,7 @@ class BuiltinToolset:
         self._tools: list[Tool] = [
             ReadFile(root, folders),
             ListFiles(root, folders),
+            SearchFiles(root, folders),
             WriteFile(changer),
             EditFile(changer),
             RunCommand(root, folders, commands or CommandsSettings(), skills),

@@ -40,6 +40,7 @@ def test_the_reading_tools_need_no_approval_and_the_writing_ones_ask(project: Pa
     assert [(s.name, s.requires_approval, s.server) for s in specs] == [
         ("read_file", False, None),
         ("list_files", False, None),
+        ("search_files", False, None),
         ("write_file", True, None),
         ("edit_file", True, None),
         ("run_command", True, None),

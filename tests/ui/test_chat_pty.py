@@ -47,6 +47,7 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
     assert tools_offered == [
         "read_file",
         "list_files",
+        "search_files",
         "write_file",
         "edit_file",
         "run_command",

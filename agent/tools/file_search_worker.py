@@ -1,0 +1,290 @@
+"""search_files' child process: walks the project and searches its files with a regular
+expression, writing what it finds as JSON lines on stdout.
+
+Apart from the agent because the pattern is the model's: a pattern that backtracks without
+end (`(a+)+$` on a long line of a's) holds the interpreter, and in a process of its own it can
+be stopped. The worker stops itself at its deadline (SIGALRM: `re` checks for signals while it
+matches) and says where it was; the agent kills it a little later whatever it is doing, and on
+Ctrl-C. Each file's matches are written as soon as the file is done, so what was found before
+a stop is kept.
+
+The walk is list_files' (agent.tools.walk_rules) and its fence: folders are opened one at a time
+below the project's descriptor and never through a link (a folder swapped for a link during
+the walk leads nowhere), links are not followed at all, only regular files are opened and
+without blocking (a FIFO, a device), agent's own folders and credential files and folders by
+name are left out, and so is a file holding a private key (agent.tools.credential_files): it
+is judged before it is searched, so no answer (nor its time) depends on what the key holds.
+
+Only the standard library, agent's credential rules and agent.text are imported: it starts in a few tens
+of milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.text import plural
+from agent.tools.credential_files import credential_folder, credential_rule, private_key_in
+from agent.tools.reading import UnreadableFileError, open_regular
+from agent.tools.walk_rules import SKIPPED_DIRS, matches_glob
+
+SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file (as read_file judges)
+LINE_CHARS = 400  # a longer line is cut, around its first match
+_LEAD_CHARS = 80  # kept before the match in a cut line
+MAX_DEPTH = 100
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK
+# A pattern that can only match within one line matches the whole text too (MULTILINE), so a
+# file without a match is passed over with one search. Lookarounds, \A and \Z and flags
+# turned off can tell a line from the text: with those, every line is searched on its own.
+_LINE_BOUND = re.compile(r"\\[AZz]|\(\?(?!P<|P=|:|#|[aiLmsux]+[):])")
+
+
+class OutOfTime(Exception):
+    """The worker's deadline passed."""
+
+
+@dataclass
+class Tally:
+    """What the search met, for the summary the tool turns into notes."""
+
+    searched: int = 0
+    visited: int = 0
+    bytes_read: int = 0
+    matched_files: int = 0
+    matches: int = 0
+    shown: int = 0
+    shown_chars: int = 0
+    binary: int = 0
+    keys: int = 0
+    links: int = 0
+    unreadable: int = 0
+    too_deep: int = 0
+    credentials: bool = False
+    own: list[str] = field(default_factory=list)
+    cut_files: list[str] = field(default_factory=list)
+    stopped: str | None = None  # "time", "bytes" or "files"
+    current: str | None = None  # the file being searched when the time ran out
+
+
+@dataclass(frozen=True)
+class Request:
+    root: str
+    pattern: str
+    ignore_case: bool
+    glob: str
+    context: int
+    files_only: bool
+    limit: int
+    private: tuple[str, ...]
+    seconds: float
+    max_bytes: int
+    file_bytes: int
+    max_visited: int
+    answer_chars: int
+
+
+class Search:
+    """One search: the walk, each file's matches, and the tally."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        flags = re.MULTILINE | (re.IGNORECASE if request.ignore_case else 0)
+        self.regex = re.compile(request.pattern, flags)
+        self.whole_text_first = _LINE_BOUND.search(request.pattern) is None
+        self.tally = Tally()
+        self.hidden = {os.path.normpath(folder) for folder in request.private}
+
+    def run(self) -> None:
+        root_fd = os.open(self.request.root, _DIR_FLAGS)
+        try:
+            for dir_fd, name, relative in self._files(root_fd, "", 0):
+                if not self._visit():
+                    break
+                if matches_glob(relative, self.request.glob):
+                    self.tally.current = relative
+                    self._search_file(dir_fd, name, relative)
+                    self.tally.current = None
+                    if self.tally.stopped:
+                        break
+        finally:
+            os.close(root_fd)
+
+    def _visit(self) -> bool:
+        self.tally.visited += 1
+        if self.tally.visited > self.request.max_visited:
+            self.tally.stopped = "files"
+            return False
+        return True
+
+    def _files(self, dir_fd: int, prefix: str, depth: int) -> Iterator[tuple[int, str, str]]:
+        """(folder descriptor, name, project-relative path) of each file to consider, sorted by
+        path; nothing through a link."""
+        with os.scandir(dir_fd) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+        for entry in entries:
+            relative = prefix + entry.name
+            if entry.is_symlink():
+                self.tally.links += 1
+            elif entry.is_dir(follow_symlinks=False):
+                yield from self._folder(dir_fd, entry.name, relative, depth)
+            elif entry.is_file(follow_symlinks=False):
+                if credential_rule(relative.split("/")) is not None:
+                    self.tally.credentials = True
+                    continue
+                yield dir_fd, entry.name, relative
+            # anything else (a FIFO, a socket, a device) is not a file to search
+
+    def _folder(
+        self, dir_fd: int, name: str, relative: str, depth: int
+    ) -> Iterator[tuple[int, str, str]]:
+        if name in SKIPPED_DIRS:
+            return
+        if os.path.join(self.request.root, relative) in self.hidden:
+            self.tally.own.append(relative)
+            return
+        if credential_folder(relative.split("/")) is not None:
+            self.tally.credentials = True
+            return
+        if depth >= MAX_DEPTH:
+            self.tally.too_deep += 1
+            return
+        try:
+            child = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        except OSError:  # swapped for a link, or unreadable
+            self.tally.unreadable += 1
+            return
+        try:
+            yield from self._files(child, relative + "/", depth + 1)
+        finally:
+            os.close(child)
+
+    def _search_file(self, dir_fd: int, name: str, relative: str) -> None:
+        data = self._read(dir_fd, name, relative)
+        if data is None:
+            return
+        if b"\0" in data[:SNIFF_BYTES]:
+            self.tally.binary += 1
+            return
+        if private_key_in(data):  # before any search: nothing may depend on the key
+            self.tally.keys += 1
+            return
+        self.tally.searched += 1
+        text = data.decode("utf-8", errors="replace")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+        if self.whole_text_first and self.regex.search(text) is None:
+            return
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        search = self.regex.search
+        found = [(index, hit) for index, line in enumerate(lines) if (hit := search(line))]
+        if found:
+            self._report(relative, lines, found)
+
+    def _read(self, dir_fd: int, name: str, relative: str) -> bytes | None:
+        room = self.request.max_bytes - self.tally.bytes_read
+        if room <= 0:
+            self.tally.stopped = "bytes"
+            return None
+        try:
+            with open_regular(name, dir_fd=dir_fd) as handle:
+                data = handle.read(min(self.request.file_bytes, room) + 1)
+        except (UnreadableFileError, OSError):
+            self.tally.unreadable += 1
+            return None
+        self.tally.bytes_read += len(data)
+        if len(data) > self.request.file_bytes:
+            data = data[: self.request.file_bytes]
+            if len(self.tally.cut_files) < 20:
+                self.tally.cut_files.append(relative)
+        elif len(data) > room:
+            data = data[:room]
+            self.tally.stopped = "bytes"
+        return data
+
+    def _report(self, relative: str, lines: list[str], found: list[tuple[int, Any]]) -> None:
+        tally, request = self.tally, self.request
+        tally.matched_files += 1
+        tally.matches += len(found)
+        room = request.limit - tally.shown
+        if room <= 0 or tally.shown_chars >= request.answer_chars:
+            return
+        if request.files_only:
+            tally.shown += 1
+            tally.shown_chars += len(relative) + 1
+            emit({"file": relative, "count": len(found)})
+            return
+        shown = found[:room]
+        out = self._with_context(lines, shown)
+        tally.shown += len(shown)
+        tally.shown_chars += sum(len(text) + len(relative) + 8 for _, _, text in out)
+        emit({"file": relative, "lines": out})
+
+    def _with_context(self, lines: list[str], shown: list[tuple[int, Any]]) -> list[Any]:
+        """[line number (1-based) or 0 for a gap, ":" match or "-" context, text]."""
+        context = self.request.context
+        hits = {index: hit for index, hit in shown}
+        wanted: list[int] = []
+        for index in hits:
+            start = max(0, index - context, wanted[-1] + 1 if wanted else 0)
+            wanted.extend(range(start, min(len(lines), index + context + 1)))
+        out: list[Any] = []
+        for index in wanted:
+            if context and out and out[-1][0] != index:  # a gap after the line before
+                out.append([0, "--", ""])
+            hit = hits.get(index)
+            text = _cut(lines[index], hit.start() if hit else 0)
+            out.append([index + 1, ":" if hit else "-", text])
+        return out
+
+
+def _cut(line: str, column: int) -> str:
+    """The line, or LINE_CHARS of it around `column` (a match's start) and what was cut."""
+    if len(line) <= LINE_CHARS:
+        return line
+    start = 0 if column < LINE_CHARS - _LEAD_CHARS else column - _LEAD_CHARS
+    shown = line[start : start + LINE_CHARS]
+    where = f", shown from column {start + 1:,}" if start else ""
+    return f"{shown} [line cut: {plural(len(line), 'character')}{where}]"
+
+
+def emit(record: dict[str, Any]) -> None:
+    """One JSON line, whole: the deadline's signal waits until it is written."""
+    line = json.dumps(record, ensure_ascii=True) + "\n"
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+
+
+def _out_of_time(signum: int, frame: object) -> None:
+    raise OutOfTime
+
+
+def main(encoded: str) -> None:
+    """Search as `encoded` (the JSON of a Request) asks; the last line is the tally."""
+    fields = json.loads(encoded)
+    request = Request(**{**fields, "private": tuple(fields["private"])})
+    search = Search(request)
+    signal.signal(signal.SIGALRM, _out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, request.seconds)
+    started = time.monotonic()
+    try:
+        search.run()
+    except OutOfTime:
+        search.tally.stopped = "time"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    tally = search.tally.__dict__ | {"elapsed": time.monotonic() - started}
+    emit({"done": tally})

@@ -1,0 +1,244 @@
+"""search_files: grep-like lines of the project's text files, sorted, bounded, arguments checked
+before anything runs. Each call runs the real child process."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agent.messages import ToolResult
+from agent.tools.builtin import BuiltinToolset
+from agent.tools.file_search import (
+    SEARCH_DEFAULT_LIMIT,
+    SEARCH_FILE_BYTES,
+    SEARCH_MAX_LIMIT,
+    SearchFiles,
+)
+from agent.tools.file_search_worker import LINE_CHARS
+
+
+def search(project: Path, **arguments: object) -> ToolResult:
+    tools = {tool.spec.name: tool for tool in BuiltinToolset(project, private=()).tools()}
+    return anyio.run(tools["search_files"].run, dict(arguments))
+
+
+def write(root: Path, relative: str, content: str | bytes) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    write(root, "src/pkg/a.py", "import os\n\ndef load_config():\n    return os.environ\n")
+    write(root, "src/b.py", "from pkg.a import load_config\nload_config()\n")
+    write(root, "src/z.py", "nothing here\n")
+    write(root, "README.md", "# Project\nCall load_config() first.\n")
+    write(root, ".git/config", "load_config in git\n")
+    write(root, "node_modules/x/index.js", "load_config\n")
+    write(root, ".venv/lib/site.py", "load_config\n")
+    write(root, "__pycache__/a.pyc", "load_config\n")
+    return root
+
+
+def test_it_is_offered_after_list_files_and_needs_no_approval(project: Path) -> None:
+    specs = [tool.spec for tool in BuiltinToolset(project).tools()]
+    names = [spec.name for spec in specs]
+    assert names.index("search_files") == names.index("list_files") + 1
+    spec = specs[names.index("search_files")]
+    assert spec.requires_approval is False and spec.source == "built-in"
+    assert spec.parameters["required"] == ["pattern"]
+    assert spec.parameters["properties"]["limit"]["maximum"] == SEARCH_MAX_LIMIT
+
+
+def test_matches_come_as_path_line_text_sorted_by_path_with_a_summary(project: Path) -> None:
+    result = search(project, pattern=r"load_config\(")
+    assert result == ToolResult(
+        "README.md:2: Call load_config() first.\n"
+        "src/b.py:2: load_config()\n"
+        "src/pkg/a.py:3: def load_config():\n"
+        "[3 matching lines in 3 files; 4 files searched]"
+    )
+
+
+def test_sorted_by_path_means_a_folder_sits_between_files_by_name(tmp_path: Path) -> None:
+    for name in ("b.txt", "a/x.txt", "c.txt", "B/y.txt"):
+        write(tmp_path, name, "hit\n")
+    lines = search(tmp_path, pattern="hit", files_only=True).text.splitlines()
+    assert lines[:4] == ["B/y.txt", "a/x.txt", "b.txt", "c.txt"]
+
+
+def test_glob_ignore_case_and_files_only(project: Path) -> None:
+    assert search(project, pattern="LOAD_CONFIG", glob="**/*.py") == ToolResult(
+        "no matches for 'LOAD_CONFIG' in 3 files searched"
+    )
+    result = search(project, pattern="LOAD_CONFIG", glob="**/*.py", ignore_case=True)
+    assert result.text.splitlines() == [
+        "src/b.py:1: from pkg.a import load_config",
+        "src/b.py:2: load_config()",
+        "src/pkg/a.py:3: def load_config():",
+        "[3 matching lines in 2 files; 3 files searched]",
+    ]
+    assert search(project, pattern="load_config", files_only=True).text.splitlines() == [
+        "README.md",
+        "src/b.py",
+        "src/pkg/a.py",
+        "[4 matching lines in 3 files; 4 files searched]",
+    ]
+    assert search(project, pattern="os", glob="src/*").text.startswith("src/pkg/a.py:1: import")
+
+
+def test_context_lines_are_marked_and_groups_separated(tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", "".join(f"line {n}\n" for n in range(1, 21)))
+    write(tmp_path, "b.txt", "one\ntwo\n")
+    result = search(tmp_path, pattern=r"^line (3|5|15)$|^two", context=1)
+    assert result.text.splitlines() == [
+        "a.txt-2- line 2",
+        "a.txt:3: line 3",
+        "a.txt-4- line 4",
+        "a.txt:5: line 5",
+        "a.txt-6- line 6",
+        "--",
+        "a.txt-14- line 14",
+        "a.txt:15: line 15",
+        "a.txt-16- line 16",
+        "--",
+        "b.txt-1- one",
+        "b.txt:2: two",
+        "[4 matching lines in 2 files; 2 files searched]",
+    ]
+
+
+def test_the_limit_shows_the_first_matches_and_says_how_many_more(tmp_path: Path) -> None:
+    for index in range(3):
+        write(tmp_path, f"f{index}.txt", "hit\nhit\n")
+    result = search(tmp_path, pattern="hit", limit=3)
+    assert result.text.splitlines() == [
+        "f0.txt:1: hit",
+        "f0.txt:2: hit",
+        "f1.txt:1: hit",
+        "[6 matching lines in 3 files; 3 files searched]",
+        "[showing the first 3 matching lines of 6: raise limit (up to 2,000) or narrow the "
+        "pattern or glob]",
+    ]
+    files = search(tmp_path, pattern="hit", limit=2, files_only=True).text.splitlines()
+    assert files[:2] == ["f0.txt", "f1.txt"]
+    assert files[-1] == (
+        "[showing the first 2 files of 3: raise limit (up to 2,000) or narrow the pattern or glob]"
+    )
+
+
+def test_the_default_limit(tmp_path: Path) -> None:
+    write(tmp_path, "many.txt", "hit\n" * (SEARCH_DEFAULT_LIMIT + 5))
+    lines = search(tmp_path, pattern="hit").text.splitlines()
+    assert len([line for line in lines if line.startswith("many.txt:")]) == SEARCH_DEFAULT_LIMIT
+    assert f"of {SEARCH_DEFAULT_LIMIT + 5}" in lines[-1]
+
+
+def test_a_long_line_is_cut_around_its_match_and_says_so(tmp_path: Path) -> None:
+    write(tmp_path, "min.js", "x" * 5000 + "NEEDLE" + "y" * 5000 + "\n")
+    write(tmp_path, "short.js", "NEEDLE" + "z" * 1000 + "\n")
+    first, second = search(tmp_path, pattern="NEEDLE").text.splitlines()[:2]
+    assert first.startswith("min.js:1: " + "x" * 80 + "NEEDLE")
+    assert first.endswith("[line cut: 10,006 characters, shown from column 4,921]")
+    assert len(first) < LINE_CHARS + 100
+    assert second == "short.js:1: NEEDLE" + "z" * (LINE_CHARS - 6) + " [line cut: 1,006 characters]"
+
+
+def test_binary_files_are_skipped_and_bad_utf8_is_read_with_replacement(tmp_path: Path) -> None:
+    write(tmp_path, "image.png", b"\x89PNG\x00\x00needle\n")
+    write(tmp_path, "latin1.txt", "caf\xe9 needle\n".encode("latin-1"))
+    write(tmp_path, "crlf.txt", b"needle at end\r\nnext\r\n")
+    assert search(tmp_path, pattern=r"needle( at end$)?").text.splitlines() == [
+        "crlf.txt:1: needle at end",
+        "latin1.txt:1: caf\ufffd needle",
+        "[2 matching lines in 2 files; 2 files searched]",
+        "[1 binary file not searched]",
+    ]
+
+
+def test_lines_are_matched_one_by_one_whatever_the_pattern(tmp_path: Path) -> None:
+    """A pattern that could span lines in the whole text matches within a line only, and
+    anchors and lookarounds see each line on its own (as grep does)."""
+    write(tmp_path, "a.txt", "alpha\nbeta\n")
+    assert search(tmp_path, pattern=r"alpha\sbeta").text.startswith("no matches")
+    assert search(tmp_path, pattern=r"\Abeta\Z").text.startswith("a.txt:2: beta")
+    assert search(tmp_path, pattern=r"(?<!x)beta(?!\n)").text.startswith("a.txt:2: beta")
+    assert search(tmp_path, pattern=r"a$").text.splitlines()[:2] == [
+        "a.txt:1: alpha",
+        "a.txt:2: beta",
+    ]
+
+
+def test_a_file_bigger_than_the_cap_is_searched_at_its_start_and_named(tmp_path: Path) -> None:
+    block = b"filler line\n" * (SEARCH_FILE_BYTES // 12 + 1000)
+    write(tmp_path, "huge.log", b"first needle\n" + block + b"late needle\n")
+    result = search(tmp_path, pattern="needle")
+    assert result.text.splitlines() == [
+        "huge.log:1: first needle",
+        "[1 matching line in 1 file; 1 file searched]",
+        "[only the first 16 MB of each of these was searched: huge.log]",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        ({}, "pattern must be a non-empty string: a Python regular expression"),
+        ({"pattern": ""}, "pattern must be a non-empty string: a Python regular expression"),
+        ({"pattern": 5}, "pattern must be a non-empty string: a Python regular expression"),
+        (
+            {"pattern": "(unclosed"},
+            "pattern is not a valid Python regular expression: missing ), unterminated "
+            "subpattern at position 0",
+        ),
+        ({"pattern": "a" * 1001}, "pattern is longer than 1000 characters"),
+        ({"pattern": "x", "glob": 3}, "glob must be a string such as '**/*.py'"),
+        ({"pattern": "x", "ignore_case": "yes"}, 'ignore_case must be true or false, not "yes"'),
+        ({"pattern": "x", "files_only": 1}, "files_only must be true or false, not 1"),
+        ({"pattern": "x", "context": 6}, "context must be a whole number from 0 to 5, not 6"),
+        ({"pattern": "x", "context": -1}, "context must be a whole number from 0 to 5, not -1"),
+        ({"pattern": "x", "context": True}, "context must be a whole number from 0 to 5, not true"),
+        ({"pattern": "x", "context": 1.5}, "context must be a whole number from 0 to 5, not 1.5"),
+        ({"pattern": "x", "limit": 0}, "limit must be a whole number from 1 to 2000, not 0"),
+        ({"pattern": "x", "limit": 2001}, "limit must be a whole number from 1 to 2000, not 2001"),
+        (
+            {"pattern": "x", "limit": float("nan")},
+            "limit must be a whole number from 1 to 2000, not nan",
+        ),
+        ({"pattern": "x", "limit": "10"}, 'limit must be a whole number from 1 to 2000, not "10"'),
+        (
+            {"pattern": "x", "path": "src"},
+            "unknown argument 'path': search_files takes pattern, glob, ignore_case, context, "
+            "files_only and limit",
+        ),
+    ],
+)
+def test_bad_arguments_are_refused_naming_the_argument_before_any_search(
+    project: Path, arguments: dict[str, object], error: str
+) -> None:
+    started = time.monotonic()
+    assert search(project, **arguments) == ToolResult(error, is_error=True)
+    assert time.monotonic() - started < 0.5  # no child was started
+
+
+def test_whole_floats_count_as_integers_as_json_schema_says(project: Path) -> None:
+    assert search(project, pattern="import os", limit=5.0, context=0.0).text.startswith("src/")
+
+
+def test_the_tool_runs_in_a_child_so_the_agent_never_imports_the_pattern_engine_state(
+    tmp_path: Path,
+) -> None:
+    """A project holding its own `agent` package must not be what the child imports."""
+    write(tmp_path, "agent/__init__.py", "raise SystemExit('the project was imported')\n")
+    write(tmp_path, "agent/tools/__init__.py", "raise SystemExit('the project was imported')\n")
+    result = anyio.run(SearchFiles(tmp_path).run, {"pattern": "imported"})
+    assert result.text.splitlines()[-1] == "[2 matching lines in 2 files; 2 files searched]"
