@@ -15,8 +15,8 @@ without blocking (a FIFO, a device), agent's own folders and credential files an
 name are left out, and so is a file holding a private key (agent.tools.credential_files): it
 is judged before it is searched, so no answer (nor its time) depends on what the key holds.
 
-Only the standard library, agent's credential rules and agent.text are imported: it starts in a few tens
-of milliseconds.
+Only the standard library, agent's credential rules and agent.text are imported: it starts in
+a few tens of milliseconds.
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ class Search:
         data = self._read(dir_fd, name, relative)
         if data is None:
             return
-        if b"\0" in data[:SNIFF_BYTES]:
+        if data.find(b"\0", 0, SNIFF_BYTES) != -1:
             self.tally.binary += 1
             return
         if private_key_in(data):  # before any search: nothing may depend on the key
@@ -180,15 +180,45 @@ class Search:
         text = data.decode("utf-8", errors="replace")
         if "\r" in text:
             text = text.replace("\r\n", "\n")
-        if self.whole_text_first and self.regex.search(text) is None:
+        found = self._matching_lines(text) if self.whole_text_first else None
+        if found == []:
             return
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()
-        search = self.regex.search
-        found = [(index, hit) for index, line in enumerate(lines) if (hit := search(line))]
+        if found is None:
+            search = self.regex.search
+            found = [
+                (index, hit.start()) for index, line in enumerate(lines) if (hit := search(line))
+            ]
         if found:
             self._report(relative, lines, found)
+
+    def _matching_lines(self, text: str) -> list[tuple[int, int]] | None:
+        """(line index, column of its first match) of each line the pattern matches alone,
+        found in the whole text; None when a match spans a line break (search line by line).
+
+        For a pattern that cannot tell a line from the text (see _LINE_BOUND), the leftmost
+        match from a line's start, if it stays within one line, starts in the first line from
+        there that has a match; the search goes on from the next line. One search per matching
+        line, and one for a file without any.
+        """
+        found: list[tuple[int, int]] = []
+        line = position = start = 0
+        end_of_lines = len(text) - (not text or text[-1] == "\n")  # past the last line's start
+        while (hit := self.regex.search(text, start)) is not None:
+            begin, end = hit.span()
+            if text.find("\n", begin, end) != -1:
+                return None
+            if begin > end_of_lines:  # an empty match after the last line break: no line
+                break
+            line += text.count("\n", position, begin)
+            position = begin
+            found.append((line, begin - (text.rfind("\n", 0, begin) + 1)))
+            start = text.find("\n", end) + 1
+            if start == 0:
+                break
+        return found
 
     def _read(self, dir_fd: int, name: str, relative: str) -> bytes | None:
         room = self.request.max_bytes - self.tally.bytes_read
@@ -211,7 +241,7 @@ class Search:
             self.tally.stopped = "bytes"
         return data
 
-    def _report(self, relative: str, lines: list[str], found: list[tuple[int, Any]]) -> None:
+    def _report(self, relative: str, lines: list[str], found: list[tuple[int, int]]) -> None:
         tally, request = self.tally, self.request
         tally.matched_files += 1
         tally.matches += len(found)
@@ -229,21 +259,21 @@ class Search:
         tally.shown_chars += sum(len(text) + len(relative) + 8 for _, _, text in out)
         emit({"file": relative, "lines": out})
 
-    def _with_context(self, lines: list[str], shown: list[tuple[int, Any]]) -> list[Any]:
+    def _with_context(self, lines: list[str], shown: list[tuple[int, int]]) -> list[Any]:
         """[line number (1-based) or 0 for a gap, ":" match or "-" context, text]."""
         context = self.request.context
-        hits = {index: hit for index, hit in shown}
+        columns = dict(shown)
         wanted: list[int] = []
-        for index in hits:
+        for index in columns:
             start = max(0, index - context, wanted[-1] + 1 if wanted else 0)
             wanted.extend(range(start, min(len(lines), index + context + 1)))
         out: list[Any] = []
         for index in wanted:
             if context and out and out[-1][0] != index:  # a gap after the line before
                 out.append([0, "--", ""])
-            hit = hits.get(index)
-            text = _cut(lines[index], hit.start() if hit else 0)
-            out.append([index + 1, ":" if hit else "-", text])
+            column = columns.get(index)
+            text = _cut(lines[index], column or 0)
+            out.append([index + 1, "-" if column is None else ":", text])
         return out
 
 

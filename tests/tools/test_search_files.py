@@ -10,14 +10,18 @@ import anyio
 import pytest
 
 from agent.messages import ToolResult
+from agent.processes.runner import CommandOutcome
 from agent.tools.builtin import BuiltinToolset
 from agent.tools.file_search import (
     SEARCH_DEFAULT_LIMIT,
     SEARCH_FILE_BYTES,
     SEARCH_MAX_LIMIT,
+    SearchArguments,
     SearchFiles,
+    answer,
 )
 from agent.tools.file_search_worker import LINE_CHARS
+from tests.security.inputs_helpers import agent_env, one_shot, tool_results
 
 
 def search(project: Path, **arguments: object) -> ToolResult:
@@ -242,3 +246,65 @@ def test_the_tool_runs_in_a_child_so_the_agent_never_imports_the_pattern_engine_
     write(tmp_path, "agent/tools/__init__.py", "raise SystemExit('the project was imported')\n")
     result = anyio.run(SearchFiles(tmp_path).run, {"pattern": "imported"})
     assert result.text.splitlines()[-1] == "[2 matching lines in 2 files; 2 files searched]"
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern", "lines"),
+    [
+        ("a\n\nb\n\n", "^$", [2, 4]),  # empty lines, not the end after the last line break
+        ("", "^", []),
+        ("\n", "^$", [1]),
+        ("x\ny", "y$", [2]),  # a last line without a line break
+        ("ab\ncd\n", "b\\s*c", []),  # would span the line break in the whole text
+        ("ab\ncd\nbc\n", "b\\s*c", [3]),  # the first match spans lines: line by line
+        ("aXa\nXXX\nb\n", "X*", [1, 2, 3]),  # empty matches: every line, once
+        ("one two\none\n", "one|two", [1, 2]),  # two matches in a line: one line
+    ],
+)
+def test_each_matching_line_once_exactly_as_line_by_line(
+    tmp_path: Path, text: str, pattern: str, lines: list[int]
+) -> None:
+    write(tmp_path, "f.txt", text)
+    found = search(tmp_path, pattern=pattern).text.splitlines()
+    assert [int(line.split(":")[1]) for line in found if line.startswith("f.txt:")] == lines
+
+
+def test_a_search_ended_at_the_hard_limit_keeps_what_it_had_written() -> None:
+    """The child killed before its own stop (a signal it never saw): the whole lines it wrote
+    are kept, the one cut by the kill dropped, and the answer says it was ended."""
+    written = (
+        '{"file": "a.txt", "lines": [[1, ":", "hit"]]}\n{"file": "b.txt", "lines": [[4, ":", "hi'
+    )
+    outcome = CommandOutcome(None, written, "", truncated=False, timed_out=True)
+    assert answer(SearchArguments("hit"), outcome, 20) == ToolResult(
+        "a.txt:1: hit\n[stopped: the search was ended at the time limit (20 s); the lines above "
+        "were found before that]"
+    )
+    crashed = CommandOutcome(1, "", "Traceback...\nMemoryError\n", truncated=False)
+    assert answer(SearchArguments("hit"), crashed, 20) == ToolResult(
+        "the search failed: MemoryError", is_error=True
+    )
+
+
+def test_the_model_calls_search_files_through_the_real_agent_and_gets_the_matches(
+    project: Path, tmp_path: Path
+) -> None:
+    calls = [
+        {"id": "s1", "name": "search_files", "arguments": {"pattern": "load_config", "context": 1}}
+    ]
+    env = agent_env(tmp_path / "home", tmp_path / "agent-home")
+    done, requests = one_shot([{"tool_calls": calls}, {"text": "found"}], "where?", env, project)
+    assert done.returncode == 0, done.stderr
+    assert tool_results(requests[1])["s1"] == (
+        "README.md-1- # Project\n"
+        "README.md:2: Call load_config() first.\n"
+        "--\n"
+        "src/b.py:1: from pkg.a import load_config\n"
+        "src/b.py:2: load_config()\n"
+        "--\n"
+        "src/pkg/a.py-2- \n"
+        "src/pkg/a.py:3: def load_config():\n"
+        "src/pkg/a.py-4-     return os.environ\n"
+        "[4 matching lines in 3 files; 4 files searched]"
+    )
+    assert "search_files" in done.stdout + done.stderr
