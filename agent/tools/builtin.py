@@ -1,6 +1,6 @@
-"""Built-in tools over the project directory: read_file and list_files here, write_file and
-edit_file (agent.tools.file_tools) and run_command (agent.tools.command_tool), which ask the
-person every time.
+"""Built-in tools over the project directory: read_file and list_files here, search_files
+(agent.tools.file_search), write_file and edit_file (agent.tools.file_tools) and run_command
+(agent.tools.command_tool), which ask the person every time.
 
 The reading tools need no approval because they cannot change anything and cannot leave the
 project: every path is resolved (symlinks included) and must stay inside the project directory
