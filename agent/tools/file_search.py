@@ -270,13 +270,17 @@ def _notes(asked: SearchArguments, tally: dict[str, Any], seconds: float) -> lis
     total = matched_files if asked.files_only else matches
     if shown < total:
         what = "files" if asked.files_only else "matching lines"
-        room = (
-            f"raise limit (up to {SEARCH_MAX_LIMIT:,}) or "
-            if shown >= asked.limit and asked.limit < SEARCH_MAX_LIMIT
-            else ""
-        )
+        if shown < asked.limit:  # the answer's size stopped it first
+            why = f" (the answer is kept under {ANSWER_CHARS:,} characters)"
+            room = ""
+        else:
+            why = ""
+            room = (
+                f"raise limit (up to {SEARCH_MAX_LIMIT:,}) or " if shown < SEARCH_MAX_LIMIT else ""
+            )
         notes.append(
-            f"[showing the first {shown:,} {what} of {total:,}: {room}narrow the pattern or glob]"
+            f"[showing the first {shown:,} {what} of {total:,}{why}: {room}narrow the pattern "
+            "or glob]"
         )
     notes += _left_out(tally)
     notes += _stop_note(tally, seconds)

@@ -253,10 +253,19 @@ class Search:
             tally.shown_chars += len(relative) + 1
             emit({"file": relative, "count": len(found)})
             return
-        shown = found[:room]
-        out = self._with_context(lines, shown)
-        tally.shown += len(shown)
-        tally.shown_chars += sum(len(text) + len(relative) + 8 for _, _, text in out)
+        out = self._with_context(lines, found[:room])
+        # Within the answer's size, one file too (thousands of long lines with context): its
+        # lines are kept up to the budget, at least its first match.
+        budget = request.answer_chars - tally.shown_chars
+        kept = chars = matches = 0
+        while kept < len(out) and (chars <= budget or not matches):
+            _, kind, text = out[kept]
+            chars += len(text) + len(relative) + 8
+            matches += kind == ":"
+            kept += 1
+        out = out[:kept]
+        tally.shown += matches
+        tally.shown_chars += chars
         emit({"file": relative, "lines": out})
 
     def _with_context(self, lines: list[str], shown: list[tuple[int, int]]) -> list[Any]:

@@ -3,6 +3,7 @@ before anything runs. Each call runs the real child process."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from agent.messages import ToolResult
 from agent.processes.runner import CommandOutcome
 from agent.tools.builtin import BuiltinToolset
 from agent.tools.file_search import (
+    ANSWER_CHARS,
     SEARCH_DEFAULT_LIMIT,
     SEARCH_FILE_BYTES,
     SEARCH_MAX_LIMIT,
@@ -308,3 +310,22 @@ def test_the_model_calls_search_files_through_the_real_agent_and_gets_the_matche
         "[4 matching lines in 3 files; 4 files searched]"
     )
     assert "search_files" in done.stdout + done.stderr
+
+
+def test_the_answer_stays_within_its_size_even_for_one_file(tmp_path: Path) -> None:
+    """2,000 long matching lines with context in one file: the lines are kept up to the
+    answer's size, and the note says how many of the matches were shown."""
+    write(tmp_path, "wide.txt", ("hit " + "w" * 1000 + "\n") * 3000)
+    result = search(tmp_path, pattern="hit", limit=SEARCH_MAX_LIMIT, context=5)
+    assert len(result.text) < ANSWER_CHARS + 2000
+    shown = [line for line in result.text.splitlines() if line.startswith("wide.txt:")]
+    assert 100 < len(shown) < 200
+    assert result.text.splitlines()[-1] == (
+        f"[showing the first {len(shown)} matching lines of 3,000 (the answer is kept under "
+        "64,000 characters): narrow the pattern or glob]"
+    )
+
+
+def test_a_file_name_that_is_not_utf8_comes_as_a_json_string(tmp_path: Path) -> None:
+    (tmp_path / os.fsdecode(b"caf\xe9.txt")).write_text("needle\n")
+    assert search(tmp_path, pattern="needle").text.splitlines()[0] == ('"caf\\udce9.txt":1: needle')
