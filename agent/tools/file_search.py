@@ -37,6 +37,9 @@ SEARCH_MAX_BYTES = 256 * 1024 * 1024  # read in all before giving up
 # Of a bigger file only the start is searched: all of it scanned for a key before a line shows.
 SEARCH_FILE_BYTES = KEY_SCAN_BYTES
 ANSWER_CHARS = 64_000  # the lines shown, about 16k tokens
+# What the child may write: the lines within ANSWER_CHARS as JSON, whose escapes of characters
+# past ASCII take up to 12 bytes each, and the tally; far below, nothing is ever cut.
+OUTPUT_BYTES = 16 * 1024 * 1024
 MAX_CONTEXT = 5
 MAX_PATTERN_CHARS = 1000
 MAX_GLOB_CHARS = 1000
@@ -193,6 +196,7 @@ class SearchFiles:
             cwd="/",
             env={},
             timeout=self.seconds,
+            cap=OUTPUT_BYTES,
         )
         return answer(asked, outcome, self.seconds)
 
@@ -299,9 +303,11 @@ def _left_out(tally: dict[str, Any]) -> list[str]:
     for key, one, many, what in counted:
         if tally[key]:
             notes.append(f"[{plural(tally[key], one, many)} {what}]")
-    if tally["cut_files"]:
+    if tally["cut_count"]:
         size = SEARCH_FILE_BYTES // (1024 * 1024)
         names = ", ".join(_path(name) for name in tally["cut_files"])
+        more = tally["cut_count"] - len(tally["cut_files"])
+        names += f" and {more:,} more" if more else ""
         notes.append(f"[only the first {size} MB of each of these was searched: {names}]")
     for name in tally["own"]:
         notes.append(f"[agent's own settings and data folder {_path(name)} is not searched]")
@@ -312,8 +318,13 @@ def _left_out(tally: dict[str, Any]) -> list[str]:
 
 def _stop_note(tally: dict[str, Any], seconds: float) -> list[str]:
     stopped = tally["stopped"]
+    where = f" while searching {_path(tally['current'])}" if tally["current"] else ""
+    if stopped == "memory":
+        return [
+            f"[stopped: the search ran out of memory{where}; the lines above were found "
+            "before that; a simpler pattern helps]"
+        ]
     if stopped == "time":
-        where = f" while searching {_path(tally['current'])}" if tally["current"] else ""
         return [
             f"[stopped at the time limit ({seconds:g} s){where}: the lines above were found "
             "before that; a pattern that backtracks a lot (nested repeats like (a+)+) or a "

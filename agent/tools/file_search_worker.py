@@ -21,9 +21,11 @@ a few tens of milliseconds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import resource
 import signal
 import sys
 import time
@@ -40,6 +42,10 @@ SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file (as read_file judges)
 LINE_CHARS = 400  # a longer line is cut, around its first match
 _LEAD_CHARS = 80  # kept before the match in a cut line
 MAX_DEPTH = 100
+CUT_FILES_NAMED = 5
+# Far more than a search needs (one file of 16 MB, its lines): a pattern whose backtracking
+# state grows without end fails with MemoryError here instead of swapping the machine.
+MEMORY_BYTES = 2 * 1024 * 1024 * 1024
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK
 # A pattern that can only match within one line matches the whole text too (MULTILINE), so a
 # file without a match is passed over with one search. Lookarounds, \A and \Z and flags
@@ -69,9 +75,10 @@ class Tally:
     too_deep: int = 0
     credentials: bool = False
     own: list[str] = field(default_factory=list)
-    cut_files: list[str] = field(default_factory=list)
-    stopped: str | None = None  # "time", "bytes" or "files"
-    current: str | None = None  # the file being searched when the time ran out
+    cut_files: list[str] = field(default_factory=list)  # the first few, by name
+    cut_count: int = 0
+    stopped: str | None = None  # "time", "memory", "bytes" or "files"
+    current: str | None = None  # the file being searched when it stopped
 
 
 @dataclass(frozen=True)
@@ -234,7 +241,8 @@ class Search:
         self.tally.bytes_read += len(data)
         if len(data) > self.request.file_bytes:
             data = data[: self.request.file_bytes]
-            if len(self.tally.cut_files) < 20:
+            self.tally.cut_count += 1
+            if len(self.tally.cut_files) < CUT_FILES_NAMED:
                 self.tally.cut_files.append(relative)
         elif len(data) > room:
             data = data[:room]
@@ -316,6 +324,8 @@ def main(encoded: str) -> None:
     fields = json.loads(encoded)
     request = Request(**{**fields, "private": tuple(fields["private"])})
     search = Search(request)
+    with contextlib.suppress(ValueError, OSError):  # a lower hard limit is kept as it is
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     signal.signal(signal.SIGALRM, _out_of_time)
     signal.setitimer(signal.ITIMER_REAL, request.seconds)
     started = time.monotonic()
@@ -323,6 +333,8 @@ def main(encoded: str) -> None:
         search.run()
     except OutOfTime:
         search.tally.stopped = "time"
+    except MemoryError:
+        search.tally.stopped = "memory"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     tally = search.tally.__dict__ | {"elapsed": time.monotonic() - started}
