@@ -238,7 +238,6 @@ class Search:
         except (UnreadableFileError, OSError):
             self.tally.unreadable += 1
             return None
-        self.tally.bytes_read += len(data)
         if len(data) > self.request.file_bytes:
             data = data[: self.request.file_bytes]
             self.tally.cut_count += 1
@@ -247,6 +246,7 @@ class Search:
         elif len(data) > room:
             data = data[:room]
             self.tally.stopped = "bytes"
+        self.tally.bytes_read += len(data)
         return data
 
     def _report(self, relative: str, lines: list[str], found: list[tuple[int, int]]) -> None:

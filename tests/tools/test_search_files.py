@@ -3,6 +3,7 @@ before anything runs. Each call runs the real child process."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from agent.messages import ToolResult
 from agent.processes.runner import CommandOutcome
+from agent.tools import file_search_worker
 from agent.tools.builtin import BuiltinToolset
 from agent.tools.file_search import (
     ANSWER_CHARS,
@@ -329,3 +331,69 @@ def test_the_answer_stays_within_its_size_even_for_one_file(tmp_path: Path) -> N
 def test_a_file_name_that_is_not_utf8_comes_as_a_json_string(tmp_path: Path) -> None:
     (tmp_path / os.fsdecode(b"caf\xe9.txt")).write_text("needle\n")
     assert search(tmp_path, pattern="needle").text.splitlines()[0] == ('"caf\\udce9.txt":1: needle')
+
+
+def worker_tally(
+    capsys: pytest.CaptureFixture[str], root: Path, **limits: object
+) -> dict[str, object]:
+    """The child's own run, in this process, with limits small enough to reach."""
+    request = {
+        "root": str(root.resolve()),
+        "pattern": "hit",
+        "ignore_case": False,
+        "glob": "**/*",
+        "context": 0,
+        "files_only": False,
+        "limit": 200,
+        "private": [],
+        "seconds": 30,
+        "max_bytes": 1 << 30,
+        "file_bytes": 1 << 20,
+        "max_visited": 1000,
+        "answer_chars": 64_000,
+        **limits,
+    }
+    file_search_worker.main(json.dumps(request))
+    last = capsys.readouterr().out.splitlines()[-1]
+    return dict(json.loads(last)["done"])
+
+
+def test_the_walk_stops_at_its_bounds_and_says_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for index in range(10):
+        write(tmp_path, f"f{index}.txt", "hit\n" + "x" * 100 + "\n")
+    by_files = worker_tally(capsys, tmp_path, max_visited=4)
+    assert (by_files["stopped"], by_files["searched"]) == ("files", 4)
+    by_bytes = worker_tally(capsys, tmp_path, max_bytes=350)
+    assert (by_bytes["stopped"], by_bytes["searched"]) == ("bytes", 4)
+    assert by_bytes["bytes_read"] == 350
+    deep = tmp_path / "deep"
+    folder = deep
+    for _ in range(file_search_worker.MAX_DEPTH + 2):
+        folder = folder / "d"
+    write(folder, "bottom.txt", "hit\n")
+    write(deep, "top.txt", "hit\n")
+    tally = worker_tally(capsys, deep)
+    assert (tally["too_deep"], tally["matches"], tally["stopped"]) == (1, 1, None)
+
+
+def test_the_notes_for_each_stop() -> None:
+    tally: dict[str, object] = {
+        "searched": 4, "matched_files": 1, "matches": 1, "shown": 1, "binary": 0, "keys": 0,
+        "links": 0, "unreadable": 0, "too_deep": 0, "credentials": False, "own": [],
+        "cut_files": [], "cut_count": 0, "current": "big.log",
+    }  # fmt: skip
+
+    def notes(stopped: str) -> str:
+        outcome = CommandOutcome(0, json.dumps({"done": {**tally, "stopped": stopped}}), "", False)
+        return answer(SearchArguments("hit"), outcome, 20).text.splitlines()[-1]
+
+    assert notes("bytes") == "[stopped after reading 256 MB: narrow the glob to search the rest]"
+    assert notes("files") == (
+        "[stopped after looking at 200,000 files: narrow the glob to search the rest]"
+    )
+    assert notes("memory") == (
+        "[stopped: the search ran out of memory while searching big.log; the lines above were "
+        "found before that; a simpler pattern helps]"
+    )
