@@ -34,14 +34,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.text import plural
-from agent.tools.credential_files import credential_folder, credential_rule, private_key_in
-from agent.tools.reading import UnreadableFileError, open_regular
+from agent.tools.credential_files import (
+    CREDENTIAL_PATHS,
+    credential_folder,
+    credential_rule,
+    private_key_in,
+)
+from agent.tools.reading import UnreadableFileError, read_regular
 from agent.tools.walk_rules import SKIPPED_DIRS, matches_glob
 
 SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file (as read_file judges)
 LINE_CHARS = 400  # a longer line is cut, around its first match
 _LEAD_CHARS = 80  # kept before the match in a cut line
 MAX_DEPTH = 100
+_LONGEST_RULE = max(len(path) for path in CREDENTIAL_PATHS)
 CUT_FILES_NAMED = 5
 # Far more than a search needs (one file of 16 MB, its lines): a pattern whose backtracking
 # state grows without end fails with MemoryError here instead of swapping the machine.
@@ -143,7 +149,9 @@ class Search:
             elif entry.is_dir(follow_symlinks=False):
                 yield from self._folder(dir_fd, entry.name, relative, depth)
             elif entry.is_file(follow_symlinks=False):
-                if credential_rule(relative.split("/")) is not None:
+                # Its folders passed credential_folder on the way down: only a rule ending at
+                # the file is left, no longer than the longest (`.config/git/credentials`).
+                if credential_rule(relative.split("/")[-_LONGEST_RULE:]) is not None:
                     self.tally.credentials = True
                     continue
                 yield dir_fd, entry.name, relative
@@ -233,8 +241,7 @@ class Search:
             self.tally.stopped = "bytes"
             return None
         try:
-            with open_regular(name, dir_fd=dir_fd) as handle:
-                data = handle.read(min(self.request.file_bytes, room) + 1)
+            data = read_regular(name, dir_fd, min(self.request.file_bytes, room) + 1)
         except (UnreadableFileError, OSError):
             self.tally.unreadable += 1
             return None

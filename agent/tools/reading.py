@@ -49,6 +49,34 @@ def open_regular(path: Path | str, dir_fd: int | None = None) -> BinaryIO:
         raise
 
 
+def read_regular(name: str, dir_fd: int, limit: int) -> bytes:
+    """At most `limit` bytes from the start of `name` in the folder `dir_fd`, if it is a
+    regular file (never blocks on a FIFO or device, never through a link): open_regular's
+    checks without its buffered file object, for a search that reads thousands of files."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except OSError as error:
+        raise UnreadableFileError(f"cannot be opened ({error.strerror or error})") from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnreadableFileError("is not a regular file (a pipe, socket or device)")
+        # O_NONBLOCK means nothing to a regular file. One read takes it all (a short read of a
+        # regular file is its end); more only if it grew since fstat.
+        asked = min(status.st_size + 1, limit)
+        data = os.read(fd, asked)
+        if len(data) < asked or asked == limit:
+            return data
+        pieces = [data]
+        while pieces[-1] and asked < limit:
+            pieces.append(os.read(fd, min(_SKIP_CHUNK, limit - asked)))
+            asked += len(pieces[-1])
+        return b"".join(pieces)
+    finally:
+        os.close(fd)
+
+
 @dataclass(frozen=True)
 class TextPart:
     """Lines of a file: the text, and where to go on when the byte cap cut it."""

@@ -65,6 +65,9 @@ def hostile(tmp_path: Path) -> Path:
         "config/CREDENTIALS.JSON",
         "keys/store.pfx",
         ".config/gh/hosts.yml",
+        "tools/.docker/config.json",
+        "home/.config/git/credentials",
+        "vendor/.cargo/credentials.toml",
         ".envrc",
     ):
         write(project, relative, f"token = {SECRET}\n")
