@@ -195,23 +195,39 @@ class Search:
         text = data.decode("utf-8", errors="replace")
         if "\r" in text:
             text = text.replace("\r\n", "\n")
-        found = self._matching_lines(text) if self.whole_text_first else None
-        if found == []:
+        # Only the lines that can still be shown are kept; the others are only counted.
+        keep = 0 if self.request.files_only else self._room()
+        counted = self._matching_lines(text, keep) if self.whole_text_first else None
+        if counted is not None and not counted[1]:
             return
-        lines = text.split("\n")
-        if lines[-1] == "":
+        lines = text.split("\n") if keep or counted is None else []
+        if lines and lines[-1] == "":
             lines.pop()
-        if found is None:
-            search = self.regex.search
-            found = [
-                (index, hit.start()) for index, line in enumerate(lines) if (hit := search(line))
-            ]
-        if found:
-            self._report(relative, lines, found)
+        found, total = counted or self._matching_each_line(lines, keep)
+        if total:
+            self._report(relative, lines, found, total)
 
-    def _matching_lines(self, text: str) -> list[tuple[int, int]] | None:
-        """(line index, column of its first match) of each line the pattern matches alone,
-        found in the whole text; None when a match spans a line break (search line by line).
+    def _room(self) -> int:
+        """How many more matching lines (or files) the answer can show."""
+        if self.tally.shown_chars >= self.request.answer_chars:
+            return 0
+        return max(0, self.request.limit - self.tally.shown)
+
+    def _matching_each_line(self, lines: list[str], keep: int) -> tuple[list[Any], int]:
+        found: list[tuple[int, int]] = []
+        total = 0
+        search = self.regex.search
+        for index, line in enumerate(lines):
+            if (hit := search(line)) is not None:
+                total += 1
+                if len(found) < keep:
+                    found.append((index, hit.start()))
+        return found, total
+
+    def _matching_lines(self, text: str, keep: int) -> tuple[list[Any], int] | None:
+        """(line index, column of its first match) of the first `keep` lines the pattern
+        matches alone, and how many lines match, found in the whole text; None when a match
+        spans a line break (then each line is searched on its own).
 
         For a pattern that cannot tell a line from the text (see _LINE_BOUND), the leftmost
         match from a line's start, if it stays within one line, starts in the first line from
@@ -219,7 +235,7 @@ class Search:
         line, and one for a file without any.
         """
         found: list[tuple[int, int]] = []
-        line = position = start = 0
+        total = line = position = start = 0
         end_of_lines = len(text) - (not text or text[-1] == "\n")  # past the last line's start
         while (hit := self.regex.search(text, start)) is not None:
             begin, end = hit.span()
@@ -227,13 +243,15 @@ class Search:
                 return None
             if begin > end_of_lines:  # an empty match after the last line break: no line
                 break
-            line += text.count("\n", position, begin)
-            position = begin
-            found.append((line, begin - (text.rfind("\n", 0, begin) + 1)))
+            total += 1
+            if len(found) < keep:
+                line += text.count("\n", position, begin)
+                position = begin
+                found.append((line, begin - (text.rfind("\n", 0, begin) + 1)))
             start = text.find("\n", end) + 1
             if start == 0:
                 break
-        return found
+        return found, total
 
     def _read(self, dir_fd: int, name: str, relative: str) -> bytes | None:
         room = self.request.max_bytes - self.tally.bytes_read
@@ -256,19 +274,20 @@ class Search:
         self.tally.bytes_read += len(data)
         return data
 
-    def _report(self, relative: str, lines: list[str], found: list[tuple[int, int]]) -> None:
+    def _report(
+        self, relative: str, lines: list[str], found: list[tuple[int, int]], total: int
+    ) -> None:
         tally, request = self.tally, self.request
         tally.matched_files += 1
-        tally.matches += len(found)
-        room = request.limit - tally.shown
-        if room <= 0 or tally.shown_chars >= request.answer_chars:
+        tally.matches += total
+        if not self._room():
             return
         if request.files_only:
             tally.shown += 1
             tally.shown_chars += len(relative) + 1
-            emit({"file": relative, "count": len(found)})
+            emit({"file": relative, "count": total})
             return
-        out = self._with_context(lines, found[:room])
+        out = self._with_context(lines, found)
         # Within the answer's size, one file too (thousands of long lines with context): its
         # lines are kept up to the budget, at least its first match.
         budget = request.answer_chars - tally.shown_chars

@@ -397,3 +397,20 @@ def test_the_notes_for_each_stop() -> None:
         "[stopped: the search ran out of memory while searching big.log; the lines above were "
         "found before that; a simpler pattern helps]"
     )
+
+
+@pytest.mark.parametrize("pattern", ["hit", "(?=hit)hit"])  # whole text, and line by line
+def test_past_the_limit_matches_are_counted_not_kept(tmp_path: Path, pattern: str) -> None:
+    write(tmp_path, "a.txt", "hit\n" * 50)
+    write(tmp_path, "b.txt", "miss\nhit\n" * 30)
+    result = search(tmp_path, pattern=pattern, limit=3)
+    assert result.text.splitlines() == [
+        "a.txt:1: hit",
+        "a.txt:2: hit",
+        "a.txt:3: hit",
+        "[80 matching lines in 2 files; 2 files searched]",
+        "[showing the first 3 matching lines of 80: raise limit (up to 2,000) or narrow the "
+        "pattern or glob]",
+    ]
+    files = search(tmp_path, pattern=pattern, files_only=True).text.splitlines()
+    assert files == ["a.txt", "b.txt", "[80 matching lines in 2 files; 2 files searched]"]
