@@ -414,3 +414,16 @@ def test_past_the_limit_matches_are_counted_not_kept(tmp_path: Path, pattern: st
     ]
     files = search(tmp_path, pattern=pattern, files_only=True).text.splitlines()
     assert files == ["a.txt", "b.txt", "[80 matching lines in 2 files; 2 files searched]"]
+
+
+def test_it_searches_the_files_list_files_lists(project: Path) -> None:
+    """One walk's rules for both tools: skipped folders, credential names, globs."""
+    write(project, ".env", "x\n")
+    write(project, ".aws/config", "x\n")
+    write(project, "docs/deep/guide.md", "x\n")
+    tools = {tool.spec.name: tool for tool in BuiltinToolset(project, private=()).tools()}
+    for glob in ("**/*", "**/*.py", "src/*", "*.md"):
+        listed = anyio.run(tools["list_files"].run, {"glob": glob}).text.splitlines()
+        searched = search(project, pattern="^", glob=glob, files_only=True).text.splitlines()
+        names = [line for line in listed if not line.startswith("[")]
+        assert [line for line in searched if not line.startswith("[")] == sorted(names), glob
