@@ -5,8 +5,9 @@ Apart from the agent because the pattern is the model's: a pattern that backtrac
 end (`(a+)+$` on a long line of a's) holds the interpreter, and in a process of its own it can
 be stopped. The worker stops itself at its deadline (SIGALRM: `re` checks for signals while it
 matches) and says where it was; the agent kills it a little later whatever it is doing, and on
-Ctrl-C. Each file's matches are written as soon as the file is done, so what was found before
-a stop is kept.
+Ctrl-C. A memory limit turns backtracking state that grows without end into a stop too. Each
+file's matches are written as soon as the file is done, so what was found before a stop is
+kept.
 
 The walk is list_files' (agent.tools.walk_rules) and its fence: folders are opened one at a time
 below the project's descriptor and never through a link (a folder swapped for a link during
