@@ -41,6 +41,7 @@ from tests.conformance.test_conformance_skills import SKILL_SCENARIOS
 DRIVER = Path(__file__).resolve().parent / "client_driver.py"
 SCENARIO_TIMEOUT = 240  # seconds; a scenario takes a few CLI start-ups, and the suite's own
 SUITE_TIMEOUT_MS = "180000"  # limit on the client command stays under ours
+LISTING_TIMEOUT = 180  # seconds; a listing takes about 2 s, but one loaded CI run saw Node miss 60
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
@@ -174,7 +175,7 @@ def suite() -> Suite:
 def suite_output(suite: Suite, *args: str) -> str:
     """What one of the suite's listing commands prints."""
     return subprocess.run(
-        suite.command(*args), capture_output=True, text=True, timeout=60, check=True
+        suite.command(*args), capture_output=True, text=True, timeout=LISTING_TIMEOUT, check=True
     ).stdout
 
 

@@ -103,7 +103,9 @@ def test_a_huge_tree_answers_quickly(project: Path) -> None:
         (big / f"d{folder}").mkdir(parents=True)
         for name in range(500):  # 30,000 files
             os.close(os.open(big / f"d{folder}" / f"f{name}.txt", os.O_CREAT | os.O_WRONLY))
-    started = time.monotonic()
+    # CPU time of this process (the completion's walk runs in it): on a loaded machine wall
+    # time measures the neighbours (3.8 s seen with the suite on two busy cores).
+    started = time.process_time()
     found = offered(project, "@f1")
-    assert time.monotonic() - started < 3
+    assert time.process_time() - started < 3
     assert 0 < len(found) <= 200

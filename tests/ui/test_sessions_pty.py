@@ -126,7 +126,8 @@ def test_resume_draws_the_last_turns_as_the_chat_drew_them(
     assert drawn[3].strip() == "Plan"
     assert [line for line in drawn if "•" in line] == [" • first step", " • second step"]
     assert "**" not in screen and "# Plan" not in screen
-    assert drawn[-6:-1] == [
+    # Blank lines left out: on a loaded machine more of them came before the "Resumed" line.
+    assert [line for line in drawn if line][-5:] == [
         "› summarise @fx:doc://notes",
         "  ⎿ attached @fx:doc://notes",
         "⏺ fx › echo (mcp__fx__echo)",  # as the chat titled it: arguments were in the dialog
