@@ -55,3 +55,21 @@ def test_an_arrow_key_split_across_two_reads_keeps_the_queue_and_types_nothing()
     assert (keys.queued, keys.draft, keys.cleared) == (["first question", "second"], "", False)
     keys.escape_timed_out()  # the pause ends with the sequence complete: nothing to clear
     assert (keys.queued, keys.draft, keys.cleared) == (["first question", "second"], "", False)
+
+
+def test_a_pasted_line_break_is_text_and_only_an_enter_after_the_paste_queues_it() -> None:
+    keys = KeyReader()
+    # A paste split across reads, with CR LF, LF and CR breaks and an escape inside.
+    assert keys.feed("\x1b[200~one\r\ntwo\nthr") == []
+    assert keys.feed("ee\x1b[31m\r\x1b[201~ end") == []
+    assert keys.draft == "one\ntwo\nthree\n end"
+    assert keys.feed("\r") == ["one\ntwo\nthree\n end"]
+    assert keys.feed("after\r") == ["after"]  # the paste is over: Enter is Enter again
+
+
+def test_esc_ends_a_paste_whose_end_never_came() -> None:
+    keys = KeyReader()
+    keys.feed("\x1b[200~cut short\r")
+    keys.feed("\x1b")
+    keys.escape_timed_out()
+    assert keys.feed("typed\r") == ["typed"]
