@@ -62,3 +62,32 @@ def test_a_paste_during_a_turn_presses_no_enter_and_runs_no_hidden_slash_command
     assert "› pip install requests" in drawn.getvalue()
     # Nothing of the paste was sent by itself: the model saw only the typed message.
     assert len(requests) == 1
+
+
+def test_a_paste_of_y_and_enter_at_an_open_approval_answers_nothing(
+    tmp_path: Path, trusted_fixture_server: None, chat_env: dict[str, str]
+) -> None:
+    # The person pastes at the wrong moment: the approval is on screen and armed.
+    call = {"id": "c1", "name": "mcp__fx__echo", "arguments": {"text": "x"}}
+    turns = [{"tool_calls": [call]}, {"text": "Fine, not run."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        drawn = io.StringIO()
+        chat.logfile_read = drawn
+        chat.expect("MCP server fx ready")
+        chat.expect("›")
+        chat.send("go\r")
+        chat.expect("Approve\\?")
+        time.sleep(0.5)  # armed: the keyboard was quiet as it appeared
+        paste(chat, drawn, "y\r")
+        time.sleep(1.0)  # a dialog that took the paste's y would have closed by now
+        chat.send("n")
+        chat.expect("Fine, not run.")
+        chat.expect("›")
+        chat.send("\x03")
+        time.sleep(0.3)
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert requests[1]["body"]["messages"][-1]["content"] == (
+        "Error: The person declined this tool call."
+    )
