@@ -152,7 +152,8 @@ def _shown(name: str, prefix: str) -> bool:
     # no-break or em space would look like part of the name in the menu but cut the mention
     # there (`notes<NBSP>@srv:x` would mention server srv's resource x, not this file).
     odd_space = any(char.isspace() and char != " " for char in name)
-    return name not in VCS_FOLDERS and sanitize_line(name) == name and not odd_space
+    vcs = name.casefold() in VCS_FOLDERS  # `.GIT` is `.git` where case is ignored
+    return not vcs and sanitize_line(name) == name and not odd_space
 
 
 def project_paths(current: Callable[[], ChatSession | None]) -> PathCompleter:
