@@ -23,9 +23,9 @@ HOSTILE = (
     f"And ![ref][pixel] inline.\n\n[pixel]: {LEAK}\n\n"
     f'<img src="{LEAK}">\n\n'
     f'Inline <img src="{LEAK}"> too, and <iframe src="{LEAK}"></iframe>.\n\n'
-    f"<picture><source srcset=\"{LEAK}\"></picture>\n\n"
+    f'<picture><source srcset="{LEAK}"></picture>\n\n'
     "Code stays code: `Vec<String>` and `![x](y)`.\n\n"
-    "```html\n<img src=\"local.png\">\n```\n"
+    '```html\n<img src="local.png">\n```\n'
 )
 
 
@@ -61,7 +61,7 @@ def test_model_and_person_prose_in_an_export_fetches_nothing_when_opened() -> No
     assert html.count("<strong>summary</strong>") == 3
     assert html.count("<code>Vec&lt;String&gt;</code>") == 3
     assert html.count("<code>![x](y)</code>") == 3
-    assert html.count('&lt;img src=&quot;local.png&quot;&gt;') >= 3  # the fenced block
+    assert html.count("&lt;img src=&quot;local.png&quot;&gt;") >= 3  # the fenced block
     assert html.count(LEAK.replace("&", "&amp;")) >= 3  # addresses shown, not fetched
 
 
