@@ -25,7 +25,7 @@ from agent.chat.mentions import find_mentions, looks_like_path, mention_words, t
 from agent.messages import MAX_IMAGE_BYTES, ImagePart, Part, TextPart, checked_image, sniff_image
 from agent.text import plural, sanitize_line
 from agent.tools.containment import within
-from agent.tools.credential_files import credential_rule
+from agent.tools.credential_files import PRIVATE_KEY_REFUSAL, credential_rule, holds_private_key
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
 if TYPE_CHECKING:
@@ -179,6 +179,8 @@ def _read(project: Path, path: Path, limit_chars: int, images: int) -> tuple[lis
                 "it is a binary file: only text files and PNG, JPEG, GIF or WebP images are "
                 "attached"
             )
+        if holds_private_key(head):  # a key under a name no credential rule knows
+            raise RefusedMention(f"it {PRIVATE_KEY_REFUSAL}: keys stay private")
         data = head + handle.read(max(0, READ_LIMIT_BYTES + 1 - len(head)))
     return _text(label, data, size, limit_chars)
 

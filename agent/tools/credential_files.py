@@ -15,6 +15,7 @@ on a file system that ignores it (macOS, Windows by default) `.SSH` is the `.ssh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 # Any path component of these names: the folder holds keys (ssh, cloud CLIs, gpg, pass).
@@ -48,6 +49,20 @@ CREDENTIAL_REFUSAL = (
     "can share what is needed"
 )
 NOT_LISTED = "[credential files and folders are not listed]"
+# A private key under any name (`server.key`, a `.pem` with the certificate first, a link
+# called `notes.md`): a line near the file's start that opens a PEM private key block
+# (PKCS#1 and #8, EC, DSA, OpenSSH, encrypted, PGP) or a PuTTY key file. Prose that merely
+# quotes such a line mid-sentence is not one.
+_PRIVATE_KEY = re.compile(
+    rb"^[ \t]*(?:-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:)",
+    re.MULTILINE,
+)
+PRIVATE_KEY_REFUSAL = "holds a private key"
+
+
+def holds_private_key(head: bytes) -> bool:
+    """Whether `head`, the first part of a file, holds a private key (judged by its content)."""
+    return _PRIVATE_KEY.search(head) is not None
 
 
 def credential_folder(parts: Sequence[str]) -> str | None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from agent.tools.credential_files import CREDENTIAL_REFUSAL, PRIVATE_KEY_REFUSAL, holds_private_key
+
 READ_LIMIT_BYTES = 256 * 1024
 _SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file
 _SKIP_CHUNK = 64 * 1024  # lines before the offset are read in pieces this size, not kept
@@ -60,8 +62,11 @@ def read_lines(
     next offset goes past it.
     """
     with open_regular(path) as handle:
-        if b"\0" in handle.read(_SNIFF_BYTES):
+        head = handle.read(_SNIFF_BYTES)
+        if b"\0" in head:
             raise UnreadableFileError("is a binary file")
+        if holds_private_key(head):  # a key under a name no credential rule knows
+            raise UnreadableFileError(f"{PRIVATE_KEY_REFUSAL}, {CREDENTIAL_REFUSAL}")
         handle.seek(0)
         before = _skip_lines(handle, offset)
         out = bytearray()
