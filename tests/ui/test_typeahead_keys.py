@@ -73,3 +73,21 @@ def test_esc_ends_a_paste_whose_end_never_came() -> None:
     keys.feed("\x1b")
     keys.escape_timed_out()
     assert keys.feed("typed\r") == ["typed"]
+
+
+def test_a_paste_the_prompt_read_after_its_enter_stays_text_and_queues_nothing() -> None:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.input.typeahead import store_typeahead
+    from prompt_toolkit.key_binding import KeyPress
+    from prompt_toolkit.keys import Keys
+
+    from agent.ui.typeahead import TypeAhead
+
+    queued: list[str] = []
+    reader = TypeAhead(queued.append, lambda draft: None, lambda: None)
+    with create_pipe_input() as source:
+        # `hi⏎` and a paste in one read: the prompt took `hi`, the rest waits in its store.
+        pasted = KeyPress(Keys.BracketedPaste, "see this\r/export ~/.bashrc\r")
+        store_typeahead(source, [KeyPress("x", "x"), pasted, KeyPress(Keys.ControlM, "\r")])
+        reader.take_prompt_leftovers(source)
+    assert queued == ["xsee this\n/export ~/.bashrc"]  # one message, sent by a real Enter
