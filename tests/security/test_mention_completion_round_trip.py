@@ -23,6 +23,7 @@ HOSTILE_NAMES = (
     "plan\u2003b.txt",  # an em space: looks like a space, and is not escaped
     "ideo\u3000graphic.txt",  # an ideographic space
     "with plain space.txt",  # offered escaped: it round-trips
+    "~root",  # `@~root` is root's home: offered only where it means this file (`sub/~root`)
 )
 
 
