@@ -5,8 +5,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent.depth import MAX_DEPTH, too_deep
@@ -318,6 +319,20 @@ class Completion:
 
     def message(self) -> Message:
         return Message("assistant", self.text or None, self.tool_calls)
+
+    def with_unique_call_ids(self) -> Completion:
+        """This reply with each tool call under an id of its own. Results, approvals and the
+        session file find a call by its id: two calls of one id (a hostile or broken answer)
+        would let one call's result and approval pass for the other's, so that a resume shows
+        the call that ran as interrupted; providers refuse such a history too."""
+        seen: set[str] = set()
+        calls = []
+        for call in self.tool_calls:
+            if call.id in seen:
+                call = replace(call, id=f"call_{uuid.uuid4().hex[:12]}")
+            seen.add(call.id)
+            calls.append(call)
+        return replace(self, tool_calls=tuple(calls))
 
 
 class _NotJsonNumber(ValueError):

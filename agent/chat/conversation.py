@@ -181,7 +181,7 @@ class Conversation:
                     partial.append(item.text)
                     yield TextDelta(item.text)
                 else:
-                    answer.append(item)
+                    answer.append(item.with_unique_call_ids())
         except AgentError as error:
             self._keep_partial_answer(partial, "[the answer broke off]")
             yield TurnFailed(str(error))

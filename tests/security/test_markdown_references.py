@@ -45,7 +45,8 @@ def test_the_chat_shows_references_in_a_model_answer_as_escapes(
         chat.expect("›")
         chat.send("show me\r")
         chat.expect(r"tokens \d+ in")
-        shown = str(chat.before).rsplit("\x1b[?2004l", 1)[1]
+        # After the prompt's drawing (it ends switching bracketed paste off): the answer.
+        shown = str(chat.before).split("show me", 1)[1].split("\x1b[?2004l", 1)[1]
         chat.expect("›")
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)

@@ -55,3 +55,39 @@ def test_an_arrow_key_split_across_two_reads_keeps_the_queue_and_types_nothing()
     assert (keys.queued, keys.draft, keys.cleared) == (["first question", "second"], "", False)
     keys.escape_timed_out()  # the pause ends with the sequence complete: nothing to clear
     assert (keys.queued, keys.draft, keys.cleared) == (["first question", "second"], "", False)
+
+
+def test_a_pasted_line_break_is_text_and_only_an_enter_after_the_paste_queues_it() -> None:
+    keys = KeyReader()
+    # A paste split across reads, with CR LF, LF and CR breaks and an escape inside.
+    assert keys.feed("\x1b[200~one\r\ntwo\nthr") == []
+    assert keys.feed("ee\x1b[31m\r\x1b[201~ end") == []
+    assert keys.draft == "one\ntwo\nthree\n end"
+    assert keys.feed("\r") == ["one\ntwo\nthree\n end"]
+    assert keys.feed("after\r") == ["after"]  # the paste is over: Enter is Enter again
+
+
+def test_esc_ends_a_paste_whose_end_never_came() -> None:
+    keys = KeyReader()
+    keys.feed("\x1b[200~cut short\r")
+    keys.feed("\x1b")
+    keys.escape_timed_out()
+    assert keys.feed("typed\r") == ["typed"]
+
+
+def test_a_paste_the_prompt_read_after_its_enter_stays_text_and_queues_nothing() -> None:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.input.typeahead import store_typeahead
+    from prompt_toolkit.key_binding import KeyPress
+    from prompt_toolkit.keys import Keys
+
+    from agent.ui.typeahead import TypeAhead
+
+    queued: list[str] = []
+    reader = TypeAhead(queued.append, lambda draft: None, lambda: None)
+    with create_pipe_input() as source:
+        # `hi⏎` and a paste in one read: the prompt took `hi`, the rest waits in its store.
+        pasted = KeyPress(Keys.BracketedPaste, "see this\r/export ~/.bashrc\r")
+        store_typeahead(source, [KeyPress("x", "x"), pasted, KeyPress(Keys.ControlM, "\r")])
+        reader.take_prompt_leftovers(source)
+    assert queued == ["xsee this\n/export ~/.bashrc"]  # one message, sent by a real Enter

@@ -4,7 +4,8 @@ Only what a mention would attach is offered: hidden names only when the typed na
 a dot, never version control's, agent's or credential files, nor a link that leads out (each
 offered path passes the same fence, agent.chat.file_attachments.fenced). A name with control
 characters or a line break is never offered (it could draw on the menu, and cannot be typed);
-spaces are offered escaped (`my\\ notes.txt`).
+spaces are offered escaped (`my\\ notes.txt`), and a name with any other white space (a no-break
+space) is not offered: the mention would end there and mean something else.
 
 A bare name (`@comp`) also finds files deeper in the tree by their name, from a walk that is
 capped in entries and time and kept for a few seconds: completion runs on every key press.
@@ -147,7 +148,12 @@ def _shown(name: str, prefix: str) -> bool:
     control's, and drawable on one line as it is."""
     if name.startswith(".") and not prefix.startswith("."):
         return False
-    return name not in VCS_FOLDERS and sanitize_line(name) == name and "\t" not in name
+    # A mention ends at any white space and only a plain space is escaped when offered: a
+    # no-break or em space would look like part of the name in the menu but cut the mention
+    # there (`notes<NBSP>@srv:x` would mention server srv's resource x, not this file).
+    odd_space = any(char.isspace() and char != " " for char in name)
+    vcs = name.casefold() in VCS_FOLDERS  # `.GIT` is `.git` where case is ignored
+    return not vcs and sanitize_line(name) == name and not odd_space
 
 
 def project_paths(current: Callable[[], ChatSession | None]) -> PathCompleter:
