@@ -151,7 +151,8 @@ def fenced(project: Path, path: str, private: Sequence[Path]) -> Path:
     rule = credential_rule(written) or credential_rule(resolved.parts)
     if rule is not None:
         raise RefusedMention(f"it is a credential file or folder ({rule}): keys stay private")
-    vcs = next((part for part in (*written, *inside) if part in VCS_FOLDERS), None)
+    # Without case, as the write tools compare them: on macOS and Windows `.GIT` is `.git`.
+    vcs = next((part for part in (*written, *inside) if part.casefold() in VCS_FOLDERS), None)
     if vcs is not None:
         raise RefusedMention(f"it is inside version control's own folder ({vcs})")
     return resolved
