@@ -26,7 +26,8 @@ listings and out of a sandboxed command's reach in the home, where nothing is re
 By content (`private_key_in`), for the tools that show a file's text: a file holding a private
 key, under any name (a key renamed `notes.txt`, pasted into a doc, a service account's JSON):
 a PEM block whose BEGIN line names a PRIVATE KEY (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8,
-a PGP private key block), such a block base64-encoded as a whole (a kubeconfig's
+a PGP private key block) or the ssh.com format's (`---- BEGIN SSH2 ... PRIVATE KEY ----`,
+PuTTYgen's export), such a PEM block base64-encoded as a whole (a kubeconfig's
 `client-key-data`, a Kubernetes secret), or a PuTTY key file. The whole file is refused, not
 the key's lines: read from an offset, lines 2..N of a key are the key without its BEGIN line.
 Certificates and public keys (their BEGIN lines name no private key) stay readable. Binary key
@@ -160,6 +161,9 @@ def key_refusal(relative: str, verb: str = "read") -> str:
 _DASHES = b"-" * 5
 _PEM_PRIVATE = re.compile(_DASHES + rb"BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?" + _DASHES)
 _PUTTY = re.compile(b"PuTTY-User-Key-File" + rb"-[0-9]+: ")
+# The ssh.com (RFC 4716) private key PuTTYgen exports and Tectia writes: four dashes and
+# spaces, `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`; its public half names PUBLIC KEY.
+_SSH_COM = re.compile(b"-" * 4 + rb" BEGIN SSH2 [A-Z0-9 ]{0,40}PRIVATE KEY " + b"-" * 4)
 # A whole PEM key base64-encoded starts with the encoding of its BEGIN line, the same bytes
 # whatever follows: the first 3n bytes of a line encode to 4n characters of their own.
 _PEM_LABELS = (b"", b"RSA ", b"EC ", b"DSA ", b"OPENSSH ", b"ENCRYPTED ")
@@ -174,12 +178,14 @@ _SCAN_OVERLAP = 256  # longer than any marker: one cut in two by a chunk's end i
 
 
 def private_key_in(data: bytes) -> bool:
-    """Whether `data` holds a private key: a PEM block (plain or base64-encoded) or PuTTY's."""
+    """Whether `data` holds a private key: a PEM block (plain or base64-encoded), PuTTY's or
+    ssh.com's."""
     if not any(hint in data for hint in _HINTS):  # nearly every file: found in one pass
         return False
     return bool(
         _PEM_PRIVATE.search(data)
         or _PUTTY.search(data)
+        or _SSH_COM.search(data)
         or any(start in data for start in _ENCODED_STARTS)
     )
 

@@ -24,7 +24,7 @@ import anyio
 import pytest
 
 from agent.messages import ToolResult
-from agent.tools.credential_files import SCAN_CHUNK_BYTES
+from agent.tools.credential_files import SCAN_CHUNK_BYTES, private_key_in
 from agent.tools.file_search import SearchFiles
 from agent.tools.reading import HoldsPrivateKeyError, UnreadableFileError, read_lines
 
@@ -91,6 +91,21 @@ def test_agent_started_in_a_folder_of_the_home_gets_no_line_of_its_credentials(
     assert SECRET not in result.text
     assert "nvim/init.lua:1: -- oauth_token is not here" in result.text
     assert "[credential files and folders are not listed]" in result.text.splitlines()
+
+
+def test_a_key_in_the_ssh_com_format_is_refused_by_content(tmp_path: Path) -> None:
+    """Before: only five-dash PEM lines counted, so PuTTYgen's ssh.com export, saved as
+    `notes.txt`, was read and searched whole."""
+    path = write(tmp_path, "notes.txt", ssh_com_key())
+    assert private_key_in(path.read_bytes())
+    with pytest.raises(HoldsPrivateKeyError):
+        read_lines(path)
+    result = search(tmp_path, pattern="Q{10}")
+    assert CANARY not in result.text
+    assert "[1 file holding a private key not searched]" in result.text.splitlines()
+    # Its public half, in the same format, stays readable.
+    public = ssh_com_key().replace("ENCRYPTED PRIVATE", "PUBLIC")
+    assert not private_key_in(public.encode())
 
 
 KEY_VARIANTS = {
