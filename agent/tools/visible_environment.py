@@ -93,3 +93,18 @@ def _refuse_if_hidden(path: Path, hidden: tuple[Path, ...], needed_by: str) -> N
                 f"own folders or your credentials ({shown_argv([str(secret)])}); it is not "
                 "shown to commands, so nothing ran"
             )
+
+
+def changed_since_checked(folders: Iterable[Path]) -> str | None:
+    """Why the shown folders may not be bound now, or None. They were judged at the question
+    and are bound at the yes, minutes later maybe: bwrap follows a link, so a folder swapped
+    for a link into ~/.ssh meanwhile (by whoever owns the folder holding it in /tmp) would
+    show the key at the venv's path, past the hiding of ~/.ssh. Each must still be the real
+    folder it was."""
+    for folder in folders:
+        if os.path.realpath(folder) != str(folder) or not os.path.isdir(folder):
+            return (
+                f"{shown_argv([str(folder)])} changed since the question (it is gone or now "
+                "leads elsewhere), so it is not shown to the command; nothing ran: ask again"
+            )
+    return None
