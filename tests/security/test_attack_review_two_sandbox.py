@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -97,3 +98,23 @@ def test_a_link_into_ssh_inside_a_shown_venv_leads_to_an_empty_ssh(
     assert f"visible read-only: {venv}" in lines
     assert KEY_TEXT not in result.text
     assert "No such file" in result.text
+
+
+@pytest.mark.parametrize("how", ["another user's", "open to all"])
+def test_a_venv_in_a_folder_another_user_can_change_is_not_shown(
+    tmp_path: Path, in_tmp: Path, how: str
+) -> None:
+    """Before: a venv in /tmp/shared (another user's) was bound; they could swap it for a link
+    into ~/.ssh in the moment between the last check and bwrap's bind."""
+    shared = in_tmp / "shared"
+    venv = make_venv(shared / "venv")
+    if how == "open to all":
+        shared.chmod(0o777)
+    elif os.geteuid() == 0:
+        os.chown(shared, 65534, 65534)
+    else:
+        pytest.skip("giving a folder to another user needs root")
+    tool = make_tool(tmp_path, environ=environ_with(str(venv / "bin"), VIRTUAL_ENV=str(venv)))
+    reason = refused(tool, argv=["checker"])
+    assert str(shared) in reason and "another user's or open to anyone's" in reason, reason
+    assert "nothing ran" in reason
