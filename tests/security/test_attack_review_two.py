@@ -24,6 +24,7 @@ import anyio
 import pytest
 
 from agent.messages import ToolResult
+from agent.tools.builtin import ListFiles
 from agent.tools.credential_files import SCAN_CHUNK_BYTES, private_key_in
 from agent.tools.file_search import SearchFiles
 from agent.tools.reading import HoldsPrivateKeyError, UnreadableFileError, read_lines
@@ -91,6 +92,10 @@ def test_agent_started_in_a_folder_of_the_home_gets_no_line_of_its_credentials(
     assert SECRET not in result.text
     assert "nvim/init.lua:1: -- oauth_token is not here" in result.text
     assert "[credential files and folders are not listed]" in result.text.splitlines()
+    # list_files, whose walk search_files shares, does not name it either.
+    listed = anyio.run(ListFiles(project.resolve()).run, {}).text.splitlines()
+    assert relative not in listed and "nvim/init.lua" in listed
+    assert "[credential files and folders are not listed]" in listed
 
 
 def test_a_key_in_the_ssh_com_format_is_refused_by_content(tmp_path: Path) -> None:
