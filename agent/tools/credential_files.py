@@ -174,12 +174,17 @@ _ENCODED_STARTS = tuple(
 _HINTS = (b"PRIVATE KEY", b"PuTTY", b"LS0tLS1CRUdJTi")  # cheap to find; the patterns decide
 KEY_SCAN_BYTES = 16 * 1024 * 1024  # of a bigger file, at least up to the end of what is shown
 SCAN_CHUNK_BYTES = 1024 * 1024
-_SCAN_OVERLAP = 256  # longer than any marker: one cut in two by a chunk's end is still found
+# Longer than any marker, in UTF-32 too: one cut in two by a chunk's end is still found.
+_SCAN_OVERLAP = 512
 
 
 def private_key_in(data: bytes) -> bool:
     """Whether `data` holds a private key: a PEM block (plain or base64-encoded), PuTTY's or
     ssh.com's."""
+    if b"\0" in data:
+        # UTF-16 or UTF-32 text (PowerShell 5's `>>` appends UTF-16 to a UTF-8 log, past the
+        # head sniffed for a NUL): its markers are the ASCII ones with NULs between.
+        data = data.replace(b"\0", b"")
     if not any(hint in data for hint in _HINTS):  # nearly every file: found in one pass
         return False
     return bool(

@@ -183,3 +183,19 @@ def test_a_hard_link_to_a_key_under_an_innocent_name_is_refused_by_content(
     result = search(project, pattern=CANARY)
     assert CANARY not in result.text.replace(repr(CANARY), "")
     assert "[1 file holding a private key not searched]" in result.text.splitlines()
+
+
+def test_a_key_appended_in_utf16_after_a_long_text_head_gives_no_line(tmp_path: Path) -> None:
+    """Windows PowerShell 5's `>>` appends UTF-16 to a UTF-8 log (`type id_rsa >> notes.txt`).
+    Before: past the 64 KiB sniffed for a NUL, the key's bytes matched no marker, and
+    search_files showed its lines with a NUL between each character."""
+    head = "build step ok\n" * 5000  # 70 kB of plain text
+    path = tmp_path / "notes.txt"
+    path.write_bytes(head.encode() + pem("RSA PRIVATE KEY").encode("utf-16-le"))
+    assert private_key_in(path.read_bytes())
+    spaced = "\\x00?".join(CANARY[:8])  # the canary with its NULs
+    result = search(tmp_path, pattern=spaced)
+    assert "K\x00E\x00Y" not in result.text and "KEYBODY" not in result.text.replace(spaced, "")
+    assert "[1 file holding a private key not searched]" in result.text.splitlines()
+    with pytest.raises((HoldsPrivateKeyError, UnreadableFileError)):
+        read_lines(path, offset=4999)
