@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import time
 from pathlib import Path
 
 import anyio
@@ -199,3 +200,26 @@ def test_a_key_appended_in_utf16_after_a_long_text_head_gives_no_line(tmp_path: 
     assert "[1 file holding a private key not searched]" in result.text.splitlines()
     with pytest.raises((HoldsPrivateKeyError, UnreadableFileError)):
         read_lines(path, offset=4999)
+
+
+@pytest.mark.parametrize("glob", ["../*", "../**", "/**", "/*", "**/../../*", "/etc/*", "~/*"])
+def test_a_glob_that_climbs_or_is_absolute_reads_nothing_outside(tmp_path: Path, glob: str) -> None:
+    """The glob only filters the project's own walk: no glob opens a path of its own."""
+    write(tmp_path, "outside.txt", f"{SECRET}\n")
+    project = tmp_path / "project"
+    write(project, "inside.txt", "nothing here\n")
+    result = search(project, pattern=".", glob=glob)
+    assert SECRET not in result.text
+    assert result.text.startswith("no matches for '.' in 0 files searched"), result.text
+
+
+def test_a_sparse_file_of_a_terabyte_costs_the_first_16_mib_only(tmp_path: Path) -> None:
+    """A sparse file reads as NULs: binary after its first piece; the search goes on."""
+    with (tmp_path / "huge.log").open("wb") as handle:
+        handle.truncate(1 << 40)
+    write(tmp_path, "small.txt", "needle\n")
+    started = time.monotonic()
+    result = search(tmp_path, pattern="needle")
+    assert time.monotonic() - started < 15
+    assert result.text.splitlines()[0] == "small.txt:1: needle"
+    assert "[1 binary file not searched]" in result.text.splitlines()
