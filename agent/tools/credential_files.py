@@ -164,14 +164,27 @@ _PUTTY = re.compile(b"PuTTY-User-Key-File" + rb"-[0-9]+: ")
 # The ssh.com (RFC 4716) private key PuTTYgen exports and Tectia writes: four dashes and
 # spaces, `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`; its public half names PUBLIC KEY.
 _SSH_COM = re.compile(b"-" * 4 + rb" BEGIN SSH2 [A-Z0-9 ]{0,40}PRIVATE KEY " + b"-" * 4)
-# A whole PEM key base64-encoded starts with the encoding of its BEGIN line, the same bytes
-# whatever follows: the first 3n bytes of a line encode to 4n characters of their own.
+# A PEM key base64-encoded holds the encoding of its BEGIN line, the same characters whatever
+# comes before or after: 3n bytes from a multiple of 3 encode to 4n characters of their own.
+# The line starts anywhere in the encoded bytes (a key after its certificate, in HAProxy's PEM
+# kept in a Kubernetes secret), so each of the three offsets from a multiple of 3 is looked
+# for: the line from its start, from its third byte, or from its second.
 _PEM_LABELS = (b"", b"RSA ", b"EC ", b"DSA ", b"OPENSSH ", b"ENCRYPTED ")
+_SKIPS = (0, 2, 1)  # bytes to a multiple of 3, for a line at offset 0, 1 or 2 mod 3
+
+
+def _aligned(line: bytes, skip: int) -> bytes:
+    line = line[skip:]
+    return base64.b64encode(line[: len(line) // 3 * 3])
+
+
 _ENCODED_STARTS = tuple(
-    base64.b64encode(line[: len(line) // 3 * 3])
-    for line in (_DASHES + b"BEGIN " + label + b"PRIVATE KEY" + _DASHES for label in _PEM_LABELS)
+    _aligned(_DASHES + b"BEGIN " + label + b"PRIVATE KEY" + _DASHES, skip)
+    for label in _PEM_LABELS
+    for skip in _SKIPS
 )
-_HINTS = (b"PRIVATE KEY", b"PuTTY", b"LS0tLS1CRUdJTi")  # cheap to find; the patterns decide
+_ENCODED_HINTS = tuple(_aligned(_DASHES + b"BEGIN ", skip)[:8] for skip in _SKIPS)
+_HINTS = (b"PRIVATE KEY", b"PuTTY", *_ENCODED_HINTS)  # cheap to find; the patterns decide
 KEY_SCAN_BYTES = 16 * 1024 * 1024  # of a bigger file, at least up to the end of what is shown
 SCAN_CHUNK_BYTES = 1024 * 1024
 # Longer than any marker, in UTF-32 too: one cut in two by a chunk's end is still found.

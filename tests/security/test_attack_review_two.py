@@ -15,6 +15,7 @@ refused to anyone searching here.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -223,3 +224,21 @@ def test_a_sparse_file_of_a_terabyte_costs_the_first_16_mib_only(tmp_path: Path)
     assert time.monotonic() - started < 15
     assert result.text.splitlines()[0] == "small.txt:1: needle"
     assert "[1 binary file not searched]" in result.text.splitlines()
+
+
+@pytest.mark.parametrize("pad", [0, 1, 2])
+def test_a_bundle_of_certificate_and_key_base64_encoded_is_refused(
+    tmp_path: Path, pad: int
+) -> None:
+    """HAProxy's PEM (certificate, then key) kept base64-encoded in a Kubernetes secret. Before:
+    only a key at the very start of the encoding was recognised, so a key after the
+    certificate, at any offset, was read, searched and attached as base64."""
+    certificate = pem("CERTIFICATE").replace(CANARY, "CERT" + "c" * pad)
+    bundle = base64.b64encode((certificate + pem("RSA PRIVATE KEY")).encode()).decode()
+    path = write(tmp_path, "secret.yaml", f"data:\n  haproxy.pem: {bundle}\n")
+    assert private_key_in(path.read_bytes())
+    with pytest.raises(HoldsPrivateKeyError):
+        read_lines(path)
+    result = search(tmp_path, pattern="haproxy")
+    assert bundle[-200:] not in result.text
+    assert "[1 file holding a private key not searched]" in result.text.splitlines()
