@@ -27,8 +27,9 @@ By content (`private_key_in`), for the tools that show a file's text: a file hol
 key, under any name (a key renamed `notes.txt`, pasted into a doc, a service account's JSON):
 a PEM block whose BEGIN line names a PRIVATE KEY (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8,
 a PGP private key block) or the ssh.com format's (`---- BEGIN SSH2 ... PRIVATE KEY ----`,
-PuTTYgen's export), such a PEM block base64-encoded as a whole (a kubeconfig's
-`client-key-data`, a Kubernetes secret), or a PuTTY key file. The whole file is refused, not
+PuTTYgen's export), such a PEM block base64-encoded anywhere in the encoding (a kubeconfig's
+`client-key-data`, a Kubernetes secret holding certificate and key), or a PuTTY key file; in
+UTF-16 and UTF-32 too (their NULs are dropped before looking). The whole file is refused, not
 the key's lines: read from an offset, lines 2..N of a key are the key without its BEGIN line.
 Certificates and public keys (their BEGIN lines name no private key) stay readable. Binary key
 files (DER) are refused by every reading tool as binary already. A file is scanned whole up to
