@@ -118,3 +118,15 @@ def test_a_venv_in_a_folder_another_user_can_change_is_not_shown(
     reason = refused(tool, argv=["checker"])
     assert str(shared) in reason and "another user's or open to anyone's" in reason, reason
     assert "nothing ran" in reason
+
+
+def test_a_program_path_climbing_out_of_tmp_with_dots_into_ssh_is_refused(
+    tmp_path: Path, in_tmp: Path, home: Path
+) -> None:
+    """`/tmp/x/../..<home>/.ssh/tool`: judged where it really is, not by its /tmp start."""
+    tool_path = home / ".ssh" / "tool"
+    tool_path.write_text("#!/bin/sh\ncat ~/.ssh/id_ed25519\n")
+    tool_path.chmod(0o755)
+    climbing = f"{in_tmp}/../..{tool_path}"
+    reason = refused(make_tool(tmp_path, environ=environ_with("/usr/bin")), argv=[climbing])
+    assert "where the sandbox hides" in reason and "nothing ran" in reason, reason
