@@ -242,3 +242,34 @@ def test_a_bundle_of_certificate_and_key_base64_encoded_is_refused(
     result = search(tmp_path, pattern="haproxy")
     assert bundle[-200:] not in result.text
     assert "[1 file holding a private key not searched]" in result.text.splitlines()
+
+
+AGE_KEY = "AGE-SECRET-KEY-" + "1" + "QYZ" * 19 + "Q"  # the shape age-keygen writes (bech32)
+WG_KEY = "PrivateKey = " + "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk="
+
+
+@pytest.mark.parametrize(
+    ("relative", "text"),
+    [
+        (
+            ".config/sops/age/keys.txt",
+            f"# created: 2026-01-01\n# public key: age1xyz\n{AGE_KEY}\n",
+        ),
+        ("infra/wg0.conf", f"[Interface]\nAddress = 10.0.0.1/24\n{WG_KEY}\nListenPort = 51820\n"),
+    ],
+)
+def test_an_age_or_wireguard_private_key_is_refused_by_content(
+    tmp_path: Path, relative: str, text: str
+) -> None:
+    """SOPS keeps its age keys in ~/.config/sops/age/keys.txt, WireGuard its key in wg0.conf;
+    neither is PEM. Before: started in the home (or an infra repository), read_file and
+    search_files showed the secret key line."""
+    path = write(tmp_path, relative, text)
+    assert private_key_in(path.read_bytes())
+    with pytest.raises(HoldsPrivateKeyError):
+        read_lines(path)
+    result = search(tmp_path, pattern="KEY|Key")
+    assert "QYZQYZ" not in result.text and "yAnz5TF" not in result.text
+    assert "[1 file holding a private key not searched]" in result.text.splitlines()
+    # The public halves stay readable: an age recipient, a WireGuard peer's PublicKey.
+    assert not private_key_in(b"# public key: age1qyzqyz\nPublicKey = " + WG_KEY[13:].encode())
