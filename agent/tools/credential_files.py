@@ -67,6 +67,7 @@ CREDENTIAL_PATHS = frozenset(
         (".config", "rclone", "rclone.conf"),  # cloud storage remotes' passwords and tokens
         (".config", "hub"),  # the hub CLI's GitHub token
         (".config", "op"),  # the 1Password CLI's sessions and account keys
+        (".config", "sops", "age"),  # SOPS's age secret keys (keys.txt)
     }
 )
 # The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, direnv's

@@ -27,6 +27,7 @@ import pytest
 
 from agent.messages import ToolResult
 from agent.tools.builtin import ListFiles
+from agent.tools.containment import inside_project
 from agent.tools.credential_files import SCAN_CHUNK_BYTES, private_key_in
 from agent.tools.file_search import SearchFiles
 from agent.tools.reading import HoldsPrivateKeyError, UnreadableFileError, read_lines
@@ -252,7 +253,7 @@ WG_KEY = "PrivateKey = " + "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk="
     ("relative", "text"),
     [
         (
-            ".config/sops/age/keys.txt",
+            "secrets/age-keys.txt",  # copied into a repository, under any name
             f"# created: 2026-01-01\n# public key: age1xyz\n{AGE_KEY}\n",
         ),
         ("infra/wg0.conf", f"[Interface]\nAddress = 10.0.0.1/24\n{WG_KEY}\nListenPort = 51820\n"),
@@ -273,3 +274,14 @@ def test_an_age_or_wireguard_private_key_is_refused_by_content(
     assert "[1 file holding a private key not searched]" in result.text.splitlines()
     # The public halves stay readable: an age recipient, a WireGuard peer's PublicKey.
     assert not private_key_in(b"# public key: age1qyzqyz\nPublicKey = " + WG_KEY[13:].encode())
+
+
+def test_sops_age_keys_in_the_home_are_a_credential_folder_by_name(tmp_path: Path) -> None:
+    """Not listed, not searched, not read: by name, as ~/.config/gh (and so hidden from a
+    sandboxed command too, where nothing is judged by content)."""
+    home = tmp_path / "home"
+    write(home, ".config/sops/age/keys.txt", f"# public key: age1x\n{AGE_KEY}\n")
+    listed = anyio.run(ListFiles(home.resolve()).run, {}).text
+    assert "sops" not in listed and "[credential files and folders are not listed]" in listed
+    with pytest.raises(ValueError, match=r"credential file or folder \(\.config/sops/age\)"):
+        inside_project(home.resolve(), ".config/sops/age/keys.txt", ())
