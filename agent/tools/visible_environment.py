@@ -96,7 +96,12 @@ def _refuse_if_others_can_swap(folder: Path, needed_by: str) -> None:
     for part in (folder, *folder.parents):
         if part == PRIVATE_TMP or not within(part, PRIVATE_TMP):
             return
-        status = os.lstat(part)
+        try:
+            status = os.lstat(part)
+        except OSError:  # gone since it was found: nothing to show
+            raise CallRefusedError(
+                f"{needed_by} is in {shown_argv([str(folder)])}, which is gone; nothing ran"
+            ) from None
         # Writable by all without the sticky bit; not group-writable: umask 002 with a group
         # of one's own (Debian, Ubuntu) makes every folder so.
         shared = status.st_mode & stat.S_IWOTH and not status.st_mode & stat.S_ISVTX
