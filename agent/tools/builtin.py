@@ -176,7 +176,8 @@ class ListFiles:
                 if full in hidden:
                     skipped.append(os.path.relpath(full, self.project))
                     continue
-                if credential_folder(Path(os.path.relpath(full, self.project)).parts):
+                # By the whole path: started in ~/.config, `gh` is ~/.config/gh.
+                if credential_folder(Path(full).parts):
                     credentials_left_out = True
                     continue
                 kept.append(name)
@@ -190,7 +191,7 @@ class ListFiles:
                 relative = os.path.relpath(full, self.project)
                 if not matches_glob(relative, pattern) or self._links_inside_own_folder(full):
                     continue
-                if _is_credential(relative, full):
+                if _is_credential(full):
                     credentials_left_out = True
                     continue
                 if len(found) == limit:
@@ -215,9 +216,10 @@ class ListFiles:
         return any(within(target, folder) for folder in self.private)
 
 
-def _is_credential(relative: str, full: str) -> bool:
-    """A credential file by its place in the project, or a link to one."""
-    if credential_rule(Path(relative).parts) is not None:
+def _is_credential(full: str) -> bool:
+    """A credential file by its whole path (started in ~/.docker, `config.json` is one, though
+    the project-relative path names no rule), or a link to one."""
+    if credential_rule(Path(full).parts) is not None:
         return True
     return os.path.islink(full) and credential_rule(Path(os.path.realpath(full)).parts) is not None
 

@@ -44,7 +44,7 @@ from agent.tools.sandbox import (
     sandbox_state,
 )
 from agent.tools.socket_filter import unix_socket_filter
-from agent.tools.visible_environment import folders_to_show
+from agent.tools.visible_environment import changed_since_checked, folders_to_show
 
 MAX_ARGV_ITEMS = 4096
 MAX_ARGV_BYTES = 128 * 1024  # well under the kernel's limit, and more than a person reads
@@ -205,6 +205,9 @@ class RunCommand:
     async def _run_plan(self, plan: CommandPlan) -> ToolResult:
         from agent.processes.runner import run_command
 
+        changed = changed_since_checked(plan.fence.environments if plan.fence else ())
+        if changed is not None:
+            return ToolResult(changed, is_error=True)
         socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
         filter_fd = _filter_pipe(socket_filter) if socket_filter is not None else None
         command = list(plan.argv)

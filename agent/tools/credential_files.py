@@ -24,16 +24,20 @@ key, which the content rule catches under any name, but the name also keeps it o
 listings and out of a sandboxed command's reach in the home, where nothing is read.
 
 By content (`private_key_in`), for the tools that show a file's text: a file holding a private
-key, under any name (a key renamed `notes.txt`, pasted into a doc, a service account's JSON):
-a PEM block whose BEGIN line names a PRIVATE KEY (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8,
-a PGP private key block), such a block base64-encoded as a whole (a kubeconfig's
-`client-key-data`, a Kubernetes secret), or a PuTTY key file. The whole file is refused, not
-the key's lines: read from an offset, lines 2..N of a key are the key without its BEGIN line.
-Certificates and public keys (their BEGIN lines name no private key) stay readable. Binary key
-files (DER) are refused by every reading tool as binary already. A file is scanned whole up to
-KEY_SCAN_BYTES, and a bigger one up to the end of what is shown: the head of a huge log still
-reads at once, and no line at or after a key's BEGIN line is ever shown. write_file and
-edit_file refuse such a file too: edit_file's "not found" would answer guesses at the key.
+key, under any name (a key renamed `notes.txt`, pasted into a doc, a service account's JSON): a
+PEM block whose BEGIN line names a PRIVATE KEY (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8, a PGP
+private key block) or the ssh.com format's (`---- BEGIN SSH2 ... PRIVATE KEY ----`, PuTTYgen's
+export), such a PEM block base64-encoded anywhere in the encoding (a kubeconfig's
+`client-key-data`, a Kubernetes secret holding certificate and key), or a PuTTY key file; in
+UTF-16 and UTF-32 too (their NULs are dropped before looking). And two keys that are no PEM: an
+age secret key (`AGE-SECRET-KEY-1...`, SOPS's keys.txt) and a WireGuard `PrivateKey = `. The
+whole file is refused, not the key's lines: read from an offset, lines 2..N of a key are the
+key without its BEGIN line. Certificates and public keys (their BEGIN lines name no private
+key) stay readable. Binary key files (DER) are refused by every reading tool as binary already.
+A file is scanned whole up to KEY_SCAN_BYTES, and a bigger one up to the end of what is shown:
+the head of a huge log still reads at once, and no line at or after a key's BEGIN line is ever
+shown. write_file and edit_file refuse such a file too: edit_file's "not found" would answer
+guesses at the key.
 
 A sandboxed command (agent.tools.sandbox) cannot be refused by content: the fence is made of
 paths before the command runs. The home's credential files by these names are hidden from it,
@@ -63,6 +67,7 @@ CREDENTIAL_PATHS = frozenset(
         (".config", "rclone", "rclone.conf"),  # cloud storage remotes' passwords and tokens
         (".config", "hub"),  # the hub CLI's GitHub token
         (".config", "op"),  # the 1Password CLI's sessions and account keys
+        (".config", "sops", "age"),  # SOPS's age secret keys (keys.txt)
     }
 )
 # The last component: token files of git, netrc, PostgreSQL, npm, PyPI and Vault, direnv's
@@ -160,26 +165,62 @@ def key_refusal(relative: str, verb: str = "read") -> str:
 _DASHES = b"-" * 5
 _PEM_PRIVATE = re.compile(_DASHES + rb"BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?" + _DASHES)
 _PUTTY = re.compile(b"PuTTY-User-Key-File" + rb"-[0-9]+: ")
-# A whole PEM key base64-encoded starts with the encoding of its BEGIN line, the same bytes
-# whatever follows: the first 3n bytes of a line encode to 4n characters of their own.
+# The ssh.com (RFC 4716) private key PuTTYgen exports and Tectia writes: four dashes and
+# spaces, `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`; its public half names PUBLIC KEY.
+_SSH_COM = re.compile(b"-" * 4 + rb" BEGIN SSH2 [A-Z0-9 ]{0,40}PRIVATE KEY " + b"-" * 4)
+# Keys that are no PEM: an age secret key (SOPS keeps them in ~/.config/sops/age/keys.txt),
+# bech32 after its prefix; a WireGuard config's own key, 32 bytes in base64 (a peer's is a
+# PublicKey).
+_AGE = re.compile(b"AGE-SECRET-" + rb"KEY-1[0-9A-Z]{50,}")
+_WIREGUARD = re.compile(rb"(?m)^[ \t]*" + b"PrivateKey" + rb"[ \t]*=[ \t]*[A-Za-z0-9+/]{43}=")
+# A PEM key base64-encoded holds the encoding of its BEGIN line, the same characters whatever
+# comes before or after: 3n bytes from a multiple of 3 encode to 4n characters of their own.
+# The line starts anywhere in the encoded bytes (a key after its certificate, in HAProxy's PEM
+# kept in a Kubernetes secret), so each of the three offsets from a multiple of 3 is looked
+# for: the line from its start, from its third byte, or from its second.
 _PEM_LABELS = (b"", b"RSA ", b"EC ", b"DSA ", b"OPENSSH ", b"ENCRYPTED ")
+_SKIPS = (0, 2, 1)  # bytes to a multiple of 3, for a line at offset 0, 1 or 2 mod 3
+
+
+def _aligned(line: bytes, skip: int) -> bytes:
+    line = line[skip:]
+    return base64.b64encode(line[: len(line) // 3 * 3])
+
+
 _ENCODED_STARTS = tuple(
-    base64.b64encode(line[: len(line) // 3 * 3])
-    for line in (_DASHES + b"BEGIN " + label + b"PRIVATE KEY" + _DASHES for label in _PEM_LABELS)
+    _aligned(_DASHES + b"BEGIN " + label + b"PRIVATE KEY" + _DASHES, skip)
+    for label in _PEM_LABELS
+    for skip in _SKIPS
 )
-_HINTS = (b"PRIVATE KEY", b"PuTTY", b"LS0tLS1CRUdJTi")  # cheap to find; the patterns decide
+_ENCODED_HINTS = tuple(_aligned(_DASHES + b"BEGIN ", skip)[:8] for skip in _SKIPS)
+_HINTS = (
+    b"PRIVATE KEY",
+    b"PuTTY",
+    b"SECRET-KEY-1",
+    b"PrivateKey",
+    *_ENCODED_HINTS,
+)  # cheap to find; the patterns decide
 KEY_SCAN_BYTES = 16 * 1024 * 1024  # of a bigger file, at least up to the end of what is shown
 SCAN_CHUNK_BYTES = 1024 * 1024
-_SCAN_OVERLAP = 256  # longer than any marker: one cut in two by a chunk's end is still found
+# Longer than any marker, in UTF-32 too: one cut in two by a chunk's end is still found.
+_SCAN_OVERLAP = 512
 
 
 def private_key_in(data: bytes) -> bool:
-    """Whether `data` holds a private key: a PEM block (plain or base64-encoded) or PuTTY's."""
+    """Whether `data` holds a private key: a PEM block (plain or base64-encoded), PuTTY's,
+    ssh.com's, an age secret key or a WireGuard config's PrivateKey."""
+    if b"\0" in data:
+        # UTF-16 or UTF-32 text (PowerShell 5's `>>` appends UTF-16 to a UTF-8 log, past the
+        # head sniffed for a NUL): its markers are the ASCII ones with NULs between.
+        data = data.replace(b"\0", b"")
     if not any(hint in data for hint in _HINTS):  # nearly every file: found in one pass
         return False
     return bool(
         _PEM_PRIVATE.search(data)
         or _PUTTY.search(data)
+        or _SSH_COM.search(data)
+        or _AGE.search(data)
+        or _WIREGUARD.search(data)
         or any(start in data for start in _ENCODED_STARTS)
     )
 

@@ -115,6 +115,9 @@ class Search:
         self.whole_text_first = _LINE_BOUND.search(request.pattern) is None
         self.tally = Tally()
         self.hidden = {os.path.normpath(folder) for folder in request.private}
+        # The project's own last folders go before each relative path: started in ~/.config,
+        # `gh/hosts.yml` is ~/.config/gh, a credential folder no relative part names.
+        self.root_tail = tuple(os.path.normpath(request.root).split("/")[-(_LONGEST_RULE - 1) :])
 
     def run(self) -> None:
         root_fd = os.open(self.request.root, _DIR_FLAGS)
@@ -152,7 +155,8 @@ class Search:
             elif entry.is_file(follow_symlinks=False):
                 # Its folders passed credential_folder on the way down: only a rule ending at
                 # the file is left, no longer than the longest (`.config/git/credentials`).
-                if credential_rule(relative.split("/")[-_LONGEST_RULE:]) is not None:
+                parts = (*self.root_tail, *relative.split("/"))
+                if credential_rule(parts[-_LONGEST_RULE:]) is not None:
                     self.tally.credentials = True
                     continue
                 yield dir_fd, entry.name, relative
@@ -166,7 +170,7 @@ class Search:
         if os.path.join(self.request.root, relative) in self.hidden:
             self.tally.own.append(relative)
             return
-        if credential_folder(relative.split("/")) is not None:
+        if credential_folder((*self.root_tail, *relative.split("/"))) is not None:
             self.tally.credentials = True
             return
         if depth >= MAX_DEPTH:

@@ -11,12 +11,15 @@ CONDA_PREFIX the command is given, when they lie there too.
 Nothing the sandbox hides on purpose is ever bound back (agent's folders, credential files,
 other agents' logins: the sandbox's own hidden list), nor /tmp whole (that would undo the
 private /tmp): such a call is refused, saying why. Every path is judged by where it really
-is (symlinks resolved), so a link from /tmp into ~/.ssh shows nothing of ~/.ssh.
+is (symlinks resolved), so a link from /tmp into ~/.ssh shows nothing of ~/.ssh. A folder
+another user could swap for such a link (theirs, or writable by all) is refused, and at the
+run each folder must still be the one judged at the question.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -57,6 +60,7 @@ def folders_to_show(
         if not _hidden_by_private_tmp(folder, visible):
             continue
         _refuse_if_hidden(folder, hidden, needed_by)
+        _refuse_if_others_can_swap(folder, needed_by)
         if folder == PRIVATE_TMP:
             raise CallRefusedError(
                 f"{needed_by} lies directly in /tmp, which the sandbox replaces by a private "
@@ -83,6 +87,33 @@ def _hidden_by_private_tmp(folder: Path, visible: tuple[Path, ...]) -> bool:
     return not any(within(folder, shown) for shown in visible)
 
 
+def _refuse_if_others_can_swap(folder: Path, needed_by: str) -> None:
+    """Refuse a folder under /tmp that another user could swap for a link into the home: one
+    of its folders below /tmp is theirs, or open to anyone's changes. bwrap binds what the path
+    names when the command starts, so such a swap after every check of ours would still show
+    ~/.ssh at the venv's path; only the folder's owner (and root) can rename what it holds."""
+    me = os.geteuid()
+    for part in (folder, *folder.parents):
+        if part == PRIVATE_TMP or not within(part, PRIVATE_TMP):
+            return
+        try:
+            status = os.lstat(part)
+        except OSError:  # gone since it was found: nothing to show
+            raise CallRefusedError(
+                f"{needed_by} is in {shown_argv([str(folder)])}, which is gone; nothing ran"
+            ) from None
+        # Writable by all without the sticky bit; not group-writable: umask 002 with a group
+        # of one's own (Debian, Ubuntu) makes every folder so.
+        shared = status.st_mode & stat.S_IWOTH and not status.st_mode & stat.S_ISVTX
+        if status.st_uid not in (me, 0) or shared:
+            raise CallRefusedError(
+                f"{needed_by} is in {shown_argv([str(folder)])}, and "
+                f"{shown_argv([str(part)])} is another user's or open to anyone's changes: "
+                "they could swap it for a link into your home before the command starts, so "
+                "it is not shown to commands and nothing ran; use a venv of your own"
+            )
+
+
 def _refuse_if_hidden(path: Path, hidden: tuple[Path, ...], needed_by: str) -> None:
     """Refuse when `path` is in a place hidden on purpose, or holds one (shown at its own
     path, what it holds would be seen there, past the hiding of its real path)."""
@@ -93,3 +124,18 @@ def _refuse_if_hidden(path: Path, hidden: tuple[Path, ...], needed_by: str) -> N
                 f"own folders or your credentials ({shown_argv([str(secret)])}); it is not "
                 "shown to commands, so nothing ran"
             )
+
+
+def changed_since_checked(folders: Iterable[Path]) -> str | None:
+    """Why the shown folders may not be bound now, or None. They were judged at the question
+    and are bound at the yes, minutes later maybe: bwrap follows a link, so a folder swapped
+    for a link into ~/.ssh meanwhile (by whoever owns the folder holding it in /tmp) would
+    show the key at the venv's path, past the hiding of ~/.ssh. Each must still be the real
+    folder it was."""
+    for folder in folders:
+        if os.path.realpath(folder) != str(folder) or not os.path.isdir(folder):
+            return (
+                f"{shown_argv([str(folder)])} changed since the question (it is gone or now "
+                "leads elsewhere), so it is not shown to the command; nothing ran: ask again"
+            )
+    return None
