@@ -34,14 +34,8 @@ class HoldsPrivateKeyError(UnreadableFileError):
 def open_regular(path: Path | str, dir_fd: int | None = None) -> BinaryIO:
     """Open `path` (in the folder `dir_fd` if given) for reading if it is a regular file;
     never blocks on a FIFO or device."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW
+    fd, _ = _regular_fd(path, dir_fd)
     try:
-        fd = os.open(path, flags, dir_fd=dir_fd)
-    except OSError as error:
-        raise UnreadableFileError(f"cannot be opened ({error.strerror or error})") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise UnreadableFileError("is not a regular file (a pipe, socket or device)")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -49,19 +43,30 @@ def open_regular(path: Path | str, dir_fd: int | None = None) -> BinaryIO:
         raise
 
 
-def read_regular(name: str, dir_fd: int, limit: int) -> bytes:
-    """At most `limit` bytes from the start of `name` in the folder `dir_fd`, if it is a
-    regular file (never blocks on a FIFO or device, never through a link): open_regular's
-    checks without its buffered file object, for a search that reads thousands of files."""
+def _regular_fd(path: Path | str, dir_fd: int | None) -> tuple[int, os.stat_result]:
+    """A descriptor of `path` and its status if it is a regular file, opened without blocking
+    (a FIFO or device must not hold us) and never through a link; UnreadableFileError else."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW
     try:
-        fd = os.open(name, flags, dir_fd=dir_fd)
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError as error:
         raise UnreadableFileError(f"cannot be opened ({error.strerror or error})") from None
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise UnreadableFileError("is not a regular file (a pipe, socket or device)")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, status
+
+
+def read_regular(name: str, dir_fd: int, limit: int) -> bytes:
+    """At most `limit` bytes from the start of `name` in the folder `dir_fd`, if it is a
+    regular file (never blocks on a FIFO or device, never through a link): open_regular's
+    checks without its buffered file object, for a search that reads thousands of files."""
+    fd, status = _regular_fd(name, dir_fd)
+    try:
         # O_NONBLOCK means nothing to a regular file. One read takes it all (a short read of a
         # regular file is its end); more only if it grew since fstat.
         asked = min(status.st_size + 1, limit)
