@@ -37,6 +37,25 @@ def folder_outside_tmp() -> Iterator[Path]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def folder_in_tmp(prefix: str) -> Iterator[Path]:
+    """A fresh folder in the real /tmp (the place the sandbox replaces by its own), removed
+    afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp")).resolve()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME as tmp_path/home (made), and the agent-home folder beside it made too."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "agent-home").mkdir(exist_ok=True)
+    return home
+
+
 def require_sandbox() -> None:
     """Skip without bubblewrap (or fail, when AGENT_REQUIRE_SANDBOX=1 as .ci/run sets)."""
     state = sandbox_state()

@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
-from tests.security.run_command_helpers import folder_outside_tmp, make_tool, refused, run
+from tests.security.run_command_helpers import (
+    fake_home,
+    folder_in_tmp,
+    folder_outside_tmp,
+    make_tool,
+    refused,
+    run,
+)
 from tests.security.test_run_command_visible_environment import environ_with, make_venv
 
 KEY_TEXT = "SANDBOX-REVIEW-TWO-KEY-CANARY-4242"
@@ -32,21 +38,15 @@ def tmp_path() -> Iterator[Path]:
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (home / ".ssh").mkdir(parents=True)
+    home = fake_home(tmp_path, monkeypatch)
+    (home / ".ssh").mkdir()
     (home / ".ssh" / "id_ed25519").write_text(KEY_TEXT + "\n")
-    monkeypatch.setenv("HOME", str(home))
-    (tmp_path / "agent-home").mkdir()
     return home
 
 
 @pytest.fixture
 def in_tmp() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="agent-review-two-", dir="/tmp")).resolve()
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    yield from folder_in_tmp("agent-review-two-")
 
 
 @pytest.mark.parametrize("offline", [False, True])

@@ -26,6 +26,7 @@ from agent.tools.command_tool import SkillFolder
 from tests.security.run_command_helpers import (
     PYTHON,
     Skills,
+    fake_home,
     folder_outside_tmp,
     make_tool,
     refused,
@@ -40,11 +41,7 @@ def tmp_path() -> Iterator[Path]:
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    (tmp_path / "agent-home").mkdir()
-    return home
+    return fake_home(tmp_path, monkeypatch)
 
 
 def python(code: str) -> list[str]:

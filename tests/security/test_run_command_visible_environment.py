@@ -18,7 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.run_command_helpers import folder_outside_tmp, make_tool, refused, run
+from tests.security.run_command_helpers import (
+    fake_home,
+    folder_in_tmp,
+    folder_outside_tmp,
+    make_tool,
+    refused,
+    run,
+)
 
 
 @pytest.fixture
@@ -28,21 +35,13 @@ def tmp_path() -> Iterator[Path]:
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    (tmp_path / "agent-home").mkdir()
-    return home
+    return fake_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def in_tmp() -> Iterator[Path]:
     """A fresh folder in the real /tmp, the place the sandbox replaces by its own."""
-    folder = Path(tempfile.mkdtemp(prefix="agent-visible-", dir="/tmp")).resolve()
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    yield from folder_in_tmp("agent-visible-")
 
 
 def make_venv(root: Path) -> Path:
