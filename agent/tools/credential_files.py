@@ -29,8 +29,14 @@ PEM block whose BEGIN line names a PRIVATE KEY (RSA, EC, DSA, OPENSSH, ENCRYPTED
 private key block) or the ssh.com format's (`---- BEGIN SSH2 ... PRIVATE KEY ----`, PuTTYgen's
 export), such a PEM block base64-encoded anywhere in the encoding (a kubeconfig's
 `client-key-data`, a Kubernetes secret holding certificate and key), or a PuTTY key file; in
-UTF-16 and UTF-32 too (their NULs are dropped before looking). And two keys that are no PEM: an
-age secret key (`AGE-SECRET-KEY-1...`, SOPS's keys.txt) and a WireGuard `PrivateKey = `. The
+UTF-16 and UTF-32 too (their NULs are dropped before looking). The encoding is found wrapped in
+lines too (`base64 key.pem` wraps at 76 columns, `openssl base64` at 64), indented (a YAML block
+scalar) or with `\\n` escapes (a JSON string): line breaks, spaces and escapes are taken out
+before looking. And keys that are no PEM: an age secret key (`AGE-SECRET-KEY-1...`, SOPS's
+keys.txt), a WireGuard `PrivateKey = `, and a JSON Web Key with its private members (`"d"` of
+an RSA, EC or OKP key, `"k"` of an `"oct"` one), alone or in a JWK set, pretty-printed or
+minified, inside a larger document or JSON-escaped in a string; a public JWK set (`n`/`e`,
+`x`/`y`) stays readable. The
 whole file is refused, not the key's lines: read from an offset, lines 2..N of a key are the
 key without its BEGIN line. Certificates and public keys (their BEGIN lines name no private
 key) stay readable. Binary key files (DER) are refused by every reading tool as binary already.
@@ -165,8 +171,9 @@ def key_refusal(relative: str, verb: str = "read") -> str:
 _DASHES = b"-" * 5
 _PEM_PRIVATE = re.compile(_DASHES + rb"BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?" + _DASHES)
 _PUTTY = re.compile(b"PuTTY-User-Key-File" + rb"-[0-9]+: ")
-# The ssh.com (RFC 4716) private key PuTTYgen exports and Tectia writes: four dashes and
-# spaces, `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`; its public half names PUBLIC KEY.
+# The ssh.com (RFC 4716) private key PuTTYgen exports and Tectia writes: four dashes, a space,
+# `BEGIN SSH2 ENCRYPTED PRIVATE KEY`, a space, four dashes (not written out here: this file
+# would hold the marker and be refused); its public half names PUBLIC KEY.
 _SSH_COM = re.compile(b"-" * 4 + rb" BEGIN SSH2 [A-Z0-9 ]{0,40}PRIVATE KEY " + b"-" * 4)
 # Keys that are no PEM: an age secret key (SOPS keeps them in ~/.config/sops/age/keys.txt),
 # bech32 after its prefix; a WireGuard config's own key, 32 bytes in base64 (a peer's is a
@@ -178,7 +185,15 @@ _WIREGUARD = re.compile(rb"(?m)^[ \t]*" + b"PrivateKey" + rb"[ \t]*=[ \t]*[A-Za-
 # The line starts anywhere in the encoded bytes (a key after its certificate, in HAProxy's PEM
 # kept in a Kubernetes secret), so each of the three offsets from a multiple of 3 is looked
 # for: the line from its start, from its third byte, or from its second.
-_PEM_LABELS = (b"", b"RSA ", b"EC ", b"DSA ", b"OPENSSH ", b"ENCRYPTED ")
+_PEM_LABELS = (
+    (b"", b"PRIVATE KEY"),
+    (b"RSA ", b"PRIVATE KEY"),
+    (b"EC ", b"PRIVATE KEY"),
+    (b"DSA ", b"PRIVATE KEY"),
+    (b"OPENSSH ", b"PRIVATE KEY"),
+    (b"ENCRYPTED ", b"PRIVATE KEY"),
+    (b"PGP ", b"PRIVATE KEY BLOCK"),
+)
 _SKIPS = (0, 2, 1)  # bytes to a multiple of 3, for a line at offset 0, 1 or 2 mod 3
 
 
@@ -188,22 +203,44 @@ def _aligned(line: bytes, skip: int) -> bytes:
 
 
 _ENCODED_STARTS = tuple(
-    _aligned(_DASHES + b"BEGIN " + label + b"PRIVATE KEY" + _DASHES, skip)
-    for label in _PEM_LABELS
+    _aligned(_DASHES + b"BEGIN " + label + kind + _DASHES, skip)
+    for label, kind in _PEM_LABELS
     for skip in _SKIPS
 )
 _ENCODED_HINTS = tuple(_aligned(_DASHES + b"BEGIN ", skip)[:8] for skip in _SKIPS)
+# An encoding wrapped in lines (`base64` wraps at 76 columns, `openssl base64` at 64), indented
+# in a YAML block scalar, or kept in a JSON string with `\n` escapes is one run again once the
+# line breaks, spaces and escapes are taken out; the encoded BEGIN line is then found whole.
+_WRAPPING = b" \t\r\n\f\v"
+_ESCAPED_BREAKS = (b"\\n", b"\\r")
+# A JSON Web Key with private members (RFC 7518): `"d"` of an RSA, EC or OKP key, `"k"` of a
+# symmetric (`"oct"`) one. Names are matched quoted (JSON, or JSON escaped in a string) or bare
+# (a JavaScript object, YAML), never as the end of a longer name; a value is base64url, and one
+# of a real key is long. Each pattern starts with its name, which `re` looks for fast (base64
+# noise holds `kty` now and then, never followed by a colon).
+_JWK_BYTES = 48  # fewer than any real JWK takes (see _private_jwk_in)
+
+
+def _jwk_member(name: bytes, value: bytes) -> re.Pattern[bytes]:
+    after = rb"""\\*["']?[ \t\r\n]*:[ \t\r\n]*\\*["']?"""
+    return re.compile(name + rb"(?<![A-Za-z0-9_$]" + name + b")" + after + value)
+
+
+_JWK_TYPE = _jwk_member(b"kty", b"")
+_JWK_PRIVATE = _jwk_member(b"d", rb"[A-Za-z0-9_-]{16}")
+_JWK_SECRET = _jwk_member(b"k", rb"[A-Za-z0-9_-]{16}")
+_JWK_OCT = _jwk_member(b"kty", rb"oct\b")
 _HINTS = (
     b"PRIVATE KEY",
     b"PuTTY",
     b"SECRET-KEY-1",
     b"PrivateKey",
-    *_ENCODED_HINTS,
 )  # cheap to find; the patterns decide
 KEY_SCAN_BYTES = 16 * 1024 * 1024  # of a bigger file, at least up to the end of what is shown
 SCAN_CHUNK_BYTES = 1024 * 1024
-# Longer than any marker, in UTF-32 too: one cut in two by a chunk's end is still found.
-_SCAN_OVERLAP = 512
+# Longer than any marker, in UTF-32 too, and than an encoded BEGIN line wrapped in narrow
+# indented lines or a JWK's members: one cut in two by a chunk's end is still found.
+_SCAN_OVERLAP = 16 * 1024
 
 
 def private_key_in(data: bytes) -> bool:
@@ -213,16 +250,59 @@ def private_key_in(data: bytes) -> bool:
         # UTF-16 or UTF-32 text (PowerShell 5's `>>` appends UTF-16 to a UTF-8 log, past the
         # head sniffed for a NUL): its markers are the ASCII ones with NULs between.
         data = data.replace(b"\0", b"")
-    if not any(hint in data for hint in _HINTS):  # nearly every file: found in one pass
-        return False
-    return bool(
+    if any(hint in data for hint in _HINTS) and (  # nearly every file: found in one pass
         _PEM_PRIVATE.search(data)
         or _PUTTY.search(data)
         or _SSH_COM.search(data)
         or _AGE.search(data)
         or _WIREGUARD.search(data)
-        or any(start in data for start in _ENCODED_STARTS)
-    )
+    ):
+        return True
+    return _private_jwk_in(data) or _encoded_pem_in(data)
+
+
+def _encoded_pem_in(data: bytes) -> bool:
+    """Whether `data` holds a PEM private key's BEGIN line base64-encoded, in one run or
+    wrapped in (indented) lines."""
+    run = data.translate(None, _WRAPPING)
+    if b"\\" in run:
+        for escape in _ESCAPED_BREAKS:
+            run = run.replace(escape, b"")
+    if not any(hint in run for hint in _ENCODED_HINTS):
+        return False
+    return any(start in run for start in _ENCODED_STARTS)
+
+
+def _private_jwk_in(data: bytes) -> bool:
+    """Whether `data` holds a JSON Web Key with a private member: judged between the braces
+    around each `kty` (a JWK's members are flat; a set's keys are objects of their own), so a
+    public key beside other JSON with a `d` is not one. Each stretch between braces is judged
+    once, and each brace looked for once. A real JWK takes more than _JWK_BYTES (a public
+    Ed25519 key, the smallest, about 75): text denser in `kty` members than that is no key
+    set but a file made to be slow, refused as one would be."""
+    budget = len(data) // _JWK_BYTES + 16
+    position = boundary = 0  # where to look on; where the last judged members ended
+    next_brace = {b"{": -1, b"}": -1}  # the next of each after a `kty`; len(data): none left
+    while (found := _JWK_TYPE.search(data, position)) is not None:
+        budget -= 1
+        if budget < 0:
+            return True
+        at = found.start()
+        position = found.end()
+        # The last members judged ended at a brace at `boundary` (or this is the first `kty`):
+        # looking back no further than that finds where these start.
+        start = max(data.rfind(b"{", boundary, at), data.rfind(b"}", boundary, at)) + 1
+        for brace, index in next_brace.items():
+            if index < position:
+                index = data.find(brace, position)
+                next_brace[brace] = len(data) if index < 0 else index
+        boundary = position = min(next_brace.values())
+        members = data[start:boundary]
+        if _JWK_PRIVATE.search(members) or (
+            _JWK_OCT.search(members) and _JWK_SECRET.search(members)
+        ):
+            return True
+    return False
 
 
 def file_holds_private_key(handle: BinaryIO, until: int) -> bool:

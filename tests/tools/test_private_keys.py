@@ -43,6 +43,27 @@ def test_a_base64_encoded_key_and_a_putty_key_are_found() -> None:
     assert private_key_in(putty.encode())
 
 
+def test_a_jwk_is_private_by_its_own_members_only() -> None:
+    d, k = '"d": "' + "A1b2_-" * 8 + '"', '"k": "' + "A1b2_-" * 8 + '"'
+    for private in (
+        '{"kty": "EC", "crv": "P-256", "x": "abc", "y": "def", ' + d + "}",
+        "{" + d + ', "kty": "RSA"}',  # members in any order
+        '{"keys": [{"kty": "OKP", "x": "pub"}, {"kty": "OKP", ' + d + "}]}",
+        '{"kty": "oct", ' + k + "}",
+        '{"jwk": "{\\"kty\\":\\"EC\\",\\' + d.replace('"', '\\"')[1:] + '}"}',
+        "kty: EC\n" + d.replace('"', "") + "\n",  # YAML
+    ):
+        assert private_key_in(private.encode()), private
+    for public in (
+        '{"keys": [{"kty": "EC", "x": "abc", "y": "def"}], "meta": {' + d + "}}",
+        '{"kty": "RSA", "n": "abc", "e": "AQAB", "kid": "' + "A1b2_-" * 8 + '"}',
+        '{"kty": "RSA", ' + k + "}",  # a "k" means a secret only in an "oct" key
+        '{"xkty": "EC", ' + d + "}",
+        '{"kty": "EC", "d": "short"}',
+    ):
+        assert not private_key_in(public.encode()), public
+
+
 def test_certificates_public_keys_and_prose_about_keys_are_not_keys() -> None:
     for label in ("CERTIFICATE", "PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE REQUEST",
                   "PGP PUBLIC KEY BLOCK", "X509 CRL"):  # fmt: skip
