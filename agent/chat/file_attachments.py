@@ -2,7 +2,8 @@
 
 The same limits as read_file (agent.tools.containment, agent.tools.credential_files): the path
 is resolved, links included, and must stay inside the project; agent's own folders, version
-control's folders, credential files and files holding a private key are never attached. The
+control's folders, credential files, hard links to the home's (agent.tools.credential_links)
+and files holding a private key are never attached. The
 file must be a regular file (opened without blocking: a FIFO never hangs the chat); text is
 read up to a cap, an image (judged by its bytes) goes as an image like a resource's, other
 binary files are refused.
@@ -27,6 +28,7 @@ from agent.messages import MAX_IMAGE_BYTES, ImagePart, Part, TextPart, checked_i
 from agent.text import plural, sanitize_line
 from agent.tools.containment import within
 from agent.tools.credential_files import KEY_SCAN_BYTES, credential_rule, file_holds_private_key
+from agent.tools.credential_links import CredentialLinks
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
 if TYPE_CHECKING:
@@ -76,6 +78,7 @@ def read_file_mentions(
     seen: set[Path] = set()
     images = 0
     resources = {mention.start for mention in find_mentions(text, servers)}
+    links = CredentialLinks(private)
     for word in mention_words(text):
         if word.start in resources:
             continue  # `@server:uri`: a resource (agent.chat.attachments)
@@ -88,7 +91,7 @@ def read_file_mentions(
             if resolved in seen:
                 continue
             seen.add(resolved)
-            parts, about = _read(project, resolved, limit_chars, images)
+            parts, about = _read(project, resolved, limit_chars, images, links)
         except RefusedMention as why:
             found.refused.append(f"{shown} was not attached: {sanitize_line(str(why))}")
             continue
@@ -158,13 +161,21 @@ def fenced(project: Path, path: str, private: Sequence[Path]) -> Path:
     return resolved
 
 
-def _read(project: Path, path: Path, limit_chars: int, images: int) -> tuple[list[Part], str]:
+def _read(
+    project: Path, path: Path, limit_chars: int, images: int, links: CredentialLinks
+) -> tuple[list[Part], str]:
     """The parts one file adds and a few words about it."""
     relative = str(path.relative_to(project))
     label = f"file={json.dumps(relative)}"
     handle = _open_beneath(project, path)
     with handle:
-        size = os.fstat(handle.fileno()).st_size
+        status = os.fstat(handle.fileno())
+        linked_to = links.linked_to(status)
+        if linked_to is not None:
+            raise RefusedMention(
+                f"it is a credential file (a hard link to {linked_to}): keys stay private"
+            )
+        size = status.st_size
         head = handle.read(_SNIFF_BYTES)
         image_type = sniff_image(head)
         if image_type is not None:

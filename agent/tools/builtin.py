@@ -10,7 +10,9 @@ when they sit inside the project (agent started in the home directory, or AGENT_
 they hold what the model must not see, and a hostile answer would ask for them first.
 Well-known credential files and folders (`.ssh`, `.aws`, `.netrc`, `.env`, `*.pfx`, ...) are
 refused and left out the same way, wherever the project is, and read_file refuses a file
-holding a private key under any name (agent.tools.credential_files).
+holding a private key under any name (agent.tools.credential_files), and a hard link to a
+credential file of the home or of agent's folders, which list_files leaves out too
+(agent.tools.credential_links).
 """
 
 from __future__ import annotations
@@ -33,13 +35,16 @@ from agent.tools.credential_files import (
     credential_folder,
     credential_rule,
     key_refusal,
+    link_refusal,
     refusal,
 )
+from agent.tools.credential_links import CredentialLinks
 from agent.tools.file_search import SearchFiles
 from agent.tools.file_tools import ChangeJournal, EditFile, FileChanger, WriteFile
 from agent.tools.reading import (
     READ_LIMIT_BYTES,
     HoldsPrivateKeyError,
+    LinkedCredentialError,
     UnreadableFileError,
     read_lines,
 )
@@ -100,10 +105,13 @@ class ReadFile:
             return ToolResult(f"{relative!r} is not a file in the project", is_error=True)
         offset = int(arguments.get("offset", 0))
         limit = arguments.get("limit")
+        links = CredentialLinks(self.private)
         try:
-            part = read_lines(path, offset, None if limit is None else int(limit))
+            part = read_lines(path, offset, None if limit is None else int(limit), links=links)
         except HoldsPrivateKeyError:
             return ToolResult(key_refusal(relative), is_error=True)
+        except LinkedCredentialError as error:
+            return ToolResult(link_refusal(relative, error.linked_to), is_error=True)
         except UnreadableFileError as error:
             return ToolResult(f"{relative!r} {error}", is_error=True)
         body = part.text
@@ -164,6 +172,7 @@ class ListFiles:
         hidden = {str(f) for f in self.private if self.project in f.parents}
         skipped: list[str] = []
         credentials_left_out = False
+        links = CredentialLinks(self.private)
         visited = 0
         found: list[str] = []
         more = False
@@ -191,7 +200,7 @@ class ListFiles:
                 relative = os.path.relpath(full, self.project)
                 if not matches_glob(relative, pattern) or self._links_inside_own_folder(full):
                     continue
-                if _is_credential(full):
+                if _is_credential(full) or _is_linked_credential(full, links):
                     credentials_left_out = True
                     continue
                 if len(found) == limit:
@@ -222,6 +231,14 @@ def _is_credential(full: str) -> bool:
     if credential_rule(Path(full).parts) is not None:
         return True
     return os.path.islink(full) and credential_rule(Path(os.path.realpath(full)).parts) is not None
+
+
+def _is_linked_credential(full: str, links: CredentialLinks) -> bool:
+    """A hard link to a credential file elsewhere (or a link to such a file)."""
+    try:
+        return links.linked_to(os.stat(full)) is not None
+    except OSError:  # gone, or a link leading nowhere
+        return False
 
 
 class BuiltinToolset:

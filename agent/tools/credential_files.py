@@ -47,7 +47,8 @@ guesses at the key.
 
 A sandboxed command (agent.tools.sandbox) cannot be refused by content: the fence is made of
 paths before the command runs. The home's credential files by these names are hidden from it,
-and every `.pem` and `.key` lying directly in the home (sandbox.home_key_files says why).
+and every `.pem` and `.key` lying directly in the home (credential_links.home_key_files says
+why). A hard link to one of the home's credential files is refused by agent.tools.credential_links.
 """
 
 from __future__ import annotations
@@ -163,6 +164,13 @@ def key_refusal(relative: str, verb: str = "read") -> str:
     asked, never a line of the file."""
     reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
     return f"{relative!r} is a credential file (it holds a private key), {reason}"
+
+
+def link_refusal(relative: str, linked_to: str, verb: str = "read") -> str:
+    """What the model is told of a hard link to a credential file elsewhere (`linked_to`, as
+    `~/.aws/credentials`): the path as it asked and what it is, never a line of either."""
+    reason = CREDENTIAL_REFUSAL.replace("never read", f"never {verb}")
+    return f"{relative!r} is a credential file (a hard link to {linked_to}), {reason}"
 
 
 # The content rule. The markers are put together here, not written out: a source file holding

@@ -207,6 +207,8 @@ class SearchFiles:
                 **asked.__dict__,
                 "root": str(self.project),
                 "private": [str(folder) for folder in self.private],
+                # Its environment is empty: the home whose credential files a hard link may be.
+                "home": str(Path.home()),
                 "seconds": self.seconds - margin,
                 "max_bytes": SEARCH_MAX_BYTES,
                 "file_bytes": SEARCH_FILE_BYTES,

@@ -14,7 +14,9 @@ below the project's descriptor and never through a link (a folder swapped for a 
 the walk leads nowhere), links are not followed at all, only regular files are opened and
 without blocking (a FIFO, a device), agent's own folders and credential files and folders by
 name are left out, and so is a file holding a private key (agent.tools.credential_files): it
-is judged before it is searched, so no answer (nor its time) depends on what the key holds.
+is judged before it is searched, so no answer (nor its time) depends on what the key holds. A
+hard link to a credential file of the home or of agent's folders is left out as one by name
+(agent.tools.credential_links).
 
 Only the standard library, agent's credential rules and agent.text are imported: it starts in
 a few tens of milliseconds.
@@ -32,6 +34,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent.text import plural
@@ -41,7 +44,8 @@ from agent.tools.credential_files import (
     credential_rule,
     private_key_in,
 )
-from agent.tools.reading import UnreadableFileError, read_regular
+from agent.tools.credential_links import CredentialLinks
+from agent.tools.reading import LinkedCredentialError, UnreadableFileError, read_regular
 from agent.tools.walk_rules import SKIPPED_DIRS, matches_glob
 
 SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file (as read_file judges)
@@ -98,6 +102,7 @@ class Request:
     files_only: bool
     limit: int
     private: tuple[str, ...]
+    home: str
     seconds: float
     max_bytes: int
     file_bytes: int
@@ -115,6 +120,7 @@ class Search:
         self.whole_text_first = _LINE_BOUND.search(request.pattern) is None
         self.tally = Tally()
         self.hidden = {os.path.normpath(folder) for folder in request.private}
+        self.links = CredentialLinks(request.private, Path(request.home))
         # The project's own last folders go before each relative path: started in ~/.config,
         # `gh/hosts.yml` is ~/.config/gh, a credential folder no relative part names.
         self.root_tail = tuple(os.path.normpath(request.root).split("/")[-(_LONGEST_RULE - 1) :])
@@ -264,7 +270,10 @@ class Search:
             self.tally.stopped = "bytes"
             return None
         try:
-            data = read_regular(name, dir_fd, min(self.request.file_bytes, room) + 1)
+            data = read_regular(name, dir_fd, min(self.request.file_bytes, room) + 1, self.links)
+        except LinkedCredentialError:
+            self.tally.credentials = True
+            return None
         except (UnreadableFileError, OSError):
             self.tally.unreadable += 1
             return None

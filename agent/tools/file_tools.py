@@ -22,7 +22,8 @@ from typing import Any, Protocol
 from agent.messages import ToolResult
 from agent.text import plural
 from agent.tools.base import CallRefusedError, ToolSpec
-from agent.tools.credential_files import key_refusal, private_key_in
+from agent.tools.credential_files import key_refusal, link_refusal, private_key_in
+from agent.tools.credential_links import CredentialLinks
 from agent.tools.file_diff import capped, changed_counts, diff_lines
 from agent.tools.file_writing import (
     WRITE_LIMIT_BYTES,
@@ -90,6 +91,11 @@ class FileChanger:
         # what a key holds, guess by guess; and a key is not the model's to overwrite.
         if state.content is not None and private_key_in(state.content):
             raise CallRefusedError(key_refusal(relative, "change"))
+        linked_to = (
+            None if state.status is None else CredentialLinks(self.private).linked_to(state.status)
+        )
+        if linked_to is not None:  # the same for a token file under another name
+            raise CallRefusedError(link_refusal(relative, linked_to, "change"))
         if state.content is not None and not _is_text(state.content):
             raise CallRefusedError(
                 f"{target.shown} is not UTF-8 text (binary, or another encoding); the file "

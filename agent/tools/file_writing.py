@@ -19,7 +19,7 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.text import plural
@@ -63,6 +63,8 @@ class FileState:
 
     content: bytes | None
     mode: int = NEW_FILE_MODE
+    # The file's status when read (a hard link to a credential file is refused by it).
+    status: os.stat_result | None = field(default=None, compare=False, repr=False)
 
     @property
     def exists(self) -> bool:
@@ -202,6 +204,6 @@ def _state_at(folder: int, target: Target, limit: int | None) -> FileState:
             )
         os.set_blocking(fd, True)
         with os.fdopen(os.dup(fd), "rb") as handle:
-            return FileState(handle.read(), stat.S_IMODE(info.st_mode))
+            return FileState(handle.read(), stat.S_IMODE(info.st_mode), info)
     finally:
         os.close(fd)

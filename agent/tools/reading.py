@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from agent.tools.credential_files import KEY_SCAN_BYTES, file_holds_private_key
+from agent.tools.credential_links import CredentialLinks
 
 READ_LIMIT_BYTES = 256 * 1024
 _SNIFF_BYTES = 64 * 1024  # a NUL in here: a binary file
@@ -29,6 +30,15 @@ class UnreadableFileError(Exception):
 
 class HoldsPrivateKeyError(UnreadableFileError):
     """The file holds a private key: none of it is shown."""
+
+
+class LinkedCredentialError(UnreadableFileError):
+    """The file is a hard link to a credential file elsewhere (agent.tools.credential_links):
+    none of it is shown."""
+
+    def __init__(self, linked_to: str) -> None:
+        super().__init__(f"is a hard link to {linked_to}")
+        self.linked_to = linked_to
 
 
 def open_regular(path: Path | str, dir_fd: int | None = None) -> BinaryIO:
@@ -61,12 +71,14 @@ def _regular_fd(path: Path | str, dir_fd: int | None) -> tuple[int, os.stat_resu
     return fd, status
 
 
-def read_regular(name: str, dir_fd: int, limit: int) -> bytes:
+def read_regular(name: str, dir_fd: int, limit: int, links: CredentialLinks | None = None) -> bytes:
     """At most `limit` bytes from the start of `name` in the folder `dir_fd`, if it is a
-    regular file (never blocks on a FIFO or device, never through a link): open_regular's
-    checks without its buffered file object, for a search that reads thousands of files."""
+    regular file (never blocks on a FIFO or device, never through a link) and no hard link to
+    a credential file (`links`): open_regular's checks without its buffered file object, for a
+    search that reads thousands of files."""
     fd, status = _regular_fd(name, dir_fd)
     try:
+        _refuse_linked(status, links)
         # O_NONBLOCK means nothing to a regular file. One read takes it all (a short read of a
         # regular file is its end); more only if it grew since fstat.
         asked = min(status.st_size + 1, limit)
@@ -92,15 +104,21 @@ class TextPart:
 
 
 def read_lines(
-    path: Path, offset: int = 0, limit: int | None = None, cap: int = READ_LIMIT_BYTES
+    path: Path,
+    offset: int = 0,
+    limit: int | None = None,
+    cap: int = READ_LIMIT_BYTES,
+    links: CredentialLinks | None = None,
 ) -> TextPart:
-    """Lines offset..offset+limit of a UTF-8 text file, at most `cap` bytes of them.
+    """Lines offset..offset+limit of a UTF-8 text file, at most `cap` bytes of them; none of
+    a hard link to a credential file (`links`).
 
     The file is streamed: lines before the offset are counted, not kept, so any offset of
     any size of file can be read. A first line longer than the cap is shown cut, and the
     next offset goes past it.
     """
     with open_regular(path) as handle:
+        _refuse_linked(os.fstat(handle.fileno()), links)
         if b"\0" in handle.read(_SNIFF_BYTES):
             raise UnreadableFileError("is a binary file")
         handle.seek(0)
@@ -128,6 +146,14 @@ def read_lines(
     if b"\0" in out:
         raise UnreadableFileError("is a binary file")
     return TextPart(out.decode("utf-8", errors="replace"), before, next_offset)
+
+
+def _refuse_linked(status: os.stat_result, links: CredentialLinks | None) -> None:
+    """LinkedCredentialError when the open file is a hard link to a credential file: judged
+    by the descriptor read, so a file swapped since the path was checked is judged too."""
+    linked_to = None if links is None else links.linked_to(status)
+    if linked_to is not None:
+        raise LinkedCredentialError(linked_to)
 
 
 def _skip_lines(handle: BinaryIO, count: int) -> int:

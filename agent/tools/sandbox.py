@@ -34,12 +34,8 @@ from functools import cache
 from pathlib import Path
 
 from agent.text import sanitize_line
-from agent.tools.credential_files import (
-    CREDENTIAL_FILES,
-    CREDENTIAL_FOLDERS,
-    CREDENTIAL_PATHS,
-    credential_rule,
-)
+from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
+from agent.tools.credential_links import home_key_files
 from agent.tools.socket_filter import unix_socket_filter
 
 # Folders of version control inside the project: writable, a hook would run later unfenced.
@@ -64,8 +60,6 @@ HIDDEN_HOME_PATHS = (
     (".bash_history",), (".zsh_history",), (".python_history",), (".psql_history",),
     (".mysql_history",), (".node_repl_history",), (".lesshst",), (".viminfo",),
 )  # fmt: skip
-# Hidden only directly in the home (home_key_files says why): keys by the names people save them.
-HOME_KEY_EXTENSIONS = (".pem", ".key")
 PROBE_TIMEOUT_SECONDS = 5.0
 
 
@@ -204,30 +198,6 @@ def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tupl
             continue
         found[str(real)] = real
     return tuple(found[key] for key in sorted(found))
-
-
-def home_key_files(home: Path) -> list[Path]:
-    """The files lying directly in the home that the credential rules name in any case or by a
-    pattern (`.S3CFG`, `backup.p12`, `client_secret_1.json`, `.env`), and every `.pem` and
-    `.key` there. The sandbox hides by path, before the command runs: it cannot read every
-    file of the home for a key, and a private key's content is no path. A `.pem` or `.key` in
-    the home itself is a downloaded key (an EC2 key pair, a TLS key) far more often than a
-    certificate; deeper down, in projects, they stay visible (tests, certificates)."""
-    try:
-        entries = list(os.scandir(home))
-    except OSError:
-        return []
-    found = []
-    for entry in entries:
-        try:
-            if entry.is_dir():  # credential folders are hidden by name above; a `.env` venv stays
-                continue
-        except OSError:
-            continue
-        name = entry.name.casefold()
-        if name.endswith(HOME_KEY_EXTENSIONS) or credential_rule((entry.name,)) is not None:
-            found.append(Path(entry.path))
-    return found
 
 
 def describe(state: SandboxState, network: bool) -> list[str]:

@@ -73,7 +73,7 @@ def test_hard_links_to_the_homes_and_agents_credentials_give_the_model_nothing(
     calls += [
         {"id": "plain", "name": "read_file", "arguments": {"path": "docs/b.txt"}},
         {"id": "list", "name": "list_files", "arguments": {}},
-        {"id": "search", "name": "search_files", "arguments": {"pattern": "CANARY|linked"}},
+        {"id": "search", "name": "search_files", "arguments": {"pattern": "secret|password|token|linked"}},
         {"id": "probe", "name": "edit_file",
          "arguments": {"path": "docs/notes.txt", "old_text": "HARDLINK", "new_text": "x"}},
         {"id": "overwrite", "name": "write_file",
@@ -98,7 +98,7 @@ def test_hard_links_to_the_homes_and_agents_credentials_give_the_model_nothing(
     assert results["probe"] == refusal("docs/notes.txt", tmp_path, "change")
     assert results["overwrite"] == refusal("notes/netrc.txt", tmp_path, "change")
     assert (tmp_path / "home" / ".netrc").read_text().startswith("machine api.example.com")
-    assert "CANARY" not in json.dumps(requests)
+    assert "HARDLINK-CANARY" not in json.dumps(requests)
 
 
 def test_a_mention_of_a_hard_link_to_a_credential_sends_nothing(

@@ -346,6 +346,7 @@ def worker_tally(
         "files_only": False,
         "limit": 200,
         "private": [],
+        "home": str(root.parent / "home"),
         "seconds": 30,
         "max_bytes": 1 << 30,
         "file_bytes": 1 << 20,

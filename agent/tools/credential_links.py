@@ -1,0 +1,143 @@
+"""Hard links to credential files: a file of the project that is another name of one of the
+home's credential files or of agent's own files.
+
+A hard link has no target to resolve: `docs/notes.txt` linked to ~/.aws/credentials is that
+file under an innocent name, and a token file holds no private key for the content rule
+(agent.tools.credential_files) to see. A person's own tools make such links (`cp -al`, backup
+and dotfiles tools that link instead of copying), and so can another user of a shared machine
+for a file they can read. A file with more than one link (st_nlink > 1, rare outside package
+stores) is compared by (st_dev, st_ino) with the credential files that exist: in the home, those
+the rules name (~/.netrc, every file in ~/.ssh, ~/.aws, ~/.config/gh, ..., and the keys lying
+directly in the home, as the sandbox hides them), and every file of agent's own folders (its
+OAuth token store, settings, trust records, sessions). They are found once per call, and only
+when such a file is met; a walk of each folder is bounded (a big ~/.kube cache is not a reason
+to be slow), credential folders first.
+
+Only the standard library and the credential rules are imported: search_files' child process
+uses it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent.tools.credential_files import (
+    CREDENTIAL_FILES,
+    CREDENTIAL_FOLDERS,
+    CREDENTIAL_PATHS,
+    credential_rule,
+)
+
+# Hidden only directly in the home (home_key_files says why): keys by the names people save them.
+HOME_KEY_EXTENSIONS = (".pem", ".key")
+_MAX_DEPTH = 4  # of a folder's walk: ~/.ssh/keys/work/id_rsa is found, a cache's depths not
+_MAX_ENTRIES = 5000  # looked at in all: a few milliseconds
+
+
+def home_key_files(home: Path) -> list[Path]:
+    """The files lying directly in the home that the credential rules name in any case or by a
+    pattern (`.S3CFG`, `backup.p12`, `client_secret_1.json`, `.env`), and every `.pem` and
+    `.key` there. The sandbox hides by path, before the command runs: it cannot read every
+    file of the home for a key, and a private key's content is no path. A `.pem` or `.key` in
+    the home itself is a downloaded key (an EC2 key pair, a TLS key) far more often than a
+    certificate; deeper down, in projects, they stay visible (tests, certificates)."""
+    try:
+        entries = list(os.scandir(home))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        try:
+            if entry.is_dir():  # credential folders are hidden by name above; a `.env` venv stays
+                continue
+        except OSError:
+            continue
+        name = entry.name.casefold()
+        if name.endswith(HOME_KEY_EXTENSIONS) or credential_rule((entry.name,)) is not None:
+            found.append(Path(entry.path))
+    return found
+
+
+class CredentialLinks:
+    """Which credential file elsewhere a file of the project is a hard link to, for one call:
+    the known files are found when first asked about a file with more than one link."""
+
+    def __init__(self, private: Sequence[Path | str], home: Path | None = None) -> None:
+        self._home = Path.home() if home is None else home
+        self._private = tuple(Path(folder) for folder in private)
+        self._known: dict[tuple[int, int], str] | None = None
+
+    def linked_to(self, status: os.stat_result) -> str | None:
+        """The credential file (as `~/.aws/credentials`, or a full path outside the home) that
+        the file of `status` is another name of, else None."""
+        if status.st_nlink < 2:
+            return None
+        if self._known is None:
+            self._known = _Finder(self._home).known(self._private)
+        return self._known.get((status.st_dev, status.st_ino))
+
+
+class _Finder:
+    """The credential files that exist, by (st_dev, st_ino), each with the path to show."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.found: dict[tuple[int, int], str] = {}
+        self.budget = _MAX_ENTRIES
+
+    def known(self, private: Sequence[Path]) -> dict[tuple[int, int], str]:
+        home = self.home
+        for name in sorted(CREDENTIAL_FILES):
+            self._add(home / name)
+        for path in home_key_files(home):
+            self._add(path)
+        for name in sorted(CREDENTIAL_FOLDERS):
+            self._walk(home / name, 0)
+        for parts in sorted(CREDENTIAL_PATHS):
+            self._walk(home.joinpath(*parts), 0)
+        for folder in private:
+            self._walk(folder, 0)
+        return self.found
+
+    def _add(self, path: Path) -> None:
+        self.budget -= 1
+        try:
+            status = path.stat()  # a link in ~/.ssh to a dotfiles repository: its target
+        except (OSError, ValueError):
+            return
+        self.found.setdefault((status.st_dev, status.st_ino), self._shown(path))
+
+    def _walk(self, path: Path, depth: int) -> None:
+        if self.budget <= 0:
+            return
+        try:
+            is_folder = path.is_dir()
+        except (OSError, ValueError):
+            return
+        if not is_folder:
+            self._add(path)
+            return
+        try:
+            with os.scandir(path) as listing:
+                entries = list(listing)
+        except OSError:
+            return
+        for entry in entries:
+            if self.budget <= 0:
+                return
+            try:
+                inner = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not inner:
+                self._add(Path(entry.path))
+            elif depth + 1 < _MAX_DEPTH:
+                self._walk(Path(entry.path), depth + 1)
+
+    def _shown(self, path: Path) -> str:
+        try:
+            return "~/" + str(path.relative_to(self.home))
+        except ValueError:
+            return str(path)
