@@ -21,7 +21,14 @@ from agent.skills.model import Skill
 from agent.skills.names import skill_key
 from agent.skills.served import ServedSkill, SkillServers
 from agent.tools.base import Tool, ToolSpec
-from agent.tools.credential_files import credential_rule, key_refusal, private_key_in, refusal
+from agent.tools.credential_files import (
+    credential_rule,
+    key_refusal,
+    link_refusal,
+    private_key_in,
+    refusal,
+)
+from agent.tools.credential_links import CredentialLinks
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
 MAX_RESOURCE_BYTES = READ_LIMIT_BYTES  # the same cap as read_file
@@ -349,8 +356,12 @@ class ReadSkillResource:
         # Regular files only, opened without blocking: a FIFO would wait for a writer forever.
         try:
             with open_regular(target) as handle:
+                status = os.fstat(handle.fileno())
+                linked_to = _linked_credential(status)
+                if linked_to is not None:
+                    raise SkillError(link_refusal(relative, linked_to))
                 data = handle.read(MAX_RESOURCE_BYTES + 1)
-                size = os.fstat(handle.fileno()).st_size
+                size = status.st_size
         except UnreadableFileError as error:
             raise SkillError(f"{relative!r} {error}") from None
         if len(data) > MAX_RESOURCE_BYTES:
@@ -363,3 +374,14 @@ class ReadSkillResource:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise SkillError(f"{relative!r} is not UTF-8 text") from None
+
+
+def _linked_credential(status: os.stat_result) -> str | None:
+    """The credential file of the home or of agent's folders that a skill's file is a hard
+    link to (agent.tools.credential_links), else None; agent's folders are looked up only for
+    a file with more than one link."""
+    if status.st_nlink < 2:
+        return None
+    from agent.home import own_folders
+
+    return CredentialLinks(own_folders()).linked_to(status)

@@ -118,3 +118,39 @@ def test_a_mention_of_a_hard_link_to_a_credential_sends_nothing(
     done, requests = one_shot([{"text": "ok"}], "what is @docs/b.txt", env, project)
     assert done.returncode == 0, done.stderr
     assert "plain notes, linked twice" in json.dumps(requests[0]["body"]["messages"][-1])
+
+
+SKILL = "---\nname: deploy\ndescription: Deploys the app.\n---\nRead scripts/notes.txt.\n"
+
+
+def test_a_skills_file_hard_linked_to_a_credential_is_not_read(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    """read_skill_resource needs no approval either: a skill's `scripts/notes.txt` that is
+    ~/.aws/credentials under another name is refused as read_file refuses it."""
+    home = tmp_path / "home"
+    credentials = home / ".aws" / "credentials"
+    credentials.parent.mkdir(parents=True)
+    credentials.write_text(f"[default]\n{SECRET}-skill\n")
+    skill = home / ".agents" / "skills" / "deploy"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    os.link(credentials, skill / "scripts" / "notes.txt")
+    project = tmp_path / "project"
+    project.mkdir()
+    call = {
+        "id": "notes",
+        "name": "read_skill_resource",
+        "arguments": {"name": "deploy", "path": "scripts/notes.txt"},
+    }
+
+    done, requests = one_shot(
+        [{"tool_calls": [call]}, {"text": "ok"}], "go", agent_env(home, agent_home), project
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert tool_results(requests[1])["notes"] == (
+        "Error: 'scripts/notes.txt' is a credential file (a hard link to ~/.aws/credentials), "
+        + REASON.format(verb="read")
+    )
+    assert "HARDLINK-CANARY" not in json.dumps(requests)
