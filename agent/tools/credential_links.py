@@ -65,8 +65,8 @@ class CredentialLinks:
     the known files are found when first asked about a file with more than one link."""
 
     def __init__(self, private: Sequence[Path | str], home: Path | None = None) -> None:
-        self._home = Path.home() if home is None else home
-        self._private = tuple(Path(folder) for folder in private)
+        self._home = home  # found when needed: most calls never look
+        self._private = private
         self._known: dict[tuple[int, int], str] | None = None
 
     def linked_to(self, status: os.stat_result) -> str | None:
@@ -75,7 +75,8 @@ class CredentialLinks:
         if status.st_nlink < 2:
             return None
         if self._known is None:
-            self._known = _Finder(self._home).known(self._private)
+            finder = _Finder(Path.home() if self._home is None else self._home)
+            self._known = finder.known([Path(folder) for folder in self._private])
         return self._known.get((status.st_dev, status.st_ino))
 
 

@@ -187,6 +187,7 @@ def test_a_mention_of_a_private_jwk_set_or_a_wrapped_key_sends_nothing(tmp_path:
 def test_a_wrapped_key_is_found_at_any_width_and_alignment(width: int, pad: int) -> None:
     bundle = (pem("CERTIFICATE").replace(CANARY, "C" * (pad + 1)) + pem("EC PRIVATE KEY")).encode()
     assert private_key_in(wrapped(bundle, width, "  ").encode())
+    assert private_key_in(json.dumps({"tls.key": wrapped(bundle, width)}).encode())  # \\n escapes
     assert not private_key_in(wrapped(pem("CERTIFICATE").encode(), width, "  ").encode())
 
 
