@@ -33,7 +33,8 @@ UTF-16 and UTF-32 too (their NULs are dropped before looking). The encoding is f
 lines too (`base64 key.pem` wraps at 76 columns, `openssl base64` at 64), indented (a YAML block
 scalar) or with `\\n` escapes (a JSON string): line breaks, spaces and escapes are taken out
 before looking. And keys that are no PEM: an age secret key (`AGE-SECRET-KEY-1...`, SOPS's
-keys.txt), a WireGuard `PrivateKey = `, and a JSON Web Key with its private members (`"d"` of
+keys.txt), a WireGuard `PrivateKey = `, a key's DER in base64 without its PEM lines (a CI
+secret's or `.env`'s `PRIVATE_KEY=MIIEv...`), and a JSON Web Key with its private members (`"d"` of
 an RSA, EC or OKP key, `"k"` of an `"oct"` one), alone or in a JWK set, pretty-printed or
 minified, inside a larger document or JSON-escaped in a string; a public JWK set (`n`/`e`,
 `x`/`y`) stays readable. The
@@ -225,6 +226,22 @@ _ESCAPED_BREAKS = (b"\\n", b"\\r")
 # not: looked for first, in one pass of `re` (rare in any text), before the run is put together.
 _BREAK = rb"(?:[ \t\r\n\f\v]|\\[nr])*"
 _ENCODED_DASHES = re.compile(_BREAK.join((b"L", b"S", b"0", b"t")))
+# A key's DER in base64 without its PEM lines (CI secrets and `.env` files keep Apple's .p8
+# keys, GitHub App keys and service keys so): each kind's first bytes, from the key's start,
+# encode to the same characters whatever the key. A SEQUENCE encodes to `M`, which `re` looks
+# for fast; a public key's DER (SubjectPublicKeyInfo) starts otherwise. PKCS#8 RSA, PKCS#1
+# RSA (1024 to 4096 bits), PKCS#8 EC (any named curve), SEC1 EC (P-256, secp256k1, P-384,
+# P-521), PKCS#8 Ed25519 and X25519; and an OpenSSH key's body (`openssh-key-v1`).
+_B64 = rb"[A-Za-z0-9+/]"
+_DER_PRIVATE = re.compile(
+    rb"M(?:II%s{5}ADANBgkqhkiG9w0BAQEFAASC" % _B64
+    + rb"|II%s{3}IBAAK(?:CA[QYg]EA|BgQ)" % _B64
+    + rb"|I%s{2}AgEAMB%sGByqGSM49AgEG" % (_B64, _B64)
+    + rb"|H%sCAQEEI|I%s{2}AgEBB[DE]" % (_B64, _B64)
+    + rb"|C4CAQAwBQYDK2V[wu]BCIEI)"
+)
+_OPENSSH_BODY = base64.b64encode(b"openssh-key-v1\0")[:20]
+
 # A JSON Web Key with private members (RFC 7518): `"d"` of an RSA, EC or OKP key, `"k"` of a
 # symmetric (`"oct"`) one. Names are matched quoted (JSON, or JSON escaped in a string) or bare
 # (a JavaScript object, YAML), never as the end of a longer name; a value is base64url, and one
@@ -256,8 +273,9 @@ _SCAN_OVERLAP = 16 * 1024
 
 
 def private_key_in(data: bytes) -> bool:
-    """Whether `data` holds a private key: a PEM block (plain or base64-encoded), PuTTY's,
-    ssh.com's, an age secret key or a WireGuard config's PrivateKey."""
+    """Whether `data` holds a private key: a PEM block (plain or base64-encoded, wrapped or
+    not), a key's DER in base64, PuTTY's, ssh.com's, an age secret key, a WireGuard config's
+    PrivateKey or a JSON Web Key's private members."""
     if b"\0" in data:
         # UTF-16 or UTF-32 text (PowerShell 5's `>>` appends UTF-16 to a UTF-8 log, past the
         # head sniffed for a NUL): its markers are the ASCII ones with NULs between.
@@ -269,6 +287,8 @@ def private_key_in(data: bytes) -> bool:
         or _AGE.search(data)
         or _WIREGUARD.search(data)
     ):
+        return True
+    if _DER_PRIVATE.search(data) or _OPENSSH_BODY in data:
         return True
     return _private_jwk_in(data) or _encoded_pem_in(data)
 

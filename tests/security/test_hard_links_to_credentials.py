@@ -73,7 +73,8 @@ def test_hard_links_to_the_homes_and_agents_credentials_give_the_model_nothing(
     calls += [
         {"id": "plain", "name": "read_file", "arguments": {"path": "docs/b.txt"}},
         {"id": "list", "name": "list_files", "arguments": {}},
-        {"id": "search", "name": "search_files", "arguments": {"pattern": "secret|password|token|linked"}},
+        {"id": "search", "name": "search_files",
+         "arguments": {"pattern": "secret|password|token|linked"}},
         {"id": "probe", "name": "edit_file",
          "arguments": {"path": "docs/notes.txt", "old_text": "HARDLINK", "new_text": "x"}},
         {"id": "overwrite", "name": "write_file",

@@ -113,6 +113,24 @@ ESCAPED_FILES = {
     + pem("RSA PRIVATE KEY").replace("\n", "\\n\\\n  ")
     + "\n",
 }  # fmt: skip
+# A key's DER in base64 without its PEM lines, as CI secrets and `.env` files keep them (Apple's
+# .p8 keys, GitHub App keys pasted without the armour): the start of each kind, cut in two here
+# so this file holds none whole.
+DER_STARTS = {
+    "rsa-pkcs8": "MIIEvgIBADANBgkqhk" + "iG9w0BAQEFAASCBKgwggSk",
+    "rsa-pkcs1": "MIIEpAIBAA" + "KCAQEAu99aDNdF",
+    "rsa-pkcs1-4096": "MIIJKQIBAA" + "KCAgEAtAruKphM",
+    "ec-pkcs8-p256": "MIGTAgEAMBMGBy" + "qGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQg",
+    "ec-pkcs8-p384": "MIG2AgEAMBAGBy" + "qGSM49AgEGBSuBBAAiBIGeMIGb" + "AgEBBDAB",
+    "ec-sec1-p256": "MHcCAQ" + "EEIBF3BBZn",
+    "ec-sec1-p521": "MIHcAgEB" + "BEIA+uwW",
+    "ed25519": "MC4CAQAwBQYD" + "K2VwBCIEIEuI",
+    "openssh-body": "b3BlbnNzaC1rZX" + "ktdjEAAAAABG5vbm",
+}
+DER_FILES = {
+    "deploy/app.env": f"APPLE_PRIVATE_KEY={DER_STARTS['ec-pkcs8-p256']}{CANARY}\n",
+    "config/github-app.json": json.dumps({"private_key": DER_STARTS["rsa-pkcs8"] + CANARY}),
+}
 READABLE = {
     "public/jwks.json": json.dumps({"keys": [RSA_PUBLIC, EC_PUBLIC, OKP_PUBLIC]}, indent=2),
     "public/cert.b64": wrapped(
@@ -120,7 +138,7 @@ READABLE = {
     ),
     "public/jose.md": 'A JWK has "kty" and, when private, "d"; keep those out of git.\n',
 }
-KEYS = {**JWK_FILES, **WRAPPED_FILES, **ESCAPED_FILES}
+KEYS = {**JWK_FILES, **WRAPPED_FILES, **ESCAPED_FILES, **DER_FILES}
 
 
 def hostile_project(project: Path) -> None:
@@ -202,3 +220,16 @@ def test_sixteen_mib_of_wrapped_base64_noise_is_judged_well_under_a_second(
         assert not file_holds_private_key(handle, KEY_SCAN_BYTES)
         elapsed = time.perf_counter() - started
     assert elapsed < 1.0, elapsed
+
+
+@pytest.mark.parametrize("kind", sorted(DER_STARTS))
+def test_a_keys_der_in_base64_without_its_pem_lines_is_a_key(kind: str) -> None:
+    body = DER_STARTS[kind] + "Qx9" * 30
+    assert private_key_in(f"PRIVATE_KEY={body}\n".encode()), kind
+    assert private_key_in(json.dumps({"key": body}).encode()), kind
+    # Public keys' DER starts otherwise (a SubjectPublicKeyInfo, an EC point).
+    for public in (
+        "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKC",
+        "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE",
+    ):
+        assert not private_key_in(f"PUBLIC_KEY={public}\n".encode())

@@ -19,7 +19,7 @@ from agent.tools.reading import HoldsPrivateKeyError, read_lines
 DASHES = "-" * 5  # a marker written out would make this file unreadable to agent itself
 
 
-def pem(label: str, body: str = "MIIEowIBAAKCAQEA\n") -> str:
+def pem(label: str, body: str = "MIIDdzCCAl+gAwIBAgIE\n") -> str:  # a certificate's start
     return f"{DASHES}BEGIN {label}{DASHES}\n{body}{DASHES}END {label}{DASHES}\n"
 
 
