@@ -10,8 +10,9 @@ stores) is compared by (st_dev, st_ino) with the credential files that exist: in
 the rules name (~/.netrc, every file in ~/.ssh, ~/.aws, ~/.config/gh, ..., and the keys lying
 directly in the home, as the sandbox hides them), and every file of agent's own folders (its
 OAuth token store, settings, trust records, sessions). They are found once per call, and only
-when such a file is met; a walk of each folder is bounded (a big ~/.kube cache is not a reason
-to be slow), credential folders first.
+when such a file is met; each folder's walk is bounded and goes a level at a time (a big
+~/.kube cache is not a reason to be slow, nor a big sessions folder to miss the token store
+beside it).
 
 Only the standard library and the credential rules are imported: search_files' child process
 uses it.
@@ -32,8 +33,8 @@ from agent.tools.credential_files import (
 
 # Hidden only directly in the home (home_key_files says why): keys by the names people save them.
 HOME_KEY_EXTENSIONS = (".pem", ".key")
-_MAX_DEPTH = 4  # of a folder's walk: ~/.ssh/keys/work/id_rsa is found, a cache's depths not
-_MAX_ENTRIES = 5000  # looked at in all: a few milliseconds
+_MAX_DEPTH = 4  # levels of a folder's walk: ~/.ssh/keys/work/id_rsa is found
+_MAX_ENTRIES = 1000  # looked at in each folder's walk (a big ~/.kube cache): a few milliseconds
 
 
 def home_key_files(home: Path) -> list[Path]:
@@ -86,56 +87,56 @@ class _Finder:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.found: dict[tuple[int, int], str] = {}
-        self.budget = _MAX_ENTRIES
 
     def known(self, private: Sequence[Path]) -> dict[tuple[int, int], str]:
         home = self.home
-        for name in sorted(CREDENTIAL_FILES):
-            self._add(home / name)
-        for path in home_key_files(home):
+        for path in [*(home / name for name in sorted(CREDENTIAL_FILES)), *home_key_files(home)]:
             self._add(path)
-        for name in sorted(CREDENTIAL_FOLDERS):
-            self._walk(home / name, 0)
-        for parts in sorted(CREDENTIAL_PATHS):
-            self._walk(home.joinpath(*parts), 0)
-        for folder in private:
-            self._walk(folder, 0)
+        roots = [home / name for name in sorted(CREDENTIAL_FOLDERS)]
+        roots += [home.joinpath(*parts) for parts in sorted(CREDENTIAL_PATHS)]
+        for root in [*roots, *private]:
+            self._walk(root)
         return self.found
 
     def _add(self, path: Path) -> None:
-        self.budget -= 1
         try:
             status = path.stat()  # a link in ~/.ssh to a dotfiles repository: its target
         except (OSError, ValueError):
             return
         self.found.setdefault((status.st_dev, status.st_ino), self._shown(path))
 
-    def _walk(self, path: Path, depth: int) -> None:
-        if self.budget <= 0:
-            return
+    def _walk(self, root: Path) -> None:
+        """The files of `root` (a folder, or a file itself), a level's files before the next
+        level's (the token store beside a big sessions folder), within _MAX_ENTRIES each."""
         try:
-            is_folder = path.is_dir()
+            if not root.is_dir():
+                self._add(root)
+                return
         except (OSError, ValueError):
             return
-        if not is_folder:
-            self._add(path)
-            return
-        try:
-            with os.scandir(path) as listing:
-                entries = list(listing)
-        except OSError:
-            return
-        for entry in entries:
-            if self.budget <= 0:
-                return
-            try:
-                inner = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if not inner:
-                self._add(Path(entry.path))
-            elif depth + 1 < _MAX_DEPTH:
-                self._walk(Path(entry.path), depth + 1)
+        budget = _MAX_ENTRIES
+        level = [root]
+        for _ in range(_MAX_DEPTH):
+            deeper: list[Path] = []
+            for folder in level:
+                try:
+                    with os.scandir(folder) as listing:
+                        entries = list(listing)
+                except OSError:
+                    continue
+                for entry in entries:
+                    budget -= 1
+                    if budget < 0:
+                        return
+                    try:
+                        inner = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if inner:
+                        deeper.append(Path(entry.path))
+                    else:
+                        self._add(Path(entry.path))
+            level = deeper
 
     def _shown(self, path: Path) -> str:
         try:

@@ -1,0 +1,48 @@
+"""Which credential file a hard link is another name of: real files and real links."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from agent.tools.credential_links import CredentialLinks
+
+
+def make(path: Path, text: str = "secret\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_the_token_store_beside_a_big_sessions_folder_and_a_key_deep_in_ssh_are_found(
+    tmp_path: Path,
+) -> None:
+    home, own = tmp_path / "home", tmp_path / "agent-home"
+    for index in range(1500):  # more than one folder's walk looks at
+        make(own / "sessions" / f"{index:04d}.jsonl")
+    for index in range(3000):  # a big cache in a credential folder costs its bound only
+        make(home / ".kube" / "cache" / "http" / f"{index:04d}")
+    store = make(own / "oauth-tokens.json")
+    deep = make(home / ".ssh" / "keys" / "work" / "id_rsa")
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, original in (("a.txt", store), ("b.txt", deep)):
+        os.link(original, project / name)
+    (project / "c.txt").write_text("mine\n")
+    os.link(project / "c.txt", project / "d.txt")
+
+    links = CredentialLinks([own], home)
+    started = time.perf_counter()
+    assert links.linked_to(os.stat(project / "a.txt")) == str(store)
+    took = time.perf_counter() - started
+    assert links.linked_to(os.stat(project / "b.txt")) == "~/.ssh/keys/work/id_rsa"
+    assert links.linked_to(os.stat(project / "d.txt")) is None
+    assert took < 0.5, took  # found once: a few milliseconds on a quiet machine
+
+
+def test_a_file_with_one_link_looks_nothing_up(tmp_path: Path) -> None:
+    make(tmp_path / "home" / ".netrc")
+    links = CredentialLinks([], tmp_path / "home")
+    assert links.linked_to(os.stat(make(tmp_path / "notes.txt"))) is None
+    assert links._known is None  # the home was never walked
