@@ -35,6 +35,7 @@ from agent.tools.credential_files import (
 HOME_KEY_EXTENSIONS = (".pem", ".key")
 _MAX_DEPTH = 4  # levels of a folder's walk: ~/.ssh/keys/work/id_rsa is found
 _MAX_ENTRIES = 1000  # looked at in each folder's walk (a big ~/.kube cache): a few milliseconds
+_PROJECT_ENTRIES = 200_000  # of the project's walk for the sandbox, when it must look at all
 
 
 def home_key_files(home: Path) -> list[Path]:
@@ -81,12 +82,40 @@ class CredentialLinks:
         return self._known.get((status.st_dev, status.st_ino))
 
 
+def linked_names_in(project: Path, home: Path, private: Sequence[Path]) -> list[Path]:
+    """The files of `project` that are hard links to a credential file of the home or of
+    agent's folders, for the sandbox, which hides by path. The project is walked only when
+    one of those files has another name somewhere (st_nlink > 1: rare), without following a
+    link, within _PROJECT_ENTRIES; on a bigger tree a name past the bound stays visible to the
+    command (whose every run the person approves)."""
+    finder = _Finder(home)
+    finder.known(private)
+    if not finder.linked:
+        return []
+    found = []
+    budget = _PROJECT_ENTRIES
+    for folder, _, files in os.walk(project):
+        budget -= len(files) + 1
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                status = os.lstat(path)
+            except OSError:
+                continue
+            if status.st_nlink > 1 and (status.st_dev, status.st_ino) in finder.linked:
+                found.append(Path(path))
+        if budget < 0:
+            break
+    return found
+
+
 class _Finder:
     """The credential files that exist, by (st_dev, st_ino), each with the path to show."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
         self.found: dict[tuple[int, int], str] = {}
+        self.linked: set[tuple[int, int]] = set()  # those with another name somewhere
 
     def known(self, private: Sequence[Path]) -> dict[tuple[int, int], str]:
         home = self.home
@@ -104,6 +133,8 @@ class _Finder:
         except (OSError, ValueError):
             return
         self.found.setdefault((status.st_dev, status.st_ino), self._shown(path))
+        if status.st_nlink > 1:
+            self.linked.add((status.st_dev, status.st_ino))
 
     def _walk(self, root: Path) -> None:
         """The files of `root` (a folder, or a file itself), a level's files before the next

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from agent.text import sanitize_line
 from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
-from agent.tools.credential_links import home_key_files
+from agent.tools.credential_links import home_key_files, linked_names_in
 from agent.tools.socket_filter import unix_socket_filter
 
 # Folders of version control inside the project: writable, a hook would run later unfenced.
@@ -180,10 +180,12 @@ def _hooks_path(config: Path) -> str | None:
 
 
 def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tuple[Path, ...]:
-    """What a fenced command must not see: agent's folders, the home's credential files, the
-    sockets that reach outside. Each by its real path (a linked ~/.ssh is hidden where it
+    """What a fenced command must not see: agent's folders, the home's credential files (and
+    the project's hard links to them, agent.tools.credential_links), the sockets that reach
+    outside. Each by its real path (a linked ~/.ssh is hidden where it
     lies), only those that exist; never the project itself or a folder holding it."""
-    wanted: list[Path] = [*own_folders]
+    own = tuple(own_folders)
+    wanted: list[Path] = [*own]
     wanted += [home / name for name in sorted(CREDENTIAL_FOLDERS | CREDENTIAL_FILES)]
     wanted += [home.joinpath(*parts) for parts in sorted(CREDENTIAL_PATHS)]
     wanted += [home.joinpath(*parts) for parts in HIDDEN_HOME_PATHS]
@@ -197,6 +199,9 @@ def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tupl
         if real == project or real in project.parents or not real.exists():
             continue
         found[str(real)] = real
+    # A hard link in the project to one of those files is that file under another path.
+    for path in linked_names_in(project, home, own):
+        found[str(path)] = path
     return tuple(found[key] for key in sorted(found))
 
 

@@ -179,6 +179,34 @@ def test_keys_lying_in_the_home_and_the_newer_token_files_are_not_visible(tmp_pa
         assert text in result.text  # the fence hides by name, not everything
 
 
+def test_a_hard_link_in_the_project_to_a_credential_file_reads_empty(tmp_path: Path) -> None:
+    """Review three: `docs/notes.txt` in the project, a hard link to ~/.aws/credentials (or to
+    agent's token store), is that file under a path the fence did not hide: `cat` showed the
+    model the keys. Its project paths are hidden too (agent.tools.credential_links)."""
+    home = Path.home()
+    credentials = home / ".aws" / "credentials"
+    credentials.parent.mkdir(parents=True)
+    credentials.write_text("aws_secret_access_key = linked-aws-secret\n")
+    store = tmp_path / "agent-home" / "oauth-tokens.json"
+    store.write_text('{"token": "linked-oauth-secret"}')
+    tool = make_tool(tmp_path)
+    project = tmp_path / "project"
+    (project / "docs").mkdir()
+    os.link(credentials, project / "docs" / "notes.txt")
+    os.link(store, project / "data.json")
+    (project / "docs" / "plain.txt").write_text("plain text\n")
+    code = (
+        "import pathlib\n"
+        "for name in ('docs/notes.txt', 'data.json', 'docs/plain.txt'):\n"
+        "    print(name, repr(pathlib.Path(name).read_text()))\n"
+    )
+    _, result = run(tool, argv=python(code))
+
+    assert result.text.startswith("exit code 0"), result.text
+    assert "linked-aws-secret" not in result.text and "linked-oauth-secret" not in result.text
+    assert "docs/notes.txt ''" in result.text and "plain text" in result.text
+
+
 def test_an_agent_home_inside_the_project_is_hidden_too(tmp_path: Path) -> None:
     project = tmp_path / "project"
     own = project / ".agent-home"

@@ -46,3 +46,25 @@ def test_a_file_with_one_link_looks_nothing_up(tmp_path: Path) -> None:
     links = CredentialLinks([], tmp_path / "home")
     assert links.linked_to(os.stat(make(tmp_path / "notes.txt"))) is None
     assert links._known is None  # the home was never walked
+
+
+def test_the_sandbox_hides_the_projects_other_names_of_a_credential_file(tmp_path: Path) -> None:
+    """run_command's fence is made of paths: a hard link in the project to ~/.aws/credentials
+    is one of them (bound over with an empty file), found because the credential file has more
+    than one link; a project file linked only to another project file is not."""
+    from agent.tools.sandbox import hidden_paths
+
+    home, own, project = tmp_path / "home", tmp_path / "agent-home", tmp_path / "project"
+    credentials = make(home / ".aws" / "credentials")
+    store = make(own / "oauth-tokens.json")
+    make(project / "docs" / "plain.txt")
+    os.link(credentials, project / "docs" / "notes.txt")
+    os.link(store, project / "data.json")
+    os.link(project / "docs" / "plain.txt", project / "docs" / "copy.txt")
+
+    hidden = hidden_paths(home, [own], project)
+
+    assert project / "docs" / "notes.txt" in hidden
+    assert project / "data.json" in hidden
+    assert project / "docs" / "plain.txt" not in hidden
+    assert project / "docs" / "copy.txt" not in hidden
