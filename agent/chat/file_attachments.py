@@ -78,7 +78,7 @@ def read_file_mentions(
     seen: set[Path] = set()
     images = 0
     resources = {mention.start for mention in find_mentions(text, servers)}
-    links = CredentialLinks(private)
+    links = CredentialLinks(private, project=project)
     for word in mention_words(text):
         if word.start in resources:
             continue  # `@server:uri`: a resource (agent.chat.attachments)

@@ -105,7 +105,7 @@ class ReadFile:
             return ToolResult(f"{relative!r} is not a file in the project", is_error=True)
         offset = int(arguments.get("offset", 0))
         limit = arguments.get("limit")
-        links = CredentialLinks(self.private)
+        links = CredentialLinks(self.private, project=self.project)
         try:
             part = read_lines(path, offset, None if limit is None else int(limit), links=links)
         except HoldsPrivateKeyError:
@@ -172,7 +172,7 @@ class ListFiles:
         hidden = {str(f) for f in self.private if self.project in f.parents}
         skipped: list[str] = []
         credentials_left_out = False
-        links = CredentialLinks(self.private)
+        links = CredentialLinks(self.private, project=self.project)
         visited = 0
         found: list[str] = []
         more = False

@@ -1,5 +1,5 @@
 """Hard links to credential files: a file of the project that is another name of one of the
-home's credential files or of agent's own files.
+home's credential files, of agent's own files, or of the project's own by name (`.env`).
 
 A hard link has no target to resolve: `docs/notes.txt` linked to ~/.aws/credentials is that
 file under an innocent name, and a token file holds no private key for the content rule
@@ -9,7 +9,9 @@ for a file they can read. A file with more than one link (st_nlink > 1, rare out
 stores) is compared by (st_dev, st_ino) with the credential files that exist: in the home, those
 the rules name (~/.netrc, every file in ~/.ssh, ~/.aws, ~/.config/gh, ..., and the keys lying
 directly in the home, as the sandbox hides them), and every file of agent's own folders (its
-OAuth token store, settings, trust records, sessions). They are found once per call, and only
+OAuth token store, settings, trust records, sessions), and the project's own credential files
+by name (`docs/env.txt` linked to `.env`, which the name rules refuse and the content rule
+cannot). They are found once per call, and only
 when such a file is met; each folder's walk is bounded and goes a level at a time (a big
 ~/.kube cache is not a reason to be slow, nor a big sessions folder to miss the token store
 beside it).
@@ -30,6 +32,7 @@ from agent.tools.credential_files import (
     CREDENTIAL_PATHS,
     credential_rule,
 )
+from agent.tools.walk_rules import SKIPPED_DIRS
 
 # Hidden only directly in the home (home_key_files says why): keys by the names people save them.
 HOME_KEY_EXTENSIONS = (".pem", ".key")
@@ -66,9 +69,15 @@ class CredentialLinks:
     """Which credential file elsewhere a file of the project is a hard link to, for one call:
     the known files are found when first asked about a file with more than one link."""
 
-    def __init__(self, private: Sequence[Path | str], home: Path | None = None) -> None:
+    def __init__(
+        self,
+        private: Sequence[Path | str],
+        home: Path | None = None,
+        project: Path | str | None = None,
+    ) -> None:
         self._home = home  # found when needed: most calls never look
         self._private = private
+        self._project = project
         self._known: dict[tuple[int, int], str] | None = None
 
     def linked_to(self, status: os.stat_result) -> str | None:
@@ -79,6 +88,8 @@ class CredentialLinks:
         if self._known is None:
             finder = _Finder(Path.home() if self._home is None else self._home)
             self._known = finder.known([Path(folder) for folder in self._private])
+            if self._project is not None:
+                finder.project_credentials(Path(self._project))
         return self._known.get((status.st_dev, status.st_ino))
 
 
@@ -127,12 +138,26 @@ class _Finder:
             self._walk(root)
         return self.found
 
-    def _add(self, path: Path) -> None:
+    def project_credentials(self, project: Path) -> None:
+        """The project's own credential files by name (`.env`, `web/.npmrc`, `deploy/.aws/`),
+        shown relative to it: the walk of list_files, within _PROJECT_ENTRIES."""
+        budget = _PROJECT_ENTRIES
+        for folder, folders, files in os.walk(project):
+            folders[:] = [name for name in folders if name not in SKIPPED_DIRS]
+            budget -= len(files) + 1
+            inside = Path(folder).relative_to(project).parts
+            for name in files:
+                if credential_rule((*inside, name)) is not None:
+                    self._add(Path(folder, name), shown="/".join((*inside, name)))
+            if budget < 0:
+                return
+
+    def _add(self, path: Path, shown: str | None = None) -> None:
         try:
             status = path.stat()  # a link in ~/.ssh to a dotfiles repository: its target
         except (OSError, ValueError):
             return
-        self.found.setdefault((status.st_dev, status.st_ino), self._shown(path))
+        self.found.setdefault((status.st_dev, status.st_ino), shown or self._shown(path))
         if status.st_nlink > 1:
             self.linked.add((status.st_dev, status.st_ino))
 

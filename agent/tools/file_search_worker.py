@@ -120,7 +120,7 @@ class Search:
         self.whole_text_first = _LINE_BOUND.search(request.pattern) is None
         self.tally = Tally()
         self.hidden = {os.path.normpath(folder) for folder in request.private}
-        self.links = CredentialLinks(request.private, Path(request.home))
+        self.links = CredentialLinks(request.private, Path(request.home), request.root)
         # The project's own last folders go before each relative path: started in ~/.config,
         # `gh/hosts.yml` is ~/.config/gh, a credential folder no relative part names.
         self.root_tail = tuple(os.path.normpath(request.root).split("/")[-(_LONGEST_RULE - 1) :])

@@ -91,9 +91,8 @@ class FileChanger:
         # what a key holds, guess by guess; and a key is not the model's to overwrite.
         if state.content is not None and private_key_in(state.content):
             raise CallRefusedError(key_refusal(relative, "change"))
-        linked_to = (
-            None if state.status is None else CredentialLinks(self.private).linked_to(state.status)
-        )
+        links = CredentialLinks(self.private, project=self.project)
+        linked_to = None if state.status is None else links.linked_to(state.status)
         if linked_to is not None:  # the same for a token file under another name
             raise CallRefusedError(link_refusal(relative, linked_to, "change"))
         if state.content is not None and not _is_text(state.content):
