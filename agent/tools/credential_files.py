@@ -231,16 +231,21 @@ _ENCODED_DASHES = re.compile(_BREAK.join((b"L", b"S", b"0", b"t")))
 # encode to the same characters whatever the key. A SEQUENCE encodes to `M`, which `re` looks
 # for fast; a public key's DER (SubjectPublicKeyInfo) starts otherwise. PKCS#8 RSA, PKCS#1
 # RSA (1024 to 4096 bits), PKCS#8 EC (any named curve), SEC1 EC (P-256, secp256k1, P-384,
-# P-521), PKCS#8 Ed25519 and X25519; and an OpenSSH key's body (`openssh-key-v1`).
+# P-521), PKCS#8 Ed25519 and X25519, a PKCS#12 key store (`base64 -i cert.p12`, iOS signing
+# in CI); an OpenSSH key's body (`openssh-key-v1`) and a Java key store (an Android release
+# keystore in CI), which start otherwise.
 _B64 = rb"[A-Za-z0-9+/]"
 _DER_PRIVATE = re.compile(
     rb"M(?:II%s{5}ADANBgkqhkiG9w0BAQEFAASC" % _B64
     + rb"|II%s{3}IBAAK(?:CA[QYg]EA|BgQ)" % _B64
     + rb"|I%s{2}AgEAMB%sGByqGSM49AgEG" % (_B64, _B64)
     + rb"|H%sCAQEEI|I%s{2}AgEBB[DE]" % (_B64, _B64)
-    + rb"|C4CAQAwBQYDK2V[wu]BCIEI)"
+    + rb"|C4CAQAwBQYDK2V[wu]BCIEI"
+    + rb"|II%s{3}IBAzCC%s{4}CSqGSIb3DQEH)" % (_B64, _B64)
 )
 _OPENSSH_BODY = base64.b64encode(b"openssh-key-v1\0")[:20]
+# Java key stores by their magic and version: JKS (FEEDFEED) and JCEKS (CECECECE).
+_KEY_STORES = tuple(base64.b64encode(magic + b"\0\0") for magic in (b"\xfe\xed" * 2, b"\xce" * 4))
 
 # A JSON Web Key with private members (RFC 7518): `"d"` of an RSA, EC or OKP key, `"k"` of a
 # symmetric (`"oct"`) one. Names are matched quoted (JSON, or JSON escaped in a string) or bare
@@ -288,7 +293,11 @@ def private_key_in(data: bytes) -> bool:
         or _WIREGUARD.search(data)
     ):
         return True
-    if _DER_PRIVATE.search(data) or _OPENSSH_BODY in data:
+    if (
+        _DER_PRIVATE.search(data)
+        or _OPENSSH_BODY in data
+        or any(store in data for store in _KEY_STORES)
+    ):
         return True
     return _private_jwk_in(data) or _encoded_pem_in(data)
 

@@ -126,10 +126,16 @@ DER_STARTS = {
     "ec-sec1-p521": "MIHcAgEB" + "BEIA+uwW",
     "ed25519": "MC4CAQAwBQYD" + "K2VwBCIEIEuI",
     "openssh-body": "b3BlbnNzaC1rZX" + "ktdjEAAAAABG5vbm",
+    # Key stores in base64, the classic CI secrets (`base64 -i cert.p12`, `base64 release.jks`).
+    "pkcs12": "MIIJogIBAzCCCVgG" + "CSqGSIb3DQEHAaCCCUkEgglF",
+    "jks": "/u3+7QAA" + "AAIAAAAB",
+    "jceks": "zs7OzgAA" + "AAIAAAAB",
 }
 DER_FILES = {
     "deploy/app.env": f"APPLE_PRIVATE_KEY={DER_STARTS['ec-pkcs8-p256']}{CANARY}\n",
     "config/github-app.json": json.dumps({"private_key": DER_STARTS["rsa-pkcs8"] + CANARY}),
+    ".github/signing.yml": f"env:\n  IOS_P12_BASE64: {DER_STARTS['pkcs12']}{CANARY}\n",
+    "android/keystore.txt": DER_STARTS["jks"] + CANARY + "\n",
 }
 READABLE = {
     "public/jwks.json": json.dumps({"keys": [RSA_PUBLIC, EC_PUBLIC, OKP_PUBLIC]}, indent=2),
