@@ -128,8 +128,8 @@ DER_STARTS = {
     "openssh-body": "b3BlbnNzaC1rZX" + "ktdjEAAAAABG5vbm",
     # Key stores in base64, the classic CI secrets (`base64 -i cert.p12`, `base64 release.jks`).
     "pkcs12": "MIIJogIBAzCCCVgG" + "CSqGSIb3DQEHAaCCCUkEgglF",
-    "jks": "/u3+7QAA" + "AAIAAAAB",
-    "jceks": "zs7OzgAA" + "AAIAAAAB",
+    "jks": "/u3+7Q" + "AAAAIAAAAB",
+    "jceks": "zs7Ozg" + "AAAAIAAAAB",
 }
 DER_FILES = {
     "deploy/app.env": f"APPLE_PRIVATE_KEY={DER_STARTS['ec-pkcs8-p256']}{CANARY}\n",
