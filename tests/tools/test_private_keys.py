@@ -104,3 +104,13 @@ def test_a_huge_file_is_scanned_up_to_the_end_of_what_is_shown(tmp_path: Path) -
         read_lines(path, lines + 1, 1)  # the key's body, without its BEGIN line
     with pytest.raises(HoldsPrivateKeyError):
         read_lines(path, lines - 2, 3)  # the BEGIN line is the last one shown
+
+
+def test_agents_own_source_holds_no_marker_the_rules_would_refuse() -> None:
+    """A marker written out in agent's source makes that file unreadable to agent itself
+    (credential_files.py's comment once held the ssh.com BEGIN line whole)."""
+    root = Path(__file__).resolve().parents[2] / "agent"
+    refused = [
+        str(path) for path in sorted(root.rglob("*.py")) if private_key_in(path.read_bytes())
+    ]
+    assert refused == []
