@@ -8,7 +8,8 @@ and dotfiles tools that link instead of copying), and so can another user of a s
 for a file they can read. A file with more than one link (st_nlink > 1, rare outside package
 stores) is compared by (st_dev, st_ino) with the credential files that exist: in the home, those
 the rules name (~/.netrc, every file in ~/.ssh, ~/.aws, ~/.config/gh, ..., and the keys lying
-directly in the home, as the sandbox hides them), and every file of agent's own folders (its
+directly in the home, and what else the sandbox hides there: other agents' logins, browser
+profiles, shell histories), and every file of agent's own folders (its
 OAuth token store, settings, trust records, sessions), and the project's own credential files
 by name (`docs/env.txt` linked to `.env`, which the name rules refuse and the content rule
 cannot). They are found once per call, and only
@@ -34,6 +35,19 @@ from agent.tools.credential_files import (
 )
 from agent.tools.walk_rules import SKIPPED_DIRS
 
+# Beyond the credential files the file tools refuse by name: what else in a home holds sessions,
+# tokens or a person's history, which a command has no business reading (the model would see
+# it).
+HIDDEN_HOME_PATHS = (
+    (".docker",),  # Docker Desktop's and rootless Docker's sockets, registry tokens
+    (".claude",), (".codex",), (".gemini",), (".config", "github-copilot"),  # other agents' logins
+    (".mozilla",), (".thunderbird",), (".config", "google-chrome"), (".config", "chromium"),
+    (".config", "BraveSoftware"),  # browsers' cookies
+    (".local", "share", "keyrings"), (".config", "Code", "User", "globalStorage"),
+    (".bash_history",), (".zsh_history",), (".python_history",), (".psql_history",),
+    (".mysql_history",), (".node_repl_history",), (".lesshst",), (".viminfo",),
+)  # fmt: skip
+# (The sandbox hides them from a command; the file tools refuse a hard link to one.)
 # Hidden only directly in the home (home_key_files says why): keys by the names people save them.
 HOME_KEY_EXTENSIONS = (".pem", ".key")
 _MAX_DEPTH = 4  # levels of a folder's walk: ~/.ssh/keys/work/id_rsa is found
@@ -134,6 +148,7 @@ class _Finder:
             self._add(path)
         roots = [home / name for name in sorted(CREDENTIAL_FOLDERS)]
         roots += [home.joinpath(*parts) for parts in sorted(CREDENTIAL_PATHS)]
+        roots += [home.joinpath(*parts) for parts in HIDDEN_HOME_PATHS]
         for root in [*roots, *private]:
             self._walk(root)
         return self.found

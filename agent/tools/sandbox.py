@@ -35,7 +35,7 @@ from pathlib import Path
 
 from agent.text import sanitize_line
 from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
-from agent.tools.credential_links import home_key_files, linked_names_in
+from agent.tools.credential_links import HIDDEN_HOME_PATHS, home_key_files, linked_names_in
 from agent.tools.socket_filter import unix_socket_filter
 
 # Folders of version control inside the project: writable, a hook would run later unfenced.
@@ -49,17 +49,6 @@ HIDDEN_SYSTEM_PATHS = (
     "/run/podman",
     "/var/run/docker.sock",
 )
-# Beyond the credential files the file tools refuse: what else in a home holds sessions, tokens
-# or a person's history, which a command has no business reading (the model would see it).
-HIDDEN_HOME_PATHS = (
-    (".docker",),  # Docker Desktop's and rootless Docker's sockets, registry tokens
-    (".claude",), (".codex",), (".gemini",), (".config", "github-copilot"),  # other agents' logins
-    (".mozilla",), (".thunderbird",), (".config", "google-chrome"), (".config", "chromium"),
-    (".config", "BraveSoftware"),  # browsers' cookies
-    (".local", "share", "keyrings"), (".config", "Code", "User", "globalStorage"),
-    (".bash_history",), (".zsh_history",), (".python_history",), (".psql_history",),
-    (".mysql_history",), (".node_repl_history",), (".lesshst",), (".viminfo",),
-)  # fmt: skip
 PROBE_TIMEOUT_SECONDS = 5.0
 
 
