@@ -179,7 +179,7 @@ def test_keys_lying_in_the_home_and_the_newer_token_files_are_not_visible(tmp_pa
         assert text in result.text  # the fence hides by name, not everything
 
 
-def test_a_hard_link_in_the_project_to_a_credential_file_reads_empty(tmp_path: Path) -> None:
+def test_a_hard_link_in_the_project_to_a_credential_file_is_unreadable(tmp_path: Path) -> None:
     """Review three: `docs/notes.txt` in the project, a hard link to ~/.aws/credentials (or to
     agent's token store), is that file under a path the fence did not hide: `cat` showed the
     model the keys. Its project paths are hidden too (agent.tools.credential_links)."""
@@ -198,13 +198,18 @@ def test_a_hard_link_in_the_project_to_a_credential_file_reads_empty(tmp_path: P
     code = (
         "import pathlib\n"
         "for name in ('docs/notes.txt', 'data.json', 'docs/plain.txt'):\n"
-        "    print(name, repr(pathlib.Path(name).read_text()))\n"
+        "    try:\n"
+        "        print(name, repr(pathlib.Path(name).read_text()))\n"
+        "    except OSError as error:\n"
+        "        print(name, 'unreadable', error.strerror)\n"
     )
     _, result = run(tool, argv=python(code))
 
     assert result.text.startswith("exit code 0"), result.text
     assert "linked-aws-secret" not in result.text and "linked-oauth-secret" not in result.text
-    assert "docs/notes.txt ''" in result.text and "plain text" in result.text
+    # Hidden as the fence hides every credential file: unreadable where it stands.
+    assert "docs/notes.txt unreadable" in result.text, result.text
+    assert "data.json unreadable" in result.text and "plain text" in result.text
 
 
 def test_an_agent_home_inside_the_project_is_hidden_too(tmp_path: Path) -> None:
