@@ -28,7 +28,7 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import Usage
-from agent.text import plural, progress_text, sanitize, sanitize_line
+from agent.text import StreamSanitizer, plural, progress_text, sanitize, sanitize_line
 from agent.ui.spinner import Spinner
 from agent.ui.style import styled
 from agent.ui.tool_calls import (
@@ -135,6 +135,7 @@ class EventRenderer:
         self.spinner = Spinner(self.out) if (terminal if spinner is None else spinner) else None
         self.results = RECENT_RESULTS if results is None else results
         self._mid_line = False
+        self._plain = StreamSanitizer()  # the answer, written as it arrives without Markdown
         self._turn_usage = TurnUsage()
 
     def begin(self) -> None:
@@ -234,7 +235,7 @@ class EventRenderer:
 
     def _text(self, text: str) -> None:
         if not self._markdown_on:
-            text = sanitize(text)
+            text = self._plain.feed(text)
             self._status(None)
             self.out.write(text)
             self.out.flush()
