@@ -29,6 +29,7 @@ from agent.chat.events import (
 )
 from agent.messages import Usage
 from agent.text import StreamSanitizer, plural, progress_text, sanitize, sanitize_line
+from agent.ui.fit import glimpse
 from agent.ui.spinner import Spinner
 from agent.ui.style import styled
 from agent.ui.tool_calls import (
@@ -160,12 +161,12 @@ class EventRenderer:
     def queued(self, text: str) -> None:
         """A typed-ahead message was queued: say so, and that it goes when the turn ends."""
         note = "(sent when this turn ends; Esc clears)"
-        self._between_lines(styled(f"⏎ queued: {sanitize_line(text)}  {note}", "dim"))
+        self._between_lines(styled(f"⏎ queued: {glimpse(text)}  {note}", "dim"))
 
     def draft_kept(self, draft: str) -> None:
         """A question set the line being typed aside while it was open; it is back."""
         note = "(set aside while the question was open; it is back: go on typing)"
-        self._between_lines(styled(f"✎ typing: {sanitize_line(draft)}  {note}", "dim"))
+        self._between_lines(styled(f"✎ typing: {glimpse(draft)}  {note}", "dim"))
 
     def queue_cleared(self) -> None:
         """Esc cleared the typed-ahead message."""
