@@ -307,6 +307,11 @@ class Connection:
         """One line on what was wrong with an answer: server-chosen keys are in it, redacted."""
         return sanitize_line(self._redactor.clip(validation_summary(error), _ERROR_LINE_CHARS))
 
+    def _quoted(self, message: str) -> str:
+        """A server's own message quoted in one of our errors: one line, redacted, and cut
+        (a server's error of 400,000 characters was printed whole by every front end)."""
+        return sanitize_line(self._redactor.clip(message, _ERROR_LINE_CHARS))
+
     def _first_line(self, error: Exception) -> str:
         """The first line of an error's text (the rest quotes schemas and values), redacted."""
         lines = str(error).strip().splitlines() or [type(error).__name__]
@@ -414,7 +419,7 @@ class Connection:
         self.lost = True
         raise ToolCallError(
             f"MCP server {self.name!r} no longer speaks the protocol version it spoke before "
-            f"({sanitize_line(self._redactor.redact(error.message))}); it will be asked again "
+            f"({self._quoted(error.message)}); it will be asked again "
             "when it next starts"
         )
 
@@ -529,9 +534,9 @@ class Connection:
             elif self._start.mode == "legacy" and era_memory.launch_key(self.launch):
                 if error.code in _WRONG_ERA_CODES or error.code == types.INVALID_PARAMS:
                     raise _WrongEra from None
-                self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
+                self._fail(f"refused the MCP handshake: {self._quoted(error.message)}")
             else:
-                self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
+                self._fail(f"refused the MCP handshake: {self._quoted(error.message)}")
             return False
         except ValueError as error:  # an initialize result the SDK could not validate
             self._fail(

@@ -1,0 +1,57 @@
+"""Attack: a server's error message as a flood. A local server (or a remote one: the message
+is the server's to write) answers the handshake with a JSON-RPC error of 400,000 characters
+over 2,000 lines, each opening `agent:`: the chat's notice that the server failed quoted it
+whole (twice, with /mcp), burying the chat's scroll-back. The notice quotes one line of
+at most 500 characters, marked as cut. The real `agent` chat in a
+pseudo-terminal, the real hostile server process, the scripted model as a process."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pexpect
+
+from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
+from tests.pty_chat import scripted_chat
+
+
+def save_trusted_huge_error_server(agent_home: Path, environ: dict[str, str]) -> None:
+    from agent.mcp.config.definitions import fingerprint
+    from agent.mcp.config.document import parse_document_data
+    from agent.mcp.store import McpStore
+
+    store = McpStore(agent_home / "mcp-servers.json")
+    command = server_command("huge_error_server.py")
+    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
+    store.replace_definitions(parse_document_data({"mcpServers": {"he": server}}, "t").definitions)
+    trust_launch(store, "he", SERVERS, environ)
+    fp = fingerprint(store.load().find("he"))
+    store.update_state("he", fp, lambda s: replace(s, enabled=True))
+
+
+def test_a_servers_huge_error_is_one_short_notice_in_the_chat(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    save_trusted_huge_error_server(agent_home, chat_env)
+    with scripted_chat(tmp_path, [{"text": "Fine."}], chat_env) as (chat, _):
+        log = io.StringIO()
+        chat.logfile_read = log
+        chat.expect("›")
+        chat.expect("MCP server he failed to start")
+        chat.send("hello\r")
+        chat.expect("Fine.")
+        chat.expect("›")
+        chat.send("/mcp\r")
+        chat.expect("he:")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+    drawn = log.getvalue()
+    assert "line 0000 of a flood" in drawn  # what the server said is shown, its start
+    assert "line 0010 of a flood" not in drawn, "the whole error was printed"
+    assert "[cut]" in drawn  # and it says it was cut
+    assert not re.search(r"^agent: line", drawn, re.M), "a forged agent: line"
+    assert len(drawn) < 20_000, len(drawn)
