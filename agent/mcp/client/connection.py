@@ -74,6 +74,7 @@ ADVERTISED_EXTENSIONS: dict[str, dict[str, Any]] = {SKILLS_EXTENSION: {}}
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
 _ERROR_LINE_CHARS = 500
+_CALL_ERROR_CHARS = 2_000  # a request's error message, which the model is told as well
 # How long a stdio server's first start waits for an answer to `server/discover` before it
 # falls back to the handshake (era_client.py; the SDK alone waits 10 s). SDK servers of both
 # eras answer at once (legacy ones with -32601); only a server that ignores unknown requests
@@ -382,8 +383,9 @@ class Connection:
                 raise await self._pages_required(error, what) from None
             self._check_era(error)
             # The server's words go into our error as one line: a line break in them must
-            # not print as a line of ours ("agent: ...").
-            message = sanitize_line(self._redactor.redact(error.message))
+            # not print as a line of ours ("agent: ..."). Cut, as every front end prints it
+            # whole (`agent mcp call`), but longer than other quotes: the model reads it.
+            message = sanitize_line(self._redactor.clip(error.message, _CALL_ERROR_CHARS))
             raise ToolCallError(
                 f"MCP server {self.name!r} returned an error while {what}: {message} "
                 f"(code {error.code})"
