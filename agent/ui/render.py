@@ -38,6 +38,7 @@ from agent.ui.tool_calls import (
     more_lines,
     result_preview,
     short_arguments,
+    short_name,
 )
 
 if TYPE_CHECKING:
@@ -305,7 +306,7 @@ class EventRenderer:
 
 def _plain_title(event: ToolFinished) -> str:
     call = event.call
-    return f"{sanitize_line(call.name)} {short_arguments(call.arguments)}"
+    return f"{short_name(call.name)} {short_arguments(call.arguments)}"
 
 
 def pretty_arguments(arguments: dict[str, object]) -> str:
