@@ -241,6 +241,13 @@ def sanitize_line(text: str) -> str:
     return sanitize(text).replace("\n", "\\n").replace("\t", "\\t")
 
 
+def sanitize_name(text: str, limit: int = 120) -> str:
+    """A name someone else chose, quoted in a line of ours: sanitize_line, and cut after
+    `limit` characters with an ellipsis (a name may be 100,000 characters long)."""
+    shown = sanitize_line(text[: limit + 1])
+    return shown if len(text) <= limit else shown[:limit] + "…"
+
+
 def error_lines(text: str) -> list[str]:
     """An error message's own lines, each one line: only `\\n` breaks (not CR, VT, U+2028...).
 

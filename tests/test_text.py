@@ -19,6 +19,7 @@ from agent.text import (
     plural,
     sanitize,
     sanitize_line,
+    sanitize_name,
     scan_invisible_ranges,
     scan_mark_ranges,
 )
@@ -98,6 +99,12 @@ def test_a_stream_counts_a_run_of_marks_across_its_pieces() -> None:
         stream = StreamSanitizer()
         pieces = [text[at : at + size] for at in range(0, len(text), size)]
         assert "".join(stream.feed(piece) for piece in pieces) == sanitize(text), size
+
+
+def test_a_name_is_one_line_cut_with_an_ellipsis() -> None:
+    assert sanitize_name("short\nname") == "short\\nname"
+    assert sanitize_name("n" * 100_000, 10) == "n" * 10 + "…"
+    assert sanitize_name("n" * 10, 10) == "n" * 10
 
 
 def test_text_without_invisible_characters_is_returned_unchanged() -> None:

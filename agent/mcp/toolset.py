@@ -20,7 +20,7 @@ from agent.mcp.progress import progress_sink
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool, McpConfig
 from agent.messages import ToolResult
-from agent.text import sanitize_line
+from agent.text import sanitize_name
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems
@@ -146,7 +146,7 @@ class McpToolset:
         return tools
 
     def _withhold(self, server: str, tool: str, problem: str) -> None:
-        said = withheld_reason(sanitize_line(tool), server, problem)
+        said = withheld_reason(sanitize_name(tool), server, problem)
         if self._report is not None and said not in self._said:
             self._said.add(said)
             self._report(said)
