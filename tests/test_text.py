@@ -72,7 +72,7 @@ REAL_TEXT = {
     "Hebrew with niqqud": "בְּרֵאשִׁית בָּרָא אֱלֹהִים אֵת הַשָּׁמַיִם",
     "polytonic Greek, decomposed": unicodedata.normalize("NFD", "ᾄδω Ἀθηνᾶ ᾗ"),
     "Tibetan": "བསྒྲུབས ཧཱུྃ",
-    "emoji": "👍🏽 ❤️ 1️⃣ 🇫🇷 ⚠️",
+    "emoji": "👍🏽 ❤️ 1️⃣ 🇫🇷 ⚠️ 🎉🚀✨👍🏽🇫🇷",
 }
 
 
