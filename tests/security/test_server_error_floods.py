@@ -58,11 +58,11 @@ def test_a_servers_huge_error_is_one_short_notice_in_the_chat(
     assert len(drawn) < 20_000, len(drawn)
 
 
-def test_a_withheld_tools_name_of_100000_characters_is_a_short_notice(
+def test_withheld_tools_named_with_100000_characters_and_3000_more_are_a_few_short_notices(
     tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
 ) -> None:
     # A tool over the listing limits is withheld and said once, naming it: the name was
-    # printed whole, whatever its length.
+    # printed whole, whatever its length, and every withheld tool had a line of its own.
     save_trusted_server(agent_home, chat_env, "hn", "huge_name_server.py")
     with scripted_chat(tmp_path, [{"text": "Fine."}], chat_env) as (chat, _):
         log = io.StringIO()
@@ -76,4 +76,5 @@ def test_a_withheld_tools_name_of_100000_characters_is_a_short_notice(
         chat.expect(pexpect.EOF)
     drawn = log.getvalue()
     assert "withheld_nnn" in drawn
+    assert "bad_2999" not in drawn and "2,996 more tools" in drawn
     assert len(drawn) < 20_000, len(drawn)
