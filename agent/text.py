@@ -9,14 +9,26 @@ shown as visible escapes such as `\\x1b`, `\\u202e` or `\\U000e0041`.
 The set is Unicode's own: every character of category Cc (controls), Cf (format: bidi controls,
 zero-width marks, soft hyphen, tags...), Cs (lone surrogates, which cannot even be encoded),
 Zl and Zp (line and paragraph separators), plus the invisible characters Unicode files under
-other categories (_ALSO). Scanning the Unicode data takes about 0.1 s, too slow for start-up,
-so the ranges are generated (`python -m agent.text`) and tests/test_text.py checks them
-against the running Python's `unicodedata`.
+other categories (_ALSO).
+
+Combining marks (category M) are visible, but a terminal stacks every mark that follows a
+letter on that letter's cell, and hundreds of them ("Zalgo text") paint far over the rows
+above and below: over a dialog's own lines. Real text stacks at most three on one letter
+(Hebrew with niqqud: shin, dagesh, shin dot and a vowel; Devanagari: nukta, vowel sign and
+candrabindu; Vietnamese or polytonic Greek written decomposed), so a run of marks keeps its
+first MARKS_KEPT and shows the rest as escapes: exact, readable, one cell high.
+
+Scanning the Unicode data takes about 0.1 s, too slow for start-up, so the ranges are
+generated (`python -m agent.text`) and tests/test_text.py checks them against the running
+Python's `unicodedata`.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
+from collections.abc import Callable
 
 # Invisible characters outside the categories above: Hangul fillers (blank letters that make
 # look-alike names), the combining grapheme joiner and Khmer inherent vowels (Unicode lists
@@ -66,6 +78,75 @@ INVISIBLE_RANGES = (
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
+# The combining marks (categories Mn, Mc, Me) that are not invisible, from the same Unicode.
+# fmt: off
+MARK_RANGES = (
+    (0x300, 0x34E), (0x350, 0x36F), (0x483, 0x489), (0x591, 0x5BD), (0x5BF, 0x5BF), (0x5C1, 0x5C2),
+    (0x5C4, 0x5C5), (0x5C7, 0x5C7), (0x610, 0x61A), (0x64B, 0x65F), (0x670, 0x670), (0x6D6, 0x6DC),
+    (0x6DF, 0x6E4), (0x6E7, 0x6E8), (0x6EA, 0x6ED), (0x711, 0x711), (0x730, 0x74A), (0x7A6, 0x7B0),
+    (0x7EB, 0x7F3), (0x7FD, 0x7FD), (0x816, 0x819), (0x81B, 0x823), (0x825, 0x827), (0x829, 0x82D),
+    (0x859, 0x85B), (0x898, 0x89F), (0x8CA, 0x8E1), (0x8E3, 0x903), (0x93A, 0x93C), (0x93E, 0x94F),
+    (0x951, 0x957), (0x962, 0x963), (0x981, 0x983), (0x9BC, 0x9BC), (0x9BE, 0x9C4), (0x9C7, 0x9C8),
+    (0x9CB, 0x9CD), (0x9D7, 0x9D7), (0x9E2, 0x9E3), (0x9FE, 0x9FE), (0xA01, 0xA03), (0xA3C, 0xA3C),
+    (0xA3E, 0xA42), (0xA47, 0xA48), (0xA4B, 0xA4D), (0xA51, 0xA51), (0xA70, 0xA71), (0xA75, 0xA75),
+    (0xA81, 0xA83), (0xABC, 0xABC), (0xABE, 0xAC5), (0xAC7, 0xAC9), (0xACB, 0xACD), (0xAE2, 0xAE3),
+    (0xAFA, 0xAFF), (0xB01, 0xB03), (0xB3C, 0xB3C), (0xB3E, 0xB44), (0xB47, 0xB48), (0xB4B, 0xB4D),
+    (0xB55, 0xB57), (0xB62, 0xB63), (0xB82, 0xB82), (0xBBE, 0xBC2), (0xBC6, 0xBC8), (0xBCA, 0xBCD),
+    (0xBD7, 0xBD7), (0xC00, 0xC04), (0xC3C, 0xC3C), (0xC3E, 0xC44), (0xC46, 0xC48), (0xC4A, 0xC4D),
+    (0xC55, 0xC56), (0xC62, 0xC63), (0xC81, 0xC83), (0xCBC, 0xCBC), (0xCBE, 0xCC4), (0xCC6, 0xCC8),
+    (0xCCA, 0xCCD), (0xCD5, 0xCD6), (0xCE2, 0xCE3), (0xD00, 0xD03), (0xD3B, 0xD3C), (0xD3E, 0xD44),
+    (0xD46, 0xD48), (0xD4A, 0xD4D), (0xD57, 0xD57), (0xD62, 0xD63), (0xD81, 0xD83), (0xDCA, 0xDCA),
+    (0xDCF, 0xDD4), (0xDD6, 0xDD6), (0xDD8, 0xDDF), (0xDF2, 0xDF3), (0xE31, 0xE31), (0xE34, 0xE3A),
+    (0xE47, 0xE4E), (0xEB1, 0xEB1), (0xEB4, 0xEBC), (0xEC8, 0xECD), (0xF18, 0xF19), (0xF35, 0xF35),
+    (0xF37, 0xF37), (0xF39, 0xF39), (0xF3E, 0xF3F), (0xF71, 0xF84), (0xF86, 0xF87), (0xF8D, 0xF97),
+    (0xF99, 0xFBC), (0xFC6, 0xFC6), (0x102B, 0x103E), (0x1056, 0x1059), (0x105E, 0x1060),
+    (0x1062, 0x1064), (0x1067, 0x106D), (0x1071, 0x1074), (0x1082, 0x108D), (0x108F, 0x108F),
+    (0x109A, 0x109D), (0x135D, 0x135F), (0x1712, 0x1715), (0x1732, 0x1734), (0x1752, 0x1753),
+    (0x1772, 0x1773), (0x17B6, 0x17D3), (0x17DD, 0x17DD), (0x180B, 0x180D), (0x180F, 0x180F),
+    (0x1885, 0x1886), (0x18A9, 0x18A9), (0x1920, 0x192B), (0x1930, 0x193B), (0x1A17, 0x1A1B),
+    (0x1A55, 0x1A5E), (0x1A60, 0x1A7C), (0x1A7F, 0x1A7F), (0x1AB0, 0x1ACE), (0x1B00, 0x1B04),
+    (0x1B34, 0x1B44), (0x1B6B, 0x1B73), (0x1B80, 0x1B82), (0x1BA1, 0x1BAD), (0x1BE6, 0x1BF3),
+    (0x1C24, 0x1C37), (0x1CD0, 0x1CD2), (0x1CD4, 0x1CE8), (0x1CED, 0x1CED), (0x1CF4, 0x1CF4),
+    (0x1CF7, 0x1CF9), (0x1DC0, 0x1DFF), (0x20D0, 0x20F0), (0x2CEF, 0x2CF1), (0x2D7F, 0x2D7F),
+    (0x2DE0, 0x2DFF), (0x302A, 0x302F), (0x3099, 0x309A), (0xA66F, 0xA672), (0xA674, 0xA67D),
+    (0xA69E, 0xA69F), (0xA6F0, 0xA6F1), (0xA802, 0xA802), (0xA806, 0xA806), (0xA80B, 0xA80B),
+    (0xA823, 0xA827), (0xA82C, 0xA82C), (0xA880, 0xA881), (0xA8B4, 0xA8C5), (0xA8E0, 0xA8F1),
+    (0xA8FF, 0xA8FF), (0xA926, 0xA92D), (0xA947, 0xA953), (0xA980, 0xA983), (0xA9B3, 0xA9C0),
+    (0xA9E5, 0xA9E5), (0xAA29, 0xAA36), (0xAA43, 0xAA43), (0xAA4C, 0xAA4D), (0xAA7B, 0xAA7D),
+    (0xAAB0, 0xAAB0), (0xAAB2, 0xAAB4), (0xAAB7, 0xAAB8), (0xAABE, 0xAABF), (0xAAC1, 0xAAC1),
+    (0xAAEB, 0xAAEF), (0xAAF5, 0xAAF6), (0xABE3, 0xABEA), (0xABEC, 0xABED), (0xFB1E, 0xFB1E),
+    (0xFE00, 0xFE0F), (0xFE20, 0xFE2F), (0x101FD, 0x101FD), (0x102E0, 0x102E0), (0x10376, 0x1037A),
+    (0x10A01, 0x10A03), (0x10A05, 0x10A06), (0x10A0C, 0x10A0F), (0x10A38, 0x10A3A),
+    (0x10A3F, 0x10A3F), (0x10AE5, 0x10AE6), (0x10D24, 0x10D27), (0x10EAB, 0x10EAC),
+    (0x10F46, 0x10F50), (0x10F82, 0x10F85), (0x11000, 0x11002), (0x11038, 0x11046),
+    (0x11070, 0x11070), (0x11073, 0x11074), (0x1107F, 0x11082), (0x110B0, 0x110BA),
+    (0x110C2, 0x110C2), (0x11100, 0x11102), (0x11127, 0x11134), (0x11145, 0x11146),
+    (0x11173, 0x11173), (0x11180, 0x11182), (0x111B3, 0x111C0), (0x111C9, 0x111CC),
+    (0x111CE, 0x111CF), (0x1122C, 0x11237), (0x1123E, 0x1123E), (0x112DF, 0x112EA),
+    (0x11300, 0x11303), (0x1133B, 0x1133C), (0x1133E, 0x11344), (0x11347, 0x11348),
+    (0x1134B, 0x1134D), (0x11357, 0x11357), (0x11362, 0x11363), (0x11366, 0x1136C),
+    (0x11370, 0x11374), (0x11435, 0x11446), (0x1145E, 0x1145E), (0x114B0, 0x114C3),
+    (0x115AF, 0x115B5), (0x115B8, 0x115C0), (0x115DC, 0x115DD), (0x11630, 0x11640),
+    (0x116AB, 0x116B7), (0x1171D, 0x1172B), (0x1182C, 0x1183A), (0x11930, 0x11935),
+    (0x11937, 0x11938), (0x1193B, 0x1193E), (0x11940, 0x11940), (0x11942, 0x11943),
+    (0x119D1, 0x119D7), (0x119DA, 0x119E0), (0x119E4, 0x119E4), (0x11A01, 0x11A0A),
+    (0x11A33, 0x11A39), (0x11A3B, 0x11A3E), (0x11A47, 0x11A47), (0x11A51, 0x11A5B),
+    (0x11A8A, 0x11A99), (0x11C2F, 0x11C36), (0x11C38, 0x11C3F), (0x11C92, 0x11CA7),
+    (0x11CA9, 0x11CB6), (0x11D31, 0x11D36), (0x11D3A, 0x11D3A), (0x11D3C, 0x11D3D),
+    (0x11D3F, 0x11D45), (0x11D47, 0x11D47), (0x11D8A, 0x11D8E), (0x11D90, 0x11D91),
+    (0x11D93, 0x11D97), (0x11EF3, 0x11EF6), (0x16AF0, 0x16AF4), (0x16B30, 0x16B36),
+    (0x16F4F, 0x16F4F), (0x16F51, 0x16F87), (0x16F8F, 0x16F92), (0x16FE4, 0x16FE4),
+    (0x16FF0, 0x16FF1), (0x1BC9D, 0x1BC9E), (0x1CF00, 0x1CF2D), (0x1CF30, 0x1CF46),
+    (0x1D165, 0x1D169), (0x1D16D, 0x1D172), (0x1D17B, 0x1D182), (0x1D185, 0x1D18B),
+    (0x1D1AA, 0x1D1AD), (0x1D242, 0x1D244), (0x1DA00, 0x1DA36), (0x1DA3B, 0x1DA6C),
+    (0x1DA75, 0x1DA75), (0x1DA84, 0x1DA84), (0x1DA9B, 0x1DA9F), (0x1DAA1, 0x1DAAF),
+    (0x1E000, 0x1E006), (0x1E008, 0x1E018), (0x1E01B, 0x1E021), (0x1E023, 0x1E024),
+    (0x1E026, 0x1E02A), (0x1E130, 0x1E136), (0x1E2AE, 0x1E2AE), (0x1E2EC, 0x1E2EF),
+    (0x1E8D0, 0x1E8D6), (0x1E944, 0x1E94A),
+)
+# fmt: on
+# The marks kept in a row on one letter: the most real text needs (see the docstring).
+MARKS_KEPT = 3
 
 
 def _char_class(ranges: tuple[tuple[int, int], ...], keep: str = "") -> re.Pattern[str]:
@@ -91,21 +172,93 @@ _INVISIBLE = _char_class(INVISIBLE_RANGES, keep="\n\t")
 _ASCII_INVISIBLE = _char_class(((0x00, 0x1F), (0x7F, 0x7F)), keep="\n\t")
 
 
+@functools.cache
+def _tall_stack() -> re.Pattern[str]:
+    """Where a run of marks taller than real text stacks may be: a run of BMP marks or of any
+    characters beyond the BMP, which _cut_stacks then reads exactly. A class of the BMP marks
+    alone is a bitmap and fast (8 ms a megabyte of Japanese); with the 109 ranges of marks
+    beyond the BMP in it, sre tests range after range (170 ms). Compiled on first use, which
+    start-up must not pay: ASCII text, most of what is sanitized, has no marks at all."""
+    bmp = tuple(marks for marks in MARK_RANGES if marks[1] <= 0xFFFF)
+    return re.compile(f"{_char_class((*bmp, (0x10000, 0x10FFFF))).pattern}{{{MARKS_KEPT + 1},}}")
+
+
+_MARK_STARTS = [low for low, _ in MARK_RANGES]
+
+
+def _is_mark(char: str) -> bool:
+    code = ord(char)
+    at = bisect.bisect_right(_MARK_STARTS, code) - 1
+    return at >= 0 and code <= MARK_RANGES[at][1]
+
+
 def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
+    return _visible_code(ord(match.group(0)))
+
+
+def _visible_code(code: int) -> str:
     if code <= 0xFF:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
+def _cut_stacks(segment: str, escape: Callable[[int], str]) -> str:
+    """`segment` with each mark beyond the first MARKS_KEPT of a run given by `escape`."""
+    shown, run = [], 0
+    for char in segment:
+        run = run + 1 if _is_mark(char) else 0
+        shown.append(escape(ord(char)) if run > MARKS_KEPT else char)
+    return "".join(shown)
+
+
+def _short_stack(match: re.Match[str]) -> str:
+    return _cut_stacks(match.group(0), _visible_code)
+
+
 def sanitize(text: str) -> str:
-    """`text` with invisible and control characters shown as escapes; newlines and tabs kept."""
-    return (_ASCII_INVISIBLE if text.isascii() else _INVISIBLE).sub(_visible, text)
+    """`text` with invisible and control characters shown as escapes, and the combining marks
+    of a run beyond the first MARKS_KEPT; newlines and tabs kept."""
+    if text.isascii():
+        return _ASCII_INVISIBLE.sub(_visible, text)
+    return _tall_stack().sub(_short_stack, _INVISIBLE.sub(_visible, text))
+
+
+class StreamSanitizer:
+    """sanitize for text that arrives in pieces (a streamed answer): a run of marks split
+    across pieces is counted whole, so the pieces together read as the whole text would."""
+
+    def __init__(self) -> None:
+        self._run = 0  # marks in a row at the end of the text fed so far (up to MARKS_KEPT + 1)
+
+    def feed(self, text: str) -> str:
+        """The sanitized piece, to be written right after the pieces fed before it."""
+        if not text:
+            return ""
+        lead = "x" + "\u0300" * self._run  # stands for the letter and marks before the piece
+        shown = sanitize(lead + text)[len(sanitize(lead)) :]
+        self._run = _run_after(text, self._run)
+        return shown
+
+
+def _run_after(text: str, run: int) -> int:
+    """The marks in a row at the end of `text`, which `run` marks came before, counted up to
+    MARKS_KEPT + 1 (beyond that, every further mark is an escape anyway)."""
+    for count, char in enumerate(reversed(text)):
+        if count > MARKS_KEPT or not _is_mark(char):
+            return count
+    return min(run + len(text), MARKS_KEPT + 1)
 
 
 def sanitize_line(text: str) -> str:
     """Like sanitize, but every line break and tab is escaped too: one line whatever it holds."""
     return sanitize(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def sanitize_name(text: str, limit: int = 120) -> str:
+    """A name someone else chose, quoted in a line of ours: sanitize_line, and cut after
+    `limit` characters with an ellipsis (a name may be 100,000 characters long)."""
+    shown = sanitize_line(text[: limit + 1])
+    return shown if len(text) <= limit else shown[:limit] + "…"
 
 
 def error_lines(text: str) -> list[str]:
@@ -138,13 +291,21 @@ def escape_json_text(text: str) -> str:
     """JSON text (as json.dumps writes it) with invisible characters as \\u escapes.
 
     The result decodes to the same strings; newlines and tabs are kept because outside a
-    string they are the document's own layout (json.dumps escapes them inside strings).
+    string they are the document's own layout (json.dumps escapes them inside strings). The
+    marks of a run beyond MARKS_KEPT are \\u escapes too.
     """
-    return _INVISIBLE.sub(_json_escape, text)
+    return _tall_stack().sub(_json_short_stack, _INVISIBLE.sub(_json_escape, text))
+
+
+def _json_short_stack(match: re.Match[str]) -> str:
+    return _cut_stacks(match.group(0), _json_code)
 
 
 def _json_escape(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
+    return _json_code(ord(match.group(0)))
+
+
+def _json_code(code: int) -> str:
     if code <= 0xFFFF:
         return f"\\u{code:04x}"
     code -= 0x10000  # JSON spells characters beyond the BMP as a surrogate pair
@@ -158,6 +319,19 @@ def scan_invisible_ranges() -> tuple[tuple[int, int], ...]:
     codes = {code for code in range(0x110000) if unicodedata.category(chr(code)) in _CATEGORIES}
     for low, high in _ALSO:
         codes.update(range(low, high + 1))
+    return _ranges(codes)
+
+
+def scan_mark_ranges() -> tuple[tuple[int, int], ...]:
+    """MARK_RANGES computed afresh: category M, less what is invisible (about 0.1 s)."""
+    import unicodedata
+
+    invisible = {code for low, high in scan_invisible_ranges() for code in range(low, high + 1)}
+    marks = {code for code in range(0x110000) if unicodedata.category(chr(code))[0] == "M"}
+    return _ranges(marks - invisible)
+
+
+def _ranges(codes: set[int]) -> tuple[tuple[int, int], ...]:
     ranges: list[tuple[int, int]] = []
     for code in sorted(codes):
         if ranges and ranges[-1][1] == code - 1:
@@ -175,3 +349,12 @@ if __name__ == "__main__":  # regenerate the table after a Unicode update
     for low, high in scan_invisible_ranges():
         print(f"    (0x{low:X}, 0x{high:X}),")
     print(")")
+    print("# fmt: off\nMARK_RANGES = (")
+    row = "   "
+    for low, high in scan_mark_ranges():
+        item = f" (0x{low:X}, 0x{high:X}),"
+        if len(row) + len(item) > 99:
+            print(row)
+            row = "   "
+        row += item
+    print(f"{row}\n)\n# fmt: on")

@@ -11,13 +11,17 @@ from pathlib import Path
 
 from agent.text import (
     INVISIBLE_RANGES,
+    MARK_RANGES,
     UNICODE_VERSION,
+    StreamSanitizer,
     escape_json_text,
     noun_for,
     plural,
     sanitize,
     sanitize_line,
+    sanitize_name,
     scan_invisible_ranges,
+    scan_mark_ranges,
 )
 from agent.ui.dialogs.frame import screen_rows
 
@@ -48,6 +52,59 @@ def test_the_invisible_table_is_this_pythons_unicode_data() -> None:
         assert scanned == table
     else:
         assert scanned <= table, "run `python -m agent.text` and paste its output into text.py"
+
+
+def test_the_mark_table_is_this_pythons_unicode_data() -> None:
+    scanned = set(_codes(scan_mark_ranges()))
+    table = set(_codes(MARK_RANGES))
+    if unicodedata.unidata_version == UNICODE_VERSION:
+        assert scanned == table
+    else:
+        assert scanned <= table, "run `python -m agent.text` and paste its output into text.py"
+
+
+# Real text in scripts that stack marks, at its tallest (three marks on one letter).
+REAL_TEXT = {
+    "Vietnamese, decomposed": unicodedata.normalize("NFD", "Tiếng Việt: người, được, Nguyễn"),
+    "Hindi": "हिन्दी में क़ुँवर, कुँआ और क्षत्रिय",
+    "Thai": "ภาษาไทย ปู่ กี่ น้ำ ก็ ผู้",
+    "Arabic with harakat": "بِسْمِ ٱللَّهِ ٱلرَّحْمَٰنِ ٱلرَّحِيمِ",
+    "Hebrew with niqqud": "בְּרֵאשִׁית בָּרָא אֱלֹהִים אֵת הַשָּׁמַיִם",
+    "polytonic Greek, decomposed": unicodedata.normalize("NFD", "ᾄδω Ἀθηνᾶ ᾗ"),
+    "Tibetan": "བསྒྲུབས ཧཱུྃ",
+    "emoji": "👍🏽 ❤️ 1️⃣ 🇫🇷 ⚠️ 🎉🚀✨👍🏽🇫🇷",
+}
+
+
+def test_real_text_in_every_script_that_stacks_marks_is_untouched() -> None:
+    for script, text in REAL_TEXT.items():
+        assert sanitize(text) == text, script
+        assert sanitize_line(text) == text, script
+    # A zero-width joiner was an escape before marks were counted, and still is.
+    assert sanitize("👨\u200d👩\u200d👧") == "👨\\u200d👩\\u200d👧"
+
+
+def test_a_run_of_marks_keeps_three_and_shows_the_rest_as_escapes() -> None:
+    zalgo = "Z\u0301\u0302\u0303\u0304\u1ab0\U0001d167e"
+    assert sanitize(zalgo) == "Z\u0301\u0302\u0303\\u0304\\u1ab0\\U0001d167e"
+    # An invisible character between marks is an escape: the marks after it stand on it.
+    assert sanitize("a\u0301\u0302\u034f\u0303") == "a\u0301\u0302\\u034f\u0303"
+    escaped = escape_json_text(json.dumps({"z": zalgo}, ensure_ascii=False))
+    assert "\u0304" not in escaped and json.loads(escaped) == {"z": zalgo}
+
+
+def test_a_stream_counts_a_run_of_marks_across_its_pieces() -> None:
+    text = "one Z" + "\u0301\u0302\u20dd" * 40 + " two \u202e" + "e\u0301" * 5
+    for size in (1, 2, 3, 5, 7):
+        stream = StreamSanitizer()
+        pieces = [text[at : at + size] for at in range(0, len(text), size)]
+        assert "".join(stream.feed(piece) for piece in pieces) == sanitize(text), size
+
+
+def test_a_name_is_one_line_cut_with_an_ellipsis() -> None:
+    assert sanitize_name("short\nname") == "short\\nname"
+    assert sanitize_name("n" * 100_000, 10) == "n" * 10 + "…"
+    assert sanitize_name("n" * 10, 10) == "n" * 10
 
 
 def test_text_without_invisible_characters_is_returned_unchanged() -> None:

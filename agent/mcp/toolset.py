@@ -20,10 +20,13 @@ from agent.mcp.progress import progress_sink
 from agent.mcp.runtime import McpRuntime
 from agent.mcp.store import CachedTool, McpConfig
 from agent.messages import ToolResult
-from agent.text import sanitize_line
+from agent.text import plural, sanitize_name
 from agent.tools.base import Tool, ToolSpec
 from agent.tools.schema_limits import schema_limit_problem, withheld_reason
 from agent.tools.validation import argument_problems
+
+# Withheld tools of one server named a line each; the rest are counted in one more line.
+WITHHELD_NAMED = 5
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class McpToolset:
         # A tool whose schema is over the limits of agent/tools/schema_limits.py is withheld
         # (litellm would compile its patterns on every request); said once, through `report`.
         self._report = report
-        self._said: set[str] = set()
+        self._said: set[tuple[str, str, str]] = set()  # (server, tool, problem) said
         # In a chat, a local server's tools join once it has started: the model never sees
         # tools of a server that is still starting or failed to start.
         self.started_only = started_only
@@ -117,8 +120,7 @@ class McpToolset:
         live = self.runtime.live(definition.name)
         # Listed, but a secret is in its name: never cached, so it is said from the listing.
         listed = live.withheld_tools if live is not None else {}
-        for withheld, problem in {**listed, **masked.withheld}.items():
-            self._withhold(definition.name, withheld, problem)
+        withheld = list({**listed, **masked.withheld}.items())
         if state.new_tools and self._report is not None:
             # Found by a listing after the start (list_changed, an HTTP server's first
             # connection): said here, once; the start's own are said by the host.
@@ -130,7 +132,7 @@ class McpToolset:
         for cached in selected:
             too_big = schema_limit_problem(cached.input_schema)
             if too_big is not None:
-                self._withhold(definition.name, cached.name, too_big)
+                withheld.append((cached.name, too_big))
                 continue
             spec = ToolSpec(
                 name=names[cached.name],
@@ -143,10 +145,19 @@ class McpToolset:
                 annotations=cached.annotations,
             )
             tools.append(McpTool(self.runtime, definition.name, cached, spec))
+        self._say_withheld(definition.name, withheld)
         return tools
 
-    def _withhold(self, server: str, tool: str, problem: str) -> None:
-        said = withheld_reason(sanitize_line(tool), server, problem)
-        if self._report is not None and said not in self._said:
-            self._said.add(said)
-            self._report(said)
+    def _say_withheld(self, server: str, withheld: list[tuple[str, str]]) -> None:
+        """Say once which tools of `server` are withheld and why: the first few by name, the
+        rest counted (a server listing thousands of such tools gets two lines, not thousands)."""
+        unsaid = [(server, tool, problem) for tool, problem in withheld]
+        unsaid = [key for key in unsaid if key not in self._said]
+        if self._report is None or not unsaid:
+            return
+        self._said.update(unsaid)
+        for _, tool, problem in unsaid[:WITHHELD_NAMED]:
+            self._report(withheld_reason(sanitize_name(tool), server, problem))
+        if len(unsaid) > WITHHELD_NAMED:
+            more = plural(len(unsaid) - WITHHELD_NAMED, "more tool")
+            self._report(f"and {more} of MCP server {server} cannot be offered either")

@@ -32,6 +32,7 @@ from agent.messages import Part
 from agent.text import error_lines, noun_for, sanitize, sanitize_line
 from agent.ui.completion.completer import chat_completer
 from agent.ui.completion.tab import complete_or_go_into
+from agent.ui.fit import glimpse
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
 from agent.ui.slash.commands import EXIT, run_slash
@@ -354,7 +355,8 @@ async def _next_message(session: PromptSession[str], typeahead: TypeAhead) -> st
     Enter is typed ahead too, never a dialog's answer (TypeAhead.take_prompt_leftovers)."""
     queued = typeahead.take()
     if queued is not None:
-        print(f"› {sanitize_line(queued)}")  # as if typed now: the transcript shows what was sent
+        # As if typed now: the transcript shows what was sent (a glimpse of a huge paste).
+        print(f"› {glimpse(queued)}")
         session.history.append_string(queued)  # and Up brings it back like a typed one
         return queued
     text = await session.prompt_async("› ", handle_sigint=False, default=typeahead.take_draft())

@@ -7,6 +7,8 @@ import shutil
 
 from prompt_toolkit.utils import get_cwidth
 
+from agent.text import plural, sanitize_line
+
 ELLIPSIS = "…"
 
 
@@ -39,3 +41,19 @@ def fit(line: str, columns: int | None = None) -> str:
     if space > len(text) * 2 // 3:
         text = text[:space]
     return text.rstrip() + ELLIPSIS
+
+
+# What a notice shows of text the person typed or pasted: enough to know it again.
+GLIMPSE_CHARACTERS = 160
+
+
+def glimpse(text: str, characters: int = GLIMPSE_CHARACTERS) -> str:
+    """`text` on one line, sanitized, cut after `characters` with a count of the rest: a
+    notice about a paste of a megabyte must not print the megabyte (the text itself is kept
+    whole elsewhere)."""
+    if len(text) <= characters:
+        return sanitize_line(text)
+    rest = text[characters:]
+    lines = rest.count("\n")
+    more = plural(len(rest), "more character") + (f", {plural(lines + 1, 'line')}" if lines else "")
+    return f"{sanitize_line(text[:characters])}… (not shown: {more})"

@@ -22,7 +22,7 @@ from markdown_it.token import Token
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agent.text import sanitize, sanitize_line
+from agent.text import StreamSanitizer, sanitize, sanitize_line
 
 # The same parser rich.markdown.Markdown uses, so block boundaries agree with its rendering.
 _PARSER = MarkdownIt().enable("strikethrough").enable("table")
@@ -96,6 +96,7 @@ class MarkdownStream:
         self._fence: _OpenFence | None = None
         self._previous: str | None = None  # "hr" / "other": the last block printed, if any
         self._carried_cr = False  # the last chunk ended in "\r" (CRLF line ends are allowed)
+        self._sanitizer = StreamSanitizer()  # a run of marks is counted across chunks
 
     @property
     def pending(self) -> bool:
@@ -116,7 +117,7 @@ class MarkdownStream:
             text, self._carried_cr = "\r" + text, False
         if text.endswith("\r"):  # maybe half of a CRLF: decide with the next chunk
             text, self._carried_cr = text[:-1], True
-        text = sanitize(text.replace("\r\n", "\n"))
+        text = self._sanitizer.feed(text.replace("\r\n", "\n"))
         self._pending += text
         if "\n" not in text:
             return ""  # a block only ends at the end of a line
@@ -141,7 +142,7 @@ class MarkdownStream:
         """Everything still pending, rendered; the next text starts a new document."""
         text, self._pending, self._fence = self._pending, "", None
         if self._carried_cr:
-            text, self._carried_cr = text + sanitize("\r"), False
+            text, self._carried_cr = text + self._sanitizer.feed("\r"), False
         output = self._render(text, "other") if text.strip() else ""
         self._previous = None
         return output

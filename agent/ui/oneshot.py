@@ -32,7 +32,7 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import Part, ToolCall, Usage, parse_arguments
-from agent.text import error_lines, plural, sanitize
+from agent.text import StreamSanitizer, error_lines, plural, sanitize
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.tool_calls import call_title, decision_line, more_lines, result_preview
 
@@ -313,6 +313,7 @@ class TextOutput(OneShotOutput):
         super().__init__(model, out, err)
         self._mid_line = False
         self._owed = 0  # newlines written early (before stderr lines) that the text still has
+        self._stream = StreamSanitizer()  # the answer arrives in pieces
 
     def show_note(self, text: str) -> None:
         self.tell(sanitize(text))
@@ -354,7 +355,7 @@ class TextOutput(OneShotOutput):
             self.tell(f"{denied} denied (exit code {EXIT_DENIED})")
 
     def _text(self, text: str) -> None:
-        text = sanitize(text)
+        text = self._stream.feed(text)
         if text:
             self.write(text)
             self._mid_line = not text.endswith("\n")

@@ -28,7 +28,8 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.messages import Usage
-from agent.text import plural, progress_text, sanitize, sanitize_line
+from agent.text import StreamSanitizer, plural, progress_text, sanitize, sanitize_line
+from agent.ui.fit import glimpse
 from agent.ui.spinner import Spinner
 from agent.ui.style import styled
 from agent.ui.tool_calls import (
@@ -37,6 +38,7 @@ from agent.ui.tool_calls import (
     more_lines,
     result_preview,
     short_arguments,
+    short_name,
 )
 
 if TYPE_CHECKING:
@@ -135,6 +137,7 @@ class EventRenderer:
         self.spinner = Spinner(self.out) if (terminal if spinner is None else spinner) else None
         self.results = RECENT_RESULTS if results is None else results
         self._mid_line = False
+        self._plain = StreamSanitizer()  # the answer, written as it arrives without Markdown
         self._turn_usage = TurnUsage()
 
     def begin(self) -> None:
@@ -159,12 +162,12 @@ class EventRenderer:
     def queued(self, text: str) -> None:
         """A typed-ahead message was queued: say so, and that it goes when the turn ends."""
         note = "(sent when this turn ends; Esc clears)"
-        self._between_lines(styled(f"⏎ queued: {sanitize_line(text)}  {note}", "dim"))
+        self._between_lines(styled(f"⏎ queued: {glimpse(text)}  {note}", "dim"))
 
     def draft_kept(self, draft: str) -> None:
         """A question set the line being typed aside while it was open; it is back."""
         note = "(set aside while the question was open; it is back: go on typing)"
-        self._between_lines(styled(f"✎ typing: {sanitize_line(draft)}  {note}", "dim"))
+        self._between_lines(styled(f"✎ typing: {glimpse(draft)}  {note}", "dim"))
 
     def queue_cleared(self) -> None:
         """Esc cleared the typed-ahead message."""
@@ -234,7 +237,7 @@ class EventRenderer:
 
     def _text(self, text: str) -> None:
         if not self._markdown_on:
-            text = sanitize(text)
+            text = self._plain.feed(text)
             self._status(None)
             self.out.write(text)
             self.out.flush()
@@ -303,7 +306,7 @@ class EventRenderer:
 
 def _plain_title(event: ToolFinished) -> str:
     call = event.call
-    return f"{sanitize_line(call.name)} {short_arguments(call.arguments)}"
+    return f"{short_name(call.name)} {short_arguments(call.arguments)}"
 
 
 def pretty_arguments(arguments: dict[str, object]) -> str:

@@ -22,6 +22,7 @@ from agent.text import sanitize_line
 from agent.ui.style import styled
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_TYPED_SHOWN = 1000  # characters: more than the widest line shows of the end of a draft
 
 # The spinners animating now. A line from outside the renderer (a server's notice, reported
 # from anywhere) must not land after a half-drawn frame: write_clear_of_spinners wipes them.
@@ -67,8 +68,12 @@ class Spinner:
         self._detail = sanitize_line(text)
 
     def typed(self, text: str) -> None:
-        """The message being typed ahead (shown instead of the detail while there is one)."""
-        self._typed = sanitize_line(text)
+        """The message being typed ahead (shown instead of the detail while there is one).
+        Only its end is ever drawn: sanitizing all of a long paste at every read would cost
+        more than the line can show."""
+        self._typed = ("…" if len(text) > _TYPED_SHOWN else "") + sanitize_line(
+            text[-_TYPED_SHOWN:]
+        )
         if self._timer is not None and self._drawn:
             self._draw()
 

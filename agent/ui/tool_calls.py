@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from agent.tools.base import ToolSpec
 
 ARGUMENTS_CHARS = 120  # the arguments on the title line
+NAME_CHARS = 120  # a called tool's name as the model wrote it (a real one is at most 64)
 RESULT_LINE_CHARS = 200  # each line of the result preview
 RESULT_LEAD = "  ⎿ "
 ERROR_LEAD = "  ⎿ error: "
@@ -28,6 +29,12 @@ INDENT = "    "
 def cut(text: str, limit: int) -> str:
     """`text`, or its start and `...` when it is longer than `limit` characters."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short_name(name: str) -> str:
+    """The name the model called, on one line and cut: a name made up to flood the screen
+    is no tool, and its title must not print it whole."""
+    return cut(sanitize_line(name), NAME_CHARS)
 
 
 def short_arguments(arguments: str) -> str:
@@ -50,7 +57,7 @@ class CallTitle:
 def call_title(call: ToolCall, spec: ToolSpec | None, *, server_arguments: bool) -> CallTitle:
     """The title of `call`; an MCP tool's arguments only with `server_arguments` (the chat's
     approval dialog shows them in full, one-shot mode may have no dialog)."""
-    name = sanitize_line(call.name)
+    name = short_name(call.name)
     if spec is None:
         return CallTitle(f"{name} (no such tool)", None)
     if spec.server is None:

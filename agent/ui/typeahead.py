@@ -68,6 +68,11 @@ class KeyReader:
     _csi: str = ""  # the parameters of the control sequence being read
     _pasting: bool = False  # between a paste's start and end markers
     _after_cr: bool = False  # the last pasted character was a CR (a CR LF is one break)
+    # Keys typed in this read, and how many characters Backspace took off the draft before
+    # them: the draft grows once per read, not once per key, which for a paste of a megabyte
+    # is the difference between milliseconds and a frozen chat (each += copied the draft).
+    _typed: list[str] = field(default_factory=list)
+    _erased: int = 0
 
     def feed(self, text: str) -> list[str]:
         """Apply typed `text`; returns the lines Enter queued in it."""
@@ -76,6 +81,7 @@ class KeyReader:
             line = self._key(char)
             if line is not None:
                 queued.append(line)
+        self._settle()
         # An ESC at the end of a read may be the start of a sequence whose rest is in the next
         # read (over ssh, or a paste crossing the read size): the reader decides after a pause.
         self.queued.extend(queued)
@@ -120,6 +126,14 @@ class KeyReader:
             return None
         return self._text_key(char)
 
+    def _settle(self) -> None:
+        """Apply this read's keys to the draft."""
+        if self._erased:
+            self.draft = self.draft[: max(len(self.draft) - self._erased, 0)]
+        if self._typed:
+            self.draft += "".join(self._typed)
+        self._typed, self._erased = [], 0
+
     def _text_key(self, char: str) -> str | None:
         after_cr, self._after_cr = self._after_cr, False
         if char == _ESC:
@@ -130,17 +144,21 @@ class KeyReader:
             # A pasted line break is text, never Enter: the person sends the paste (or clears
             # it) with a key of their own, as at the prompt.
             if not (char == "\n" and after_cr):
-                self.draft += "\n"
+                self._typed.append("\n")
             self._after_cr = char == "\r"
         elif char in "\r\n":
+            self._settle()
             line, self.draft = self.draft.strip(), ""
             return line or None
         elif char in _BACKSPACE:
-            self.draft = self.draft[:-1]
+            if self._typed:
+                self._typed.pop()
+            else:
+                self._erased += 1
         elif char == _CLEAR_LINE:
-            self.draft = ""
+            self.draft, self._typed, self._erased = "", [], 0
         elif char.isprintable() or char == " ":
-            self.draft += char
+            self._typed.append(char)
         return None  # other control characters (and C1 controls) are dropped
 
 

@@ -12,7 +12,7 @@ import pytest
 from agent.messages import TextPart
 from agent.ui.slash.commands import run_slash
 from agent.ui.slash.prompts import TurnToSend
-from tests.fixtures.servers.resources_server import HOSTILE_TEXT
+from tests.fixtures.servers.resources_server import FLOOD_LINE, HOSTILE_TEXT
 from tests.ui.prompt_helpers import served_chat
 
 pytestmark = pytest.mark.anyio
@@ -33,6 +33,20 @@ async def test_a_prompts_escape_sequences_and_line_breaks_are_shown_escaped(
     assert isinstance(turn, TurnToSend)
     (part,) = turn.parts
     assert isinstance(part, TextPart) and part.text.startswith(HOSTILE_TEXT)
+
+
+async def test_a_prompts_line_of_300000_characters_is_shown_cut_and_sent_whole(
+    agent_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The preview of a prompt's messages showed 40 lines, but each whole: one line of a
+    # server's message flooded the scroll-back with 300,000 characters.
+    async with served_chat(agent_home, tmp_path, "--hostile", "content") as chat:
+        turn = await run_slash(chat, "/mcp__rs__evil_agent__approved")
+    out = capsys.readouterr().out
+    assert "flood flood" in out and len(out) < 5_000, len(out)
+    assert isinstance(turn, TurnToSend)
+    (part,) = turn.parts
+    assert isinstance(part, TextPart) and part.text.endswith(FLOOD_LINE)
 
 
 async def test_a_secret_prompt_argument_is_typed_unseen_and_kept_out_of_the_conversation(

@@ -65,6 +65,20 @@ def test_a_server_error_message_with_a_line_break_prints_as_one_agent_line(
     )
 
 
+def test_a_server_error_message_of_100000_characters_prints_as_one_short_agent_line(
+    hostile_server: None,
+) -> None:
+    # The server's words were quoted whole: `agent mcp call` printed 100,000 characters (and
+    # the model was handed them as the call's result).
+    message = "boom " + "flood " * 20_000
+    done = run("mcp", "call", "hx", "boom", "--args", json.dumps({"message": message}))
+
+    assert done.returncode == 1
+    assert done.stderr.startswith("agent: MCP server 'hx' returned an error while calling boom")
+    assert len(done.stderr) < 3_000 and "[cut]" in done.stderr, len(done.stderr)
+    assert done.stderr.count("\n") == 1
+
+
 def test_tool_listing_shows_each_tool_on_one_line_with_its_tricks_escaped(
     hostile_server: None,
 ) -> None:

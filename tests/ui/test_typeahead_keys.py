@@ -3,6 +3,8 @@ edit, escape sequences vanish whole."""
 
 from __future__ import annotations
 
+import time
+
 from agent.ui.typeahead import KeyReader
 
 
@@ -91,3 +93,25 @@ def test_a_paste_the_prompt_read_after_its_enter_stays_text_and_queues_nothing()
         store_typeahead(source, [KeyPress("x", "x"), pasted, KeyPress(Keys.ControlM, "\r")])
         reader.take_prompt_leftovers(source)
     assert queued == ["xsee this\n/export ~/.bashrc"]  # one message, sent by a real Enter
+
+
+def test_backspace_across_reads_takes_off_what_earlier_reads_typed() -> None:
+    keys = KeyReader()
+    keys.feed("abc")
+    keys.feed("\x7f\x7fxy\x7fz")
+    assert keys.draft == "axz"
+    keys.feed("\x7f" * 9 + "q\r")
+    assert (keys.queued, keys.draft) == (["q"], "")
+
+
+def test_a_two_megabyte_paste_is_read_in_linear_time() -> None:
+    # Growing the draft key by key copied it at every key: 2 MB took about a minute, with
+    # the chat's loop (the answer, Ctrl-C) frozen meanwhile.
+    paste = "a pasted line of text\n" * 95_000
+    data = f"\x1b[200~{paste}\x1b[201~"
+    keys = KeyReader()
+    started = time.monotonic()
+    for at in range(0, len(data), 4096):  # as the reader gets it, one read at a time
+        keys.feed(data[at : at + 4096])
+    assert time.monotonic() - started < 5
+    assert keys.draft == paste

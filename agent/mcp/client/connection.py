@@ -74,6 +74,7 @@ ADVERTISED_EXTENSIONS: dict[str, dict[str, Any]] = {SKILLS_EXTENSION: {}}
 _TAIL_LINES = 15
 _TAIL_LINE_CHARS = 300
 _ERROR_LINE_CHARS = 500
+_CALL_ERROR_CHARS = 2_000  # a request's error message, which the model is told as well
 # How long a stdio server's first start waits for an answer to `server/discover` before it
 # falls back to the handshake (era_client.py; the SDK alone waits 10 s). SDK servers of both
 # eras answer at once (legacy ones with -32601); only a server that ignores unknown requests
@@ -307,6 +308,11 @@ class Connection:
         """One line on what was wrong with an answer: server-chosen keys are in it, redacted."""
         return sanitize_line(self._redactor.clip(validation_summary(error), _ERROR_LINE_CHARS))
 
+    def _quoted(self, message: str) -> str:
+        """A server's own message quoted in one of our errors: one line, redacted, and cut
+        (a server's error of 400,000 characters was printed whole by every front end)."""
+        return sanitize_line(self._redactor.clip(message, _ERROR_LINE_CHARS))
+
     def _first_line(self, error: Exception) -> str:
         """The first line of an error's text (the rest quotes schemas and values), redacted."""
         lines = str(error).strip().splitlines() or [type(error).__name__]
@@ -377,8 +383,9 @@ class Connection:
                 raise await self._pages_required(error, what) from None
             self._check_era(error)
             # The server's words go into our error as one line: a line break in them must
-            # not print as a line of ours ("agent: ...").
-            message = sanitize_line(self._redactor.redact(error.message))
+            # not print as a line of ours ("agent: ..."). Cut, as every front end prints it
+            # whole (`agent mcp call`), but longer than other quotes: the model reads it.
+            message = sanitize_line(self._redactor.clip(error.message, _CALL_ERROR_CHARS))
             raise ToolCallError(
                 f"MCP server {self.name!r} returned an error while {what}: {message} "
                 f"(code {error.code})"
@@ -414,7 +421,7 @@ class Connection:
         self.lost = True
         raise ToolCallError(
             f"MCP server {self.name!r} no longer speaks the protocol version it spoke before "
-            f"({sanitize_line(self._redactor.redact(error.message))}); it will be asked again "
+            f"({self._quoted(error.message)}); it will be asked again "
             "when it next starts"
         )
 
@@ -529,9 +536,9 @@ class Connection:
             elif self._start.mode == "legacy" and era_memory.launch_key(self.launch):
                 if error.code in _WRONG_ERA_CODES or error.code == types.INVALID_PARAMS:
                     raise _WrongEra from None
-                self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
+                self._fail(f"refused the MCP handshake: {self._quoted(error.message)}")
             else:
-                self._fail(f"refused the MCP handshake: {sanitize_line(error.message)}")
+                self._fail(f"refused the MCP handshake: {self._quoted(error.message)}")
             return False
         except ValueError as error:  # an initialize result the SDK could not validate
             self._fail(

@@ -21,8 +21,10 @@ from agent.mcp.forms.elicitation import is_secret
 from agent.messages import ImagePart, Part, TextPart
 from agent.text import plural, sanitize, sanitize_line
 from agent.ui.style import styled
+from agent.ui.tool_calls import cut
 
 SHOWN_LINES = 40  # of each message; the whole message is sent
+SHOWN_LINE_CHARS = 400  # of each line shown: one line of a server's may be a megabyte
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def _show(command: PromptCommand, parts: list[Part]) -> None:
         assert isinstance(part, TextPart)
         lines = sanitize(part.text).splitlines() or [""]
         for line in lines[:SHOWN_LINES]:
-            print(f"  {line}")
+            print(f"  {cut(line, SHOWN_LINE_CHARS)}")
         if len(lines) > SHOWN_LINES:
             print(styled(f"  … ({plural(len(lines) - SHOWN_LINES, 'more line')}, all sent)", "dim"))
 
