@@ -222,9 +222,9 @@ def test_listing_a_thousand_sessions_reads_only_their_heads_and_tails(tmp_path: 
         _restamp_last_line(path, stamp)
         expected.append((path.stem, f"title {index}", 4, stamp, project))
 
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: another worker loading the machine adds none
     listed = list_sessions(tmp_path)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     only_one = list_sessions(tmp_path, project=Path("/p/one"))
 
     rows = [
@@ -234,7 +234,7 @@ def test_listing_a_thousand_sessions_reads_only_their_heads_and_tails(tmp_path: 
     assert [s.header.id for s in only_one] == [
         row[0] for row in expected[::-1] if row[4] == "/p/one"
     ]
-    assert elapsed < 1.0, f"listing 1000 sessions took {elapsed:.2f} s"
+    assert elapsed < 1.0, f"listing 1000 sessions took {elapsed:.2f} s of CPU"
 
 
 def _restamp_last_line(path: Path, stamp: str) -> None:
