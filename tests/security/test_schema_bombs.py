@@ -24,7 +24,7 @@ import pytest
 
 from agent.tools.schema_limits import regex_only_syntax, schema_limit_problem
 from agent.tools.validation import SlowSchema, argument_problems, bounded_patterns
-from tests.cpu_clock import children_cpu_timed, cpu_timed, process_cpu_seconds
+from tests.cost_meters import children_cpu_timed, cpu_timed, process_cpu_seconds
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import (
     save_trusted_fixture_server,

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from agent.tools.validation import argument_problems
-from tests.cpu_clock import cpu_timed, process_cpu_seconds
+from tests.cost_meters import cpu_timed, process_cpu_seconds
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import (
     save_trusted_fixture_server,

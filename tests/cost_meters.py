@@ -1,10 +1,11 @@
-"""CPU-time clocks for tests that bound how fast our own code is.
+"""CPU-time clocks and a byte count for tests that bound how much work our own code does.
 
 Wall time on a shared 2-core CI machine stretches with whatever else runs (another xdist
 worker, another engineer's tests): a check that takes 20 ms of CPU can take a second of wall
 time there. The CPU time the work itself used does not stretch, and a runaway check (an
 exponential regex, an unbounded schema walk) burns it just the same, so these bounds still
-fail when the guard is broken. Tests whose feature IS a wall-clock limit keep wall time.
+fail when the guard is broken. Where what matters is how much is read, the bytes read count
+it. Tests whose feature IS a wall-clock limit keep wall time.
 """
 
 from __future__ import annotations
@@ -49,3 +50,13 @@ def children_cpu_timed(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) 
     started = children_cpu_seconds()
     result = work(*args, **kwargs)
     return result, children_cpu_seconds() - started
+
+
+def bytes_read() -> int:
+    """Bytes this process has read through read(2) and the like so far (/proc/self/io rchar;
+    page-cache hits included, so a file read twice counts twice)."""
+    with open("/proc/self/io", "rb") as io:
+        for line in io:
+            if line.startswith(b"rchar:"):
+                return int(line.split()[1])
+    raise RuntimeError("/proc/self/io has no rchar line")
