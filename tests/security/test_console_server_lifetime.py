@@ -28,9 +28,10 @@ from tests.fixtures.mcp_fixtures import (
 from tests.web.console_helpers import Console, EventStream, running_console
 
 TIMEOUT = 20.0
-# A forced stop kills and exits at once; the graceful stop of a lingering server takes about
-# 4 s (end of input, 2 s, SIGTERM, 2 s, SIGKILL).
-FORCED_STOP_SECONDS = 2.0
+# A forced stop kills and exits at once (a fraction of a second); the graceful stop of a
+# lingering server takes about 4 s (end of input, 2 s, SIGTERM, 2 s, SIGKILL). The bound is wall
+# time, the feature being how long a person waits, with a loaded machine's margin below that 4 s.
+FORCED_STOP_SECONDS = 3.5
 
 
 def _ends(pid: int) -> bool:

@@ -5,7 +5,9 @@ a `$ref` chain doubling at each level (1.9 kB, 2**30 visits) as input or output 
 `uniqueItems` over 8000 server-sent objects (jsonschema's O(n**2) fallback: 40 s), and a 32 kB
 pattern the standard `re` compiles for 18 s (in check_schema, and in litellm on every request).
 Each held the one event loop: every console tab, every server, and the chat beyond Ctrl-C.
-Now every check ends within a second, and a tool over the listing limits is never offered.
+Now every check ends within a second of CPU, and a tool over the listing limits is never offered.
+The bounds are CPU time where the check runs (this process, the console's process, the `agent`
+child), so a loaded machine does not fail them and a check that runs away still does.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from typing import Any
 
 import pytest
 
+from agent.tools import validation
 from agent.tools.schema_limits import regex_only_syntax, schema_limit_problem
 from agent.tools.validation import SlowSchema, argument_problems, bounded_patterns
+from tests.cost_meters import children_cpu_timed, cpu_timed, process_cpu_seconds
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import (
     save_trusted_fixture_server,
@@ -36,6 +40,10 @@ TAKES_TOO_LONG = "the schema takes too long to check; the value cannot be checke
 SCHEMAS = {tool["name"]: tool for tool in TOOLS}
 COMPILE_WITHHELD = "its schema has a pattern of 20,004 characters (at most 512)"
 REFS_WITHHELD = "its schema has 70 $refs (at most 64)"
+# Another tab's request while a bomb is checked: it is answered in milliseconds when the loop is
+# free, and waited 18 s to hours when a check held it. Wall time, as a person waits; the margin
+# is for a loaded machine.
+OTHER_TAB_SECONDS = 5.0
 
 
 def timed(check: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
@@ -48,14 +56,25 @@ def timed(check: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
 
 
 def test_a_ref_chain_that_doubles_is_refused_within_a_second() -> None:
-    problems, took = timed(argument_problems, SCHEMAS["bomb"]["inputSchema"], {"q": "x"})
+    problems, took = cpu_timed(argument_problems, SCHEMAS["bomb"]["inputSchema"], {"q": "x"})
 
     assert took < 1.0
     assert problems == [TAKES_TOO_LONG]
 
 
+@pytest.fixture
+def roomy_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Give the checks' wall-clock budget 20 times its room, for tests that expect a check to
+    finish rather than be cut short: another worker loading the machine can eat the 0.25 s.
+    They bound the check's CPU time instead, and what they guard against (the standard `re`
+    compiling, jsonschema's O(n**2) uniqueItems) runs inside one call no budget can interrupt."""
+    real_budget = validation._Budget
+    monkeypatch.setattr(validation, "_Budget", lambda seconds: real_budget(seconds * 20))
+
+
+@pytest.mark.usefixtures("roomy_budget")
 def test_a_pattern_the_standard_compiler_needs_seconds_for_is_checked_within_a_second() -> None:
-    problems, took = timed(argument_problems, SCHEMAS["compile"]["inputSchema"], {"q": "x"})
+    problems, took = cpu_timed(argument_problems, SCHEMAS["compile"]["inputSchema"], {"q": "x"})
 
     assert took < 1.0
     assert len(problems) == 1 and problems[0].startswith("q: 'x' does not match")
@@ -72,19 +91,20 @@ def result_problems(schema: dict[str, Any], content: Any) -> list[str]:
 
 
 def test_an_output_ref_chain_is_stopped_within_a_second() -> None:
-    started = time.monotonic()
+    started = time.process_time()
     with pytest.raises(SlowSchema, match=TAKES_TOO_LONG):
         result_problems(SCHEMAS["out"]["outputSchema"], {"q": "x"})
 
-    assert time.monotonic() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
+@pytest.mark.usefixtures("roomy_budget")
 def test_unique_items_over_8000_objects_is_checked_within_a_second() -> None:
     schema = SCHEMAS["uniq"]["outputSchema"]
     items = [{"k": i} for i in range(8000)]
 
-    problems, took = timed(result_problems, schema, {"xs": items})
-    repeated, _ = timed(result_problems, schema, {"xs": [*items, {"k": 7.0}]})
+    problems, took = cpu_timed(result_problems, schema, {"xs": items})
+    repeated = result_problems(schema, {"xs": [*items, {"k": 7.0}]})
 
     assert took < 1.0
     assert problems == []
@@ -193,11 +213,13 @@ def test_the_console_answers_each_bomb_within_a_second_and_keeps_answering_other
         assert console.post("/api/servers/bx/list", {"kind": "tools"}).status == 200
 
         body = {"tool": tool, "arguments": arguments}
-        called = pool.submit(timed, console.post, "/api/servers/bx/call", body)
+        cpu_before = process_cpu_seconds(console.process.pid)
+        called = pool.submit(console.post, "/api/servers/bx/call", body)
         other, other_took = timed(console.request, "GET", "/api/servers")
-        answer, took = called.result(timeout=60)
+        answer = called.result(timeout=60)
+        took = process_cpu_seconds(console.process.pid) - cpu_before  # the console's own CPU
 
-    assert (other.status, other_took < 1.0) == (200, True)
+    assert (other.status, other_took < OTHER_TAB_SECONDS) == (200, True)
     assert (answer.status, took < 1.0) == (status, True)
     if error is not None:
         assert answer.json()["error"].endswith(error)
@@ -244,7 +266,7 @@ def test_a_withheld_tool_never_reaches_the_model_and_a_bomb_call_is_refused(
     ]
     with FakeOpenAI(turns) as fake:
         args = [*model_args(fake), "-p", "go", "--output-format", "json"]
-        done, took = timed(run_without_terminal, env, tmp_path, args)
+        done, took = children_cpu_timed(run_without_terminal, env, tmp_path, args)
         requests = fake.requests
 
     assert json.loads(done.stdout)["text"] == "Understood.", done.stderr
@@ -258,7 +280,7 @@ def test_a_withheld_tool_never_reaches_the_model_and_a_bomb_call_is_refused(
         f"Error: invalid arguments for mcp__bx__bomb: {TAKES_TOO_LONG}"
     )
     assert not calls.exists()
-    assert took < 30  # start-up and two model turns; the bomb alone took hours
+    assert took < 20  # CPU of agent and its server: start-up, two turns; the bomb took hours
 
 
 # --- agent mcp call ---------------------------------------------------------------------------
@@ -280,9 +302,11 @@ def test_agent_mcp_call_refuses_a_bomb_and_sends_nothing(
     arguments = json.dumps({"q": "x"} if tool == "bomb" else {})
     command = [AGENT, "mcp", "call", "bx", tool, "--args", arguments]
 
-    done, took = timed(subprocess.run, command, capture_output=True, text=True, env=env, timeout=60)
+    done, took = children_cpu_timed(
+        subprocess.run, command, capture_output=True, text=True, env=env, timeout=60
+    )
 
     assert done.returncode == 1
     assert said in done.stderr
     assert not calls.exists()
-    assert took < 30  # start-up and one listing; the bomb alone took hours
+    assert took < 20  # CPU of agent and its server: start-up, one listing; the bomb took hours

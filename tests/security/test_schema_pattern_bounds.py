@@ -5,7 +5,8 @@ without end under Python's `re` (^(a|aa)+$) and a default that sets it off; the 
 it, the person clicks Run, and checking the arguments held the one event loop for hours (every
 tab, every server, even SIGTERM). The chat checks a model's tool call with the same function.
 Each check must refuse the call within a second, saying the pattern cannot be checked, and send
-nothing to the server.
+nothing to the server. The second is CPU time where the check runs (this process, or the
+console's process), so a loaded machine does not fail it and a check that runs away still does.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from agent.tools.validation import argument_problems
+from tests.cost_meters import cpu_timed, process_cpu_seconds
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import (
     save_trusted_fixture_server,
@@ -34,6 +36,9 @@ CANNOT_CHECK = (
     f"the schema takes too long to check (at its pattern {SLOW!r}); the value cannot be checked"
 )
 FIELD = {"type": "string", "pattern": SLOW}
+# Another tab's request while the pattern is checked: milliseconds when the loop is free, hours
+# when a check held it. Wall time, as a person waits; the margin is for a loaded machine.
+OTHER_TAB_SECONDS = 5.0
 
 
 def timed(check: Any, *args: Any) -> tuple[Any, float]:
@@ -69,7 +74,7 @@ def timed(check: Any, *args: Any) -> tuple[Any, float]:
 def test_a_pattern_that_backtracks_without_end_is_refused_within_a_second(
     schema: dict[str, Any], arguments: dict[str, Any]
 ) -> None:
-    problems, took = timed(argument_problems, schema, arguments)
+    problems, took = cpu_timed(argument_problems, schema, arguments)
 
     assert took < 1.0
     assert problems == [CANNOT_CHECK]
@@ -79,7 +84,7 @@ def test_many_patterned_values_share_one_time_budget() -> None:
     # Each value takes the regex engine its whole per-check limit: 10,000 of them would still
     # take minutes without one budget for the whole validation.
     schema = {"properties": {"list": {"type": "array", "items": FIELD}}}
-    problems, took = timed(argument_problems, schema, {"list": [SETS_IT_OFF] * 10_000})
+    problems, took = cpu_timed(argument_problems, schema, {"list": [SETS_IT_OFF] * 10_000})
 
     assert took < 1.0
     assert problems == [CANNOT_CHECK]
@@ -120,11 +125,13 @@ def test_the_console_refuses_the_call_at_once_and_keeps_answering_other_tabs(
         assert console.post("/api/servers/sx/list", {"kind": "tools"}).status == 200
 
         body = {"tool": tool, "arguments": arguments}
-        called = pool.submit(timed, console.post, "/api/servers/sx/call", body)
+        cpu_before = process_cpu_seconds(console.process.pid)
+        called = pool.submit(console.post, "/api/servers/sx/call", body)
         other, other_took = timed(console.request, "GET", "/api/servers")
-        answer, took = called.result(timeout=60)
+        answer = called.result(timeout=60)
+        took = process_cpu_seconds(console.process.pid) - cpu_before  # the console's own CPU
 
-    assert (other.status, other_took < 1.0) == (200, True)
+    assert (other.status, other_took < OTHER_TAB_SECONDS) == (200, True)
     assert (answer.status, took < 1.0) == (400, True)
     assert answer.json() == {"error": f"arguments: {CANNOT_CHECK}"}
     assert not calls.exists()  # nothing reached the server
@@ -141,11 +148,13 @@ def test_a_result_whose_output_schema_pattern_backtracks_is_refused_at_once(
         assert console.post("/api/servers/sx/list", {"kind": "tools"}).status == 200
 
         body = {"tool": "shaped", "arguments": {}}
-        called = pool.submit(timed, console.post, "/api/servers/sx/call", body)
+        cpu_before = process_cpu_seconds(console.process.pid)
+        called = pool.submit(console.post, "/api/servers/sx/call", body)
         other, other_took = timed(console.request, "GET", "/api/servers")
-        answer, took = called.result(timeout=60)
+        answer = called.result(timeout=60)
+        took = process_cpu_seconds(console.process.pid) - cpu_before  # the console's own CPU
 
-    assert (other.status, other_took < 1.0) == (200, True)
+    assert (other.status, other_took < OTHER_TAB_SECONDS) == (200, True)
     assert (answer.status, took < 1.0) == (502, True)
     assert answer.json()["error"].endswith(CANNOT_CHECK)
 
@@ -242,7 +251,9 @@ def test_a_forms_pattern_is_not_mcps_and_is_not_run_on_the_persons_answer(tmp_pa
             )
             _, form = events.wait_for(lambda kind, data: kind == "elicitation")
             answer = {"action": "accept", "content": {"name": SETS_IT_OFF}}
-            answered, took = timed(console.post, f"/api/elicitations/{form['id']}", answer)
+            cpu_before = process_cpu_seconds(console.process.pid)
+            answered = console.post(f"/api/elicitations/{form['id']}", answer)
+            took = process_cpu_seconds(console.process.pid) - cpu_before  # the console's CPU
             result = called.result(timeout=60)
         finally:
             events.close()
@@ -265,7 +276,7 @@ def test_a_form_answer_is_still_checked_against_mcps_form_keywords(tmp_path: Pat
         },
         "required": ["size"],
     }
-    problems, took = timed(
+    problems, took = cpu_timed(
         argument_problems, form_keywords(schema), {"name": SETS_IT_OFF, "tags": ["b"]}
     )
 

@@ -99,12 +99,12 @@ def test_searching_ten_thousand_tools_stays_bounded() -> None:
     ][:10_000]  # fmt: skip
     index = ToolIndex(specs)
 
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: another worker loading the machine adds none
     found = index.search("open a bug report on the repo", 5)
-    took = time.perf_counter() - started
+    took = time.process_time() - started
 
     assert len(found) == 5
-    assert took < 1.0  # about 20 ms here; a bound against anything quadratic
+    assert took < 0.5, took  # about 20 ms of CPU here; a bound against anything quadratic
 
 
 @pytest.fixture
