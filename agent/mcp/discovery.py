@@ -15,12 +15,9 @@ from dataclasses import replace
 
 import mcp_types as types
 
+from agent.mcp.client.cache_hints import hint_seconds, within_bound
 from agent.mcp.config.names import model_tool_names
 from agent.mcp.store import CachedTool, ServerState
-
-# A cache hint longer than this is taken as this: a mistaken (or hostile) hint must not keep
-# a server's upgrade from the model for longer than a day.
-MAX_FRESH_SECONDS = 24 * 60 * 60
 
 
 def cached_tools(server: str, tools: Sequence[types.Tool]) -> tuple[CachedTool, ...]:
@@ -46,8 +43,7 @@ def fresh_until(ttl_ms: int, now: float | None = None) -> float | None:
     (None when it may not: no hint, or 0)."""
     if ttl_ms <= 0:
         return None
-    seconds = min(ttl_ms / 1000, MAX_FRESH_SECONDS)
-    return (time.time() if now is None else now) + seconds
+    return (time.time() if now is None else now) + hint_seconds(ttl_ms)
 
 
 def is_fresh(state: ServerState, now: float | None = None) -> bool:
@@ -55,9 +51,7 @@ def is_fresh(state: ServerState, now: float | None = None) -> bool:
     until = state.tools_fresh_until
     if state.cached_tools is None or until is None:
         return False
-    moment = time.time() if now is None else now
-    # Also bounded from above: a clock set back, or a hand-edited file, cannot pin the list.
-    return moment < until <= moment + MAX_FRESH_SECONDS
+    return within_bound(until, time.time() if now is None else now)
 
 
 def with_discovered_tools(

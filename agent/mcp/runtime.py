@@ -103,6 +103,9 @@ class ServerStatus:
     last_error: str | None
 
 
+TOOLS_REFRESH_INTERVAL = 1.0  # seconds between two listings a server's list changes cause
+
+
 @dataclass
 class _Slot:
     name: str
@@ -117,6 +120,10 @@ class _Slot:
     latest_tools: list[types.Tool] | None = None  # the latest listing (kept for list_tools)
     instructions: str | None = None  # what its latest start said (redacted), kept for the prompt
     log: ServerLog | None = None
+    # A list change while a refresh runs (or within TOOLS_REFRESH_INTERVAL after it) only
+    # marks the list stale: a flood of notifications costs one listing a second at most.
+    tools_refreshing: bool = False
+    tools_stale: bool = False
 
 
 class McpRuntime:
@@ -775,8 +782,11 @@ class McpRuntime:
 
     def _hooks(self, slot: _Slot, log: ServerLog, secrets: list[str]) -> ConnectionHooks:
         def tools_changed() -> None:
-            if self._task_group is not None:
-                self._task_group.start_soon(self._refresh_tools, slot.name)
+            if slot.tools_refreshing:
+                slot.tools_stale = True
+            elif self._task_group is not None:
+                slot.tools_refreshing = True
+                self._task_group.start_soon(self._refresh_tools_while_stale, slot)
 
         observe = self._observe
 
@@ -813,6 +823,19 @@ class McpRuntime:
             observe(name, line)
 
         return observe_line
+
+    async def _refresh_tools_while_stale(self, slot: _Slot) -> None:
+        """Refresh, and again while changes arrived during the last refresh or the pause
+        after it."""
+        try:
+            while True:
+                slot.tools_stale = False
+                await self._refresh_tools(slot.name)
+                await anyio.sleep(TOOLS_REFRESH_INTERVAL)
+                if not slot.tools_stale:
+                    return
+        finally:
+            slot.tools_refreshing = False
 
     async def _refresh_tools(self, name: str) -> None:
         connection = self._slot(name).connection

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent.mcp.discovery import MAX_FRESH_SECONDS, fresh_until, is_fresh, with_discovered_tools
+from agent.mcp.client.cache_hints import MAX_FRESH_SECONDS
+from agent.mcp.discovery import fresh_until, is_fresh, with_discovered_tools
 from agent.mcp.store import CachedTool, ServerState
 
 NOW = 1_800_000_000.0

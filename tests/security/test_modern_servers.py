@@ -4,6 +4,7 @@ secrets in the discover result's instructions (modern_server.py, a real SDK serv
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import anyio
 import pytest
 
 from agent.errors import ToolCallError
+from agent.mcp.client.cache_hints import MAX_FRESH_SECONDS
 from agent.mcp.forms.elicitation import ElicitationAnswer, ElicitationRequest
 from agent.mcp.store import McpStore
 from tests.mcp.runtime_helpers import (
@@ -123,3 +125,21 @@ async def test_secrets_in_a_modern_servers_instructions_are_masked_in_memory_and
         assert secret not in (connection.info.instructions or "")
         assert "the key is" in (connection.info.instructions or "")
     assert secret not in (agent_home / "mcp-eras.json").read_text()
+
+
+async def test_a_cache_hint_beyond_a_float_neither_breaks_the_start_nor_pins_its_answers(
+    store: McpStore, agent_home: Path, tmp_path: Path
+) -> None:
+    # ttlMs 10**400 (valid JSON, an int to the SDK) made `ttl_ms / 1000` raise OverflowError
+    # in the era memory and the tool listing's freshness; a merely huge one kept the server's
+    # discover result "fresh" for ages, so its later starts never asked it again.
+    save(store, {"fx": modern_server("--ttl-ms", str(10**400))})
+    async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust()) as rt:
+        await rt.start("fx")
+        assert "echo" in [tool.name for tool in await rt.list_tools("fx")]
+        until = store.load().state("fx").tools_fresh_until
+    now = time.time()
+    assert until is not None and until <= now + MAX_FRESH_SECONDS
+    remembered = json.loads((agent_home / "mcp-eras.json").read_text())["servers"]
+    for entry in remembered.values():
+        assert entry["fresh_until"] <= now + MAX_FRESH_SECONDS

@@ -2,15 +2,16 @@
 
 One small file in the data home (mcp-eras.json, 0600, replaced atomically under a lock): per
 launch, "legacy", or "modern" with the server's discover result (masked of its secrets) and
-the time its cache hint (ttlMs) keeps it fresh. A legacy start skips the probe (a legacy stdio
-server that ignores `server/discover` would cost the probe's wait every time); a modern one
-adopts the remembered result only while it is fresh, and otherwise asks `server/discover`
-again: one quick request that brings the server's instructions and capabilities as they are
-now (a server upgraded between two chats must not be described as it was). Entries are keyed
-by a hash of the server's name and its launch (command, arguments and folder, or URL and
-transport), so a changed launch probes afresh and no URL (which may hold a credential) is
-written down. A file that cannot be read or is not ours is ignored, said in the server's log,
-and replaced at the next write: it only costs a probe.
+the time its cache hint (ttlMs, at most a day: client/cache_hints.py) keeps it fresh. A
+legacy start skips the probe (a legacy stdio server that ignores `server/discover` would
+cost the probe's wait every time); a modern one adopts the remembered result only while it
+is fresh, and otherwise asks `server/discover` again: one quick request that brings the
+server's instructions and capabilities as they are now (a server upgraded between two chats
+must not be described as it was). Entries are keyed by a hash of the server's name and its
+launch (command, arguments and folder, or URL and transport), so a changed launch probes
+afresh and no URL (which may hold a credential) is written down. A file that cannot be read
+or is not ours is ignored, said in the server's log, and replaced at the next write: it only
+costs a probe.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent.home import atomic_write, data_home, file_lock
+from agent.mcp.client.cache_hints import hint_seconds, within_bound
 from agent.mcp.client.era_client import AUTO, LEGACY, EraStart
 from agent.mcp.config.launch import HttpLaunch, Launch, StdioLaunch
 
@@ -63,8 +65,7 @@ def recall(launch: Launch, note: Note) -> EraStart:
         except ValueError:  # pydantic's ValidationError is a ValueError
             note(f"ignored its remembered protocol era in {_path()} (not a discover result)")
             return AUTO
-        fresh_until = entry.get("fresh_until")
-        fresh = isinstance(fresh_until, int | float) and time.time() < fresh_until
+        fresh = within_bound(entry.get("fresh_until"), time.time())
         if fresh and any(v in discover.supported_versions for v in MODERN_PROTOCOL_VERSIONS):
             return EraStart("modern", discover)
     return AUTO
@@ -81,7 +82,7 @@ def remember(launch: Launch, discover: types.DiscoverResult | None, note: Note) 
         if len(json.dumps(dumped)) > MAX_DISCOVER_CHARS:
             _change(key, None, note)
             return
-        fresh_until = time.time() + max(discover.ttl_ms, 0) / 1000
+        fresh_until = time.time() + hint_seconds(discover.ttl_ms)
         entry = {"era": "modern", "discover": dumped, "fresh_until": fresh_until}
     _change(key, entry, note)
 
