@@ -1,7 +1,8 @@
 """The test suite serially vs in parallel, as the README's `.venv/bin/pytest` runs it.
 
 Runs one pytest selection twice in the same run: serially (`-n 0`) and with pyproject's addopts
-(pytest-xdist workers; `--workers N` to try another count). Prints parallel / serial wall time.
+(pytest-xdist, -n auto: two workers more than the cores; `--workers N` to try another count).
+Prints parallel / serial wall time.
 Goal (issue 24): <= 0.5. The whole suite (the default) takes about 40 minutes serially on two
 cores, so pass a smaller selection to try an idea; both runs must pass or the ratio means nothing.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,12 +23,14 @@ REPO = Path(__file__).resolve().parent.parent
 GOAL = 0.5
 
 
-def timed_pytest(args: list[str]) -> tuple[float, int, str]:
-    """Wall seconds, exit status and last output line of one pytest run in the repo."""
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+def timed_pytest(args: list[str], log: Path) -> tuple[float, int, str]:
+    """Wall seconds, exit status and last output line of one pytest run in the repo; its whole
+    output (with the slowest tests, which bound what more workers can gain) goes to `log`."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--durations=30", *args]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     took = time.perf_counter() - started
+    log.write_text(done.stdout + done.stderr)
     lines = done.stdout.strip().splitlines() or [done.stderr.strip()]
     return took, done.returncode, lines[-1] if lines else ""
 
@@ -36,11 +40,12 @@ def main() -> None:
     parser.add_argument("--workers", help="pytest -n for the parallel run (default: addopts')")
     known, selection = parser.parse_known_args()
     parallel_args = ["-n", known.workers] if known.workers else []
+    logs = Path(tempfile.mkdtemp(prefix="agent-bench-suite-"))
     runs = {
-        "serial": timed_pytest(["-n", "0", *selection]),
-        "parallel": timed_pytest([*parallel_args, *selection]),
+        "serial": timed_pytest(["-n", "0", *selection], logs / "serial.log"),
+        "parallel": timed_pytest([*parallel_args, *selection], logs / "parallel.log"),
     }
-    print(f"pytest {' '.join(selection) or '(whole suite)'}")
+    print(f"pytest {' '.join(selection) or '(whole suite)'} (outputs in {logs})")
     for name, (took, status, summary) in runs.items():
         print(f"  {name + ':':<10} {took:7.1f} s  (exit {status}: {summary})")
     failed = [name for name, (_, status, _) in runs.items() if status != 0]

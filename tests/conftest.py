@@ -4,6 +4,7 @@ workers never share one); async tests run on asyncio, the backend the app uses."
 from __future__ import annotations
 
 import compileall
+import os
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if not hasattr(session.config, "workerinput"):
         for folder in ("agent", "tests"):
             compileall.compile_dir(REPO / folder, quiet=1)  # one process: no pool to fail
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: two workers more than the cores this process may run on.
+
+    Most tests wait on the programs they start (an `agent` child importing litellm, a server's
+    handshake, a pty's answer), so one worker per core leaves the cores idle much of the time;
+    two more keep them busy without queueing every process a test starts behind another's.
+    Tests whose feature is speed bound the CPU they use, not the wall clock (tests/cost_meters.py),
+    so the extra workers cannot make them miss."""
+    return len(os.sched_getaffinity(0)) + 2
 
 
 @pytest.fixture(autouse=True)
