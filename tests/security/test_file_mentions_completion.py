@@ -109,3 +109,22 @@ def test_a_huge_tree_answers_quickly(project: Path) -> None:
     found = offered(project, "@f1")
     assert time.process_time() - started < 3
     assert 0 < len(found) <= 200
+
+
+def test_a_hard_link_to_a_homes_credential_file_is_never_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/notes.txt is ~/.aws/credentials under an innocent name (agent.tools.credential_links):
+    # a mention of it is refused, so Tab must not offer it, by folder or by name deeper down.
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text("aws_secret_access_key = LINKED\n")
+    monkeypatch.setenv("HOME", str(home))
+    folder = tmp_path / "linked-project"
+    (folder / "docs").mkdir(parents=True)
+    os.link(home / ".aws" / "credentials", folder / "docs" / "notes.txt")
+    (folder / "docs" / "a.txt").write_text("plain\n")
+    os.link(folder / "docs" / "a.txt", folder / "docs" / "b.txt")  # linked twice, still ours
+    assert offered(folder, "@docs/") == ["docs/a.txt", "docs/b.txt"]
+    assert offered(folder, "@note") == []
+    assert offered(folder, "@docs/no") == []

@@ -2,8 +2,9 @@
 
 Only what a mention would attach is offered: hidden names only when the typed name starts with
 a dot, never version control's, agent's or credential files, nor a link that leads out (each
-offered path passes the same fence, agent.chat.file_attachments.fenced). A name with control
-characters or a line break is never offered (it could draw on the menu, and cannot be typed);
+offered path passes the same fence, agent.chat.file_attachments.fenced), nor a hard link to a
+credential file (agent.tools.credential_links). A name with control characters or a line
+break is never offered (it could draw on the menu, and cannot be typed);
 spaces are offered escaped (`my\\ notes.txt`), and a name with any other white space (a no-break
 space) is not offered: the mention would end there and mean something else.
 
@@ -27,6 +28,7 @@ from prompt_toolkit.document import Document
 from agent.chat.file_attachments import VCS_FOLDERS, RefusedMention, fenced
 from agent.chat.mentions import escaped, mention_at_cursor, server_word
 from agent.text import sanitize_line
+from agent.tools.credential_links import CredentialLinks
 
 if TYPE_CHECKING:
     from agent.chat.state import ChatSession
@@ -69,8 +71,10 @@ class PathCompleter(Completer):
         project = project.resolve()
         folder, _, prefix = typed.rpartition("/")
         offered: set[str] = set()
-        found = self._entries(project, folder, prefix)
-        deeper = self._deeper(project, prefix) if prefix and not folder else iter(())
+        # One key press, one look at the credential files: only when a name has hard links.
+        links = CredentialLinks(self._private, project=project)
+        found = self._entries(project, folder, prefix, links)
+        deeper = self._deeper(project, prefix, links) if prefix and not folder else iter(())
         servers = self._servers()
         for relative in (*found, *deeper):
             if len(offered) >= MAX_OFFERED:
@@ -79,7 +83,9 @@ class PathCompleter(Completer):
                 offered.add(relative)
                 yield _completion(relative, len(word), servers)
 
-    def _entries(self, project: Path, folder: str, prefix: str) -> Iterator[str]:
+    def _entries(
+        self, project: Path, folder: str, prefix: str, links: CredentialLinks
+    ) -> Iterator[str]:
         """Entries of `folder` whose names start with `prefix`, folders first."""
         try:
             base = fenced(project, folder or ".", self._private)
@@ -89,27 +95,31 @@ class PathCompleter(Completer):
             return
         lead = f"{folder}/" if folder else ""
         matches = sorted(n for n in names if n.startswith(prefix) and _shown(n, prefix))
-        offered = (self._offered(project, lead + name) for name in matches)
+        offered = (self._offered(project, lead + name, links) for name in matches)
         # Each is resolved to be judged: only as many as can be offered.
         kept = list(itertools.islice((path for path in offered if path), MAX_OFFERED))
         yield from sorted(kept, key=lambda path: (not path.endswith("/"), path))
 
-    def _offered(self, project: Path, relative: str) -> str | None:
+    def _offered(self, project: Path, relative: str, links: CredentialLinks) -> str | None:
         """`relative` as offered (a folder with `/`), or None when a mention would refuse it."""
         try:
-            mode = fenced(project, relative, self._private).stat().st_mode
+            status = fenced(project, relative, self._private).stat()
         except (RefusedMention, OSError):
             return None
-        if stat.S_ISDIR(mode):
+        if stat.S_ISDIR(status.st_mode):
             return relative + "/"
-        return relative if stat.S_ISREG(mode) else None  # a FIFO or device is refused
+        if not stat.S_ISREG(status.st_mode):
+            return None  # a FIFO or device is refused
+        # A hard link to a credential file (~/.aws/credentials as docs/notes.txt) is refused
+        # when mentioned; even its name is not offered.
+        return None if links.linked_to(status) is not None else relative
 
-    def _deeper(self, project: Path, prefix: str) -> Iterator[str]:
+    def _deeper(self, project: Path, prefix: str, links: CredentialLinks) -> Iterator[str]:
         folded = prefix.casefold()
         for relative in self._tree(project):
             name = relative.rstrip("/").rpartition("/")[2]
             if "/" in relative.rstrip("/") and name.casefold().startswith(folded):
-                offered = self._offered(project, relative.rstrip("/"))
+                offered = self._offered(project, relative.rstrip("/"), links)
                 if offered is not None:
                     yield offered
 
