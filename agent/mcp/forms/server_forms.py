@@ -195,22 +195,48 @@ class ServerForms:
 
     def for_trace(self, sent: bool, payload: dict[str, Any]) -> dict[str, Any]:
         """A message as the trace may show it: our answer to a form has its secret fields
-        blanked (by name: a short secret cannot be found by searching text)."""
-        result = payload.get("result")
+        blanked (by name: a short secret cannot be found by searching text), whether it is
+        the result of the server's request or, in a 2026-07-28 multi-round call, an entry of
+        the retried request's `inputResponses` (keyed as the server asked)."""
+        if not sent:
+            return payload
+        if "method" in payload:
+            return self._request_for_trace(payload)
         request_id = payload.get("id")
         # Only answers we send: the server's answers to our requests carry ids of our own.
-        if not sent or "method" in payload or not isinstance(request_id, int | str):
+        if not isinstance(request_id, int | str):
             return payload
-        fields = self._secret_fields.pop(request_id, None)
+        result = self._blanked(request_id, payload.get("result"))
+        return payload if result is None else {**payload, "result": result}
+
+    def _request_for_trace(self, payload: dict[str, Any]) -> dict[str, Any]:
+        params = payload.get("params")
+        responses = params.get("inputResponses") if isinstance(params, dict) else None
+        if not isinstance(params, dict) or not isinstance(responses, dict):
+            return payload
+        # Kept, not consumed: a retry after HEADER_MISMATCH sends the same answers again.
+        blanked = {key: self._blanked(key, answer, keep=True) for key, answer in responses.items()}
+        if all(answer is None for answer in blanked.values()):
+            return payload
+        shown = {key: blanked[key] or answer for key, answer in responses.items()}
+        return {**payload, "params": {**params, "inputResponses": shown}}
+
+    def _blanked(
+        self, request_id: types.RequestId, result: Any, *, keep: bool = False
+    ) -> dict[str, Any] | None:
+        """`result` (our answer to the form `request_id`) with its secret fields blanked;
+        None when it has none to blank."""
+        secret_fields = self._secret_fields
+        fields = secret_fields.get(request_id) if keep else secret_fields.pop(request_id, None)
         if (
             not fields
             or not isinstance(result, dict)
             or not isinstance(result.get("content"), dict)
         ):
-            return payload
+            return None
         content: dict[str, Any] = result["content"]
         blanked = {
             key: MASK if key in fields and value not in (None, "") else value
             for key, value in content.items()
         }
-        return {**payload, "result": {**result, "content": blanked}}
+        return {**result, "content": blanked}

@@ -1,0 +1,59 @@
+"""Attack: a modern server asks for the person's input through multi-round `input_required`
+results (multiround_server.py, a real SDK server) rather than the legacy back channel. What it
+asks must reach the person exactly as a normal form does, a secret typed into it must stay as
+hidden, roots must carry no more than a normal roots/list, and a server that never stops
+asking must not bury the person in questions. The real `agent` in a pty."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pexpect
+
+from agent.mcp.config.definitions import fingerprint
+from agent.mcp.config.document import parse_document_data
+from agent.mcp.store import McpStore
+from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
+from tests.pty_chat import pty_env, spawn_agent
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Shorter than the redactor's shortest secret: only knowing the field can hide it.
+PIN = "Q7z"
+
+
+def save_trusted_multiround_server(agent_home: Path, environ: dict[str, str]) -> None:
+    """multiround_server.py as `mr`, trusted and enabled (its first listing selects all)."""
+    store = McpStore(agent_home / "mcp-servers.json")
+    command = server_command("multiround_server.py")
+    server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
+    store.replace_definitions(parse_document_data({"mcpServers": {"mr": server}}, "t").definitions)
+    trust_launch(store, "mr", SERVERS, environ)
+    fp = fingerprint(store.load().find("mr"))
+    store.update_state("mr", fp, lambda s: replace(s, enabled=True))
+
+
+def test_a_short_pin_typed_into_a_multi_round_form_never_shows_in_the_trace(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    env = pty_env(agent_home, tmp_path)
+    save_trusted_multiround_server(agent_home, env)
+    call = spawn_agent(["mcp", "call", "mr", "ask_pin", "--args", "{}", "--trace"], env, tmp_path)
+    shown = io.StringIO()
+    call.logfile_read = shown
+    call.expect("Your card PIN, please.")
+    call.expect("Answer")
+    call.send("y\r")
+    call.expect("PIN")
+    call.expect(": ")
+    call.send(PIN + "\r")
+    call.expect(pexpect.EOF)
+    call.close()
+    output = ANSI.sub("", shown.getvalue())
+    assert call.exitstatus == 0, output
+    assert hashlib.sha256(PIN.encode()).hexdigest() in output  # the server received it
+    assert '"inputResponses"' in output  # the trace shows the round's answer ...
+    assert PIN not in output  # ... with the secret field blanked, as a legacy answer has it
