@@ -18,7 +18,7 @@ from agent.mcp.config.definitions import fingerprint
 from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
-from tests.pty_chat import pty_env, spawn_agent
+from tests.pty_chat import pty_env, scripted_chat, spawn_agent
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # Shorter than the redactor's shortest secret: only knowing the field can hide it.
@@ -57,3 +57,36 @@ def test_a_short_pin_typed_into_a_multi_round_form_never_shows_in_the_trace(
     assert hashlib.sha256(PIN.encode()).hexdigest() in output  # the server received it
     assert '"inputResponses"' in output  # the trace shows the round's answer ...
     assert PIN not in output  # ... with the secret field blanked, as a legacy answer has it
+
+
+def test_a_server_that_asks_forever_is_not_asked_of_the_person_after_they_cancel(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    env = pty_env(agent_home, tmp_path)
+    save_trusted_multiround_server(agent_home, env)
+    nag = {"id": "c1", "name": "mcp__mr__ask_forever", "arguments": {"per_round": 8}}
+    turns = [{"tool_calls": [nag]}, {"text": "Nagged."}]
+    shown = io.StringIO()
+    asked: set[str] = set()
+    with scripted_chat(tmp_path, turns, env) as (chat, fake):
+        chat.logfile_read = shown
+        chat.expect("MCP server mr ready")
+        chat.expect("›")
+        chat.send("nag me\r")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        while len(asked) <= 80 and chat.expect([r"Round \d+, question \d+", "Nagged."]) == 0:
+            if chat.after in asked:
+                continue  # the same form drawn again
+            asked.add(chat.after)
+            chat.expect("Answer MCP server mr")
+            chat.send("c")  # the person cancels: stop asking
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    result = requests[1]["body"]["messages"][-1]["content"]
+    # Before: every form of every round was asked after the cancel, 80 in all (8 a round, 10
+    # rounds); now the first is the last, and the end names the server and what it did.
+    assert asked == {"Round 1, question 0"}, f"{len(asked)} forms asked"
+    assert "MCP server 'mr' kept asking for more input" in result
