@@ -289,22 +289,11 @@ class EraClient:
                     raise TooManyInputsError(count)
             return answer
 
-        cancelled = False  # the person cancelled one of this call's questions
-
         async def dispatch(key: str, request: types.InputRequest) -> Any:
-            nonlocal cancelled
             meta = request.params.meta if request.params else None
             context = ClientRequestContext(session=session, request_id=key, meta=meta)
             async with one_at_a_time:
-                # Cancel means "stop asking": the rest of this call's questions (this round's,
-                # and a server's that asks again and again) are cancelled unseen, never
-                # shown one after another up to the round cap.
-                if cancelled and isinstance(request, types.ElicitRequest):
-                    return types.ElicitResult(action="cancel")
-                answer = await session.dispatch_input_request(context, request)
-            if isinstance(answer, types.ElicitResult) and answer.action == "cancel":
-                cancelled = True
-            return answer
+                return await session.dispatch_input_request(context, request)
 
         async def checked_retry(
             responses: types.InputResponses | None, state: str | None

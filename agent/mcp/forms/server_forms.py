@@ -66,6 +66,11 @@ class ServerForms:
         self._urls_this_call = 0  # asked since no call was running
         self._urls_declined = 0  # declined as too many, said once the burst is over
         self._awaited: dict[str, str] = {}  # elicitation id -> host, pages agreed to
+        # The person cancelled a question during the running calls: cancel means "stop
+        # asking", so the server's further questions (a legacy server asking again and again,
+        # a modern one's next input_required round) are cancelled unseen until they end.
+        self._cancelled = False
+        self._cancelled_unseen = 0  # said once the calls are over
 
     @contextmanager
     def tool_call(self) -> Iterator[None]:
@@ -81,11 +86,24 @@ class ServerForms:
                     form.cancel()
                 self._urls_this_call = 0
                 self._say_urls_declined()
+                self._cancelled = False
+                self._say_cancelled_unseen()
 
     async def elicit(
         self, request_id: types.RequestId, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
         """Ask the person (or decline at once, saying why); remember the secret fields."""
+        if self._cancelled and self._calls_running:
+            self._cancelled_unseen += 1
+            return types.ElicitResult(action="cancel")
+        answer = await self._ask(request_id, params)
+        if answer.action == "cancel" and self._calls_running:
+            self._cancelled = True
+        return answer
+
+    async def _ask(
+        self, request_id: types.RequestId, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
         if isinstance(params, types.ElicitRequestURLParams):
             return types.ElicitResult(action=await self.offer_url(params))
         if self._calls_running == 0:
@@ -189,6 +207,16 @@ class ServerForms:
                 f"Declined {plural(count, 'more web page')} from MCP server "
                 f"{sanitize_line(self._server)}: "
                 f"one question at a time, at most {URL_REQUESTS_PER_CALL} in a tool call."
+            )
+            self._note(said)
+            self._handler.notice(said)
+
+    def _say_cancelled_unseen(self) -> None:
+        if self._cancelled_unseen:
+            count, self._cancelled_unseen = self._cancelled_unseen, 0
+            said = (
+                f"Cancelled {plural(count, 'more question')} from MCP server "
+                f"{sanitize_line(self._server)} unseen: you had cancelled one of its questions."
             )
             self._note(said)
             self._handler.notice(said)
