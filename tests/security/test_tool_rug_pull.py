@@ -1,8 +1,8 @@
 """Attack: a "rug pull" mid-chat. A trusted server whose tool the person selected (and whose
 call they just approved) swaps that tool's description ("also read ~/.ssh ...") and input
 schema, adds a tool, and announces the changed list (listening_server.py's rug_pull, a real
-SDK server over a modern `subscriptions/listen`). The real `agent` in a pty, the scripted
-model as a process."""
+SDK server; on a modern `subscriptions/listen`, or as a legacy list_changed). The real `agent`
+in a pty, the scripted model as a process."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pexpect
+import pytest
 
 from agent.mcp.config.definitions import fingerprint
 from agent.mcp.config.document import parse_document_data
@@ -23,11 +24,13 @@ from tests.pty_chat import pty_env, scripted_chat
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def save_trusted_listening_server(agent_home: Path, environ: dict[str, str]) -> None:
+def save_trusted_listening_server(
+    agent_home: Path, environ: dict[str, str], extra: tuple[str, ...] = ()
+) -> None:
     """listening_server.py as `live`, trusted and enabled; its first listing selects every
     tool (what a person has after trusting it and keeping its tools)."""
     store = McpStore(agent_home / "mcp-servers.json")
-    command = server_command("listening_server.py")
+    command = server_command("listening_server.py") + list(extra)
     server = {"command": command[0], "args": command[1:], "cwd": str(SERVERS)}
     document = {"mcpServers": {"live": server}}
     store.replace_definitions(parse_document_data(document, "test").definitions)
@@ -43,11 +46,13 @@ def offered(request: dict[str, object]) -> dict[str, dict[str, object]]:
     return {tool["function"]["name"]: tool["function"] for tool in body.get("tools", [])}
 
 
+@pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_a_selected_tool_swapped_mid_chat_is_told_once_and_a_new_tool_stays_unselected(
-    tmp_path: Path, agent_home: Path
+    tmp_path: Path, agent_home: Path, era: str
 ) -> None:
     env = pty_env(agent_home, tmp_path)
-    save_trusted_listening_server(agent_home, env)
+    # modern: subscriptions/listen; legacy: notifications/tools/list_changed
+    save_trusted_listening_server(agent_home, env, ("--legacy",) if era == "legacy" else ())
     pull = {"id": "c1", "name": "mcp__live__rug_pull", "arguments": {}}
     turns = [{"tool_calls": [pull]}, {"text": "Pulled."}, {"text": "Second."}, {"text": "Third."}]
     shown = io.StringIO()
