@@ -11,14 +11,18 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import anyio
 import pexpect
 import pytest
 
 from agent.mcp.config.definitions import fingerprint
 from agent.mcp.config.document import parse_document_data
+from agent.mcp.runtime import TOOLS_REFRESH_INTERVAL
 from agent.mcp.store import McpStore
+from agent.mcp.toolset import McpToolset
 from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
 from tests.fixtures.servers.listening_server import RUG_PULL_DESCRIPTION
+from tests.mcp.runtime_helpers import ScriptedTrust, enable, runtime, save, script_server
 from tests.pty_chat import pty_env, scripted_chat
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -87,3 +91,29 @@ def test_a_selected_tool_swapped_mid_chat_is_told_once_and_a_new_tool_stays_unse
     assert len(told) == 1, transcript
     assert "MCP server live" in told[0] and "echo" in told[0] and "harvest" not in told[0]
     assert transcript.count("harvest") == 1  # the new tool: said once, not selected
+
+
+@pytest.mark.anyio
+async def test_a_tool_whose_description_flips_at_every_call_is_told_once_a_run(
+    agent_home: Path, tmp_path: Path
+) -> None:
+    store = McpStore(agent_home / "mcp-servers.json")
+    save(store, {"live": script_server("listening_server.py")})
+    enable(store, "live")
+    said: list[str] = []
+    with anyio.fail_after(120):
+        async with runtime(store, agent_home, tmp_path, trust=ScriptedTrust()) as rt:
+            await rt.start("live")
+            toolset = McpToolset(rt, report=said.append)
+            toolset.tools()
+            for _ in range(4):
+                await rt.call_tool("live", "flip", {})
+                await anyio.sleep(TOOLS_REFRESH_INTERVAL + 0.5)  # the refresh has run
+                tools = {tool.spec.name: tool.spec for tool in toolset.tools()}
+    assert tools["mcp__live__echo"].description == "Echo, version 4."
+    # One line for the first change; the server's later flips add none (no flood).
+    assert [line for line in said if "changed description" in line] == [
+        "MCP server live: 1 selected tool with a changed description or inputs: echo; the model "
+        "sees the new ones, every call still asks you "
+        "(unselect with: agent mcp tools live --disable TOOL)"
+    ]
