@@ -7,6 +7,9 @@ nowhere else: the trace shows our answer with those fields blanked, by field nam
 short secret (a PIN) cannot be found by searching text; and the value becomes one of the
 server's secrets (`secret`), masked in everything it says afterwards, as a server that
 echoes it back ("signed in with ...") would otherwise hand it to the model and the session.
+Cancel means "stop asking": once the person cancels a question, the server's further ones
+are cancelled unseen until its calls end (a 2026-07-28 server's `input_required` rounds come
+through here too, so a server cannot re-ask round after round), and counted in one note.
 
 A URL-mode request (a web page to open) follows the same rule, and more: its URL is judged
 before anyone sees it (agent.mcp.forms.url_request), only one is asked at a time per server and
