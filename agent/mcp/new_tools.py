@@ -1,4 +1,6 @@
-"""Telling the person of a server's new tools: they start unselected, and are said once.
+"""Telling the person of a server's new tools: they start unselected, and are said once; and
+of a selected tool whose description or inputs the server changed mid-chat (a "rug pull": the
+person chose the tool as it read then), said once a run for each tool.
 
 No SDK import: the chat's host and `agent mcp tools` say it without loading mcp.
 """
@@ -30,6 +32,33 @@ def new_tools_notice(server: str, names: Sequence[str]) -> str:
     return (
         f"{plural(len(names), 'new tool')}, not selected: {shown} "
         f"(select with: agent mcp tools {shlex.quote(server)} --enable TOOL)"
+    )
+
+
+def changed_tools(before: ServerState, after: ServerState) -> tuple[str, ...]:
+    """The selected tools of `after` that `before` listed with another description or input
+    schema: what the model is now offered differs from what the person chose."""
+    earlier = {tool.name: tool for tool in before.cached_tools or ()}
+    chosen = set(after.enabled_tools)
+    return tuple(
+        tool.name
+        for tool in after.cached_tools or ()
+        if tool.name in chosen
+        and (old := earlier.get(tool.name)) is not None
+        and (old.description, old.input_schema) != (tool.description, tool.input_schema)
+    )
+
+
+def changed_tools_notice(server: str, names: Sequence[str]) -> str:
+    """One line naming a server's selected tools whose description or inputs changed."""
+    shown = ", ".join(sanitize_line(name)[:_NAME_CHARS] for name in names[:NOTICE_NAMES])
+    more = len(names) - NOTICE_NAMES
+    if more > 0:
+        shown += f" and {more} more"
+    return (
+        f"{plural(len(names), 'selected tool')} with a changed description or inputs: {shown}; "
+        f"the model sees the new ones, every call still asks you "
+        f"(unselect with: agent mcp tools {shlex.quote(server)} --disable TOOL)"
     )
 
 

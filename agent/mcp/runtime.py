@@ -63,7 +63,7 @@ from agent.mcp.config.launch import Launch, expand_definition
 from agent.mcp.config.names import normalize_server_name
 from agent.mcp.discovery import cached_tools, fresh_until, is_fresh, with_discovered_tools
 from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
-from agent.mcp.new_tools import told_new_tools
+from agent.mcp.new_tools import changed_tools, told_new_tools
 from agent.mcp.store import McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
 from agent.mcp.trust.launches import (
@@ -124,6 +124,10 @@ class _Slot:
     # marks the list stale: a flood of notifications costs one listing a second at most.
     tools_refreshing: bool = False
     tools_stale: bool = False
+    # Selected tools whose description or inputs a list change swapped (a rug pull): to be
+    # said, and said already (once a run each: a server flipping them cannot flood the chat).
+    changed_unsaid: list[str] = field(default_factory=list)
+    changed_said: set[str] = field(default_factory=set)
 
 
 class McpRuntime:
@@ -450,6 +454,18 @@ class McpRuntime:
         masked = self.cached_state(definition, state).state  # a secret in a name is withheld
         shown = {tool.name for tool in masked.cached_tools or ()}
         return tuple(tool for tool in state.new_tools if tool in shown)
+
+    def take_changed_tools(self, name: str) -> tuple[str, ...]:
+        """The server's selected tools whose description or inputs changed mid-chat and were
+        not said yet, forgotten as unsaid now that the caller says them."""
+        slot = self._slots.get(name)
+        if slot is None or not slot.changed_unsaid:
+            return ()
+        names, slot.changed_unsaid = slot.changed_unsaid, []
+        definition = self.store.load().find(name)
+        masked = self.cached_state(definition, self.store.load().state(definition.name)).state
+        shown = {tool.name for tool in masked.cached_tools or ()}  # a secret in a name: withheld
+        return tuple(tool for tool in names if tool in shown)
 
     def cached_state(self, definition: ServerDefinition, state: ServerState) -> MaskedState:
         """`state` with its cached tools masked of the definition's secrets, as anything that
@@ -838,11 +854,14 @@ class McpRuntime:
             slot.tools_refreshing = False
 
     async def _refresh_tools(self, name: str) -> None:
-        connection = self._slot(name).connection
+        slot = self._slot(name)
+        connection = slot.connection
         if connection is None or not connection.alive:
             return
         try:
-            await self._discover(self.store.load().find(name), connection)
+            definition = self.store.load().find(name)
+            before = self.store.load().state(definition.name)
+            after = await self._discover(definition, connection)
         except Exception as error:
             # This runs in the runtime's own task group, which hosts every server (and in a
             # chat the chat itself): whatever goes wrong, a failed refresh keeps the old
@@ -850,6 +869,10 @@ class McpRuntime:
             why = str(error) if isinstance(error, AgentError) else describe_error(error)
             connection.note(f"refreshing tools after list_changed failed: {why}")
             return
+        for tool in changed_tools(before, after):
+            if tool not in slot.changed_said:
+                slot.changed_said.add(tool)
+                slot.changed_unsaid.append(tool)
         if self._on_tools_changed is not None:
             self._on_tools_changed(name)
 

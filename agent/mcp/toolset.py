@@ -14,7 +14,7 @@ from agent.errors import AgentError
 from agent.mcp.client.results import tool_result_from_mcp
 from agent.mcp.config.definitions import LOCAL_DEFINITIONS, ServerDefinition
 from agent.mcp.config.names import model_tool_names
-from agent.mcp.new_tools import new_tools_notice
+from agent.mcp.new_tools import changed_tools_notice, new_tools_notice
 from agent.mcp.oauth.status import needs_login
 from agent.mcp.progress import progress_sink
 from agent.mcp.runtime import McpRuntime
@@ -129,6 +129,13 @@ class McpToolset:
                 self._report(
                     f"MCP server {definition.name}: {new_tools_notice(definition.name, new)}"
                 )
+        if self._report is not None:
+            # A selected tool swapped mid-chat (a rug pull): the person chose it as it read
+            # then, so they hear, once, that the model is now offered something else.
+            changed = self.runtime.take_changed_tools(definition.name)
+            if changed:
+                notice = changed_tools_notice(definition.name, changed)
+                self._report(f"MCP server {definition.name}: {notice}")
         for cached in selected:
             too_big = schema_limit_problem(cached.input_schema)
             if too_big is not None:

@@ -7,6 +7,9 @@ nowhere else: the trace shows our answer with those fields blanked, by field nam
 short secret (a PIN) cannot be found by searching text; and the value becomes one of the
 server's secrets (`secret`), masked in everything it says afterwards, as a server that
 echoes it back ("signed in with ...") would otherwise hand it to the model and the session.
+Cancel means "stop asking": once the person cancels a question, the server's further ones
+are cancelled unseen until its calls end (a 2026-07-28 server's `input_required` rounds come
+through here too, so a server cannot re-ask round after round), and counted in one note.
 
 A URL-mode request (a web page to open) follows the same rule, and more: its URL is judged
 before anyone sees it (agent.mcp.forms.url_request), only one is asked at a time per server and
@@ -66,6 +69,11 @@ class ServerForms:
         self._urls_this_call = 0  # asked since no call was running
         self._urls_declined = 0  # declined as too many, said once the burst is over
         self._awaited: dict[str, str] = {}  # elicitation id -> host, pages agreed to
+        # The person cancelled a question during the running calls: cancel means "stop
+        # asking", so the server's further questions (a legacy server asking again and again,
+        # a modern one's next input_required round) are cancelled unseen until they end.
+        self._cancelled = False
+        self._cancelled_unseen = 0  # said once the calls are over
 
     @contextmanager
     def tool_call(self) -> Iterator[None]:
@@ -81,11 +89,24 @@ class ServerForms:
                     form.cancel()
                 self._urls_this_call = 0
                 self._say_urls_declined()
+                self._cancelled = False
+                self._say_cancelled_unseen()
 
     async def elicit(
         self, request_id: types.RequestId, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
         """Ask the person (or decline at once, saying why); remember the secret fields."""
+        if self._cancelled and self._calls_running:
+            self._cancelled_unseen += 1
+            return types.ElicitResult(action="cancel")
+        answer = await self._ask(request_id, params)
+        if answer.action == "cancel" and self._calls_running:
+            self._cancelled = True
+        return answer
+
+    async def _ask(
+        self, request_id: types.RequestId, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
         if isinstance(params, types.ElicitRequestURLParams):
             return types.ElicitResult(action=await self.offer_url(params))
         if self._calls_running == 0:
@@ -193,24 +214,60 @@ class ServerForms:
             self._note(said)
             self._handler.notice(said)
 
+    def _say_cancelled_unseen(self) -> None:
+        if self._cancelled_unseen:
+            count, self._cancelled_unseen = self._cancelled_unseen, 0
+            said = (
+                f"Cancelled {plural(count, 'more question')} from MCP server "
+                f"{sanitize_line(self._server)} unseen: you had cancelled one of its questions."
+            )
+            self._note(said)
+            self._handler.notice(said)
+
     def for_trace(self, sent: bool, payload: dict[str, Any]) -> dict[str, Any]:
         """A message as the trace may show it: our answer to a form has its secret fields
-        blanked (by name: a short secret cannot be found by searching text)."""
-        result = payload.get("result")
+        blanked (by name: a short secret cannot be found by searching text), whether it is
+        the result of the server's request or, in a 2026-07-28 multi-round call, an entry of
+        the retried request's `inputResponses` (keyed as the server asked)."""
+        if not sent:
+            return payload
+        if "method" in payload:
+            return self._request_for_trace(payload)
         request_id = payload.get("id")
         # Only answers we send: the server's answers to our requests carry ids of our own.
-        if not sent or "method" in payload or not isinstance(request_id, int | str):
+        if not isinstance(request_id, int | str):
             return payload
-        fields = self._secret_fields.pop(request_id, None)
+        result = self._blanked(request_id, payload.get("result"))
+        return payload if result is None else {**payload, "result": result}
+
+    def _request_for_trace(self, payload: dict[str, Any]) -> dict[str, Any]:
+        params = payload.get("params")
+        responses = params.get("inputResponses") if isinstance(params, dict) else None
+        if not isinstance(params, dict) or not isinstance(responses, dict):
+            return payload
+        # Kept, not consumed: a retry after HEADER_MISMATCH sends the same answers again.
+        blanked = {key: self._blanked(key, answer, keep=True) for key, answer in responses.items()}
+        if all(answer is None for answer in blanked.values()):
+            return payload
+        shown = {key: blanked[key] or answer for key, answer in responses.items()}
+        return {**payload, "params": {**params, "inputResponses": shown}}
+
+    def _blanked(
+        self, request_id: types.RequestId, result: Any, *, keep: bool = False
+    ) -> dict[str, Any] | None:
+        """`result` (our answer to the form `request_id`) with its secret fields blanked;
+        None when it has none to blank."""
+        secret_fields = self._secret_fields
+        fields = secret_fields.get(request_id) if keep else secret_fields.pop(request_id, None)
         if (
             not fields
             or not isinstance(result, dict)
             or not isinstance(result.get("content"), dict)
         ):
-            return payload
+            return None
         content: dict[str, Any] = result["content"]
         blanked = {
             key: MASK if key in fields and value not in (None, "") else value
             for key, value in content.items()
         }
-        return {**payload, "result": {**result, "content": blanked}}
+        return {**result, "content": blanked}
