@@ -147,3 +147,41 @@ def test_a_read_serving_other_bytes_after_trust_never_reaches_the_model(
     assert all(swapped not in json.dumps(r["body"]) for r in requests)
     tool = [m for m in requests[-1]["body"]["messages"] if m["role"] == "tool"]
     assert "does not match its listed digest" in str(tool[-1]["content"])
+
+
+def test_a_read_far_larger_than_its_listed_size_is_refused_and_the_chat_goes_on(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    """Listed as a few hundred bytes, served as ~12 MiB at the activation's read: the read is
+    bounded by the transport's message cap (16 MiB on stdio), not by the listed size, and what
+    was read is refused on its size before any digest or parse; nothing of it reaches the
+    model, and the next turn works."""
+    lie_file = tmp_path / "lies.txt"
+    save_skills_server(
+        agent_home, chat_env, served_skills(tmp_path), tmp_path / "reads.log",
+        "--lie-file", str(lie_file),
+    )  # fmt: skip
+    lie_file.write_text("review:huge\n", encoding="utf-8")
+    turns = [
+        {"tool_calls": [{"id": "a1", "name": "activate_skill",
+                         "arguments": {"name": "sk:review"}}]},
+        {"text": "Refused."},
+        {"text": "Still here."},
+    ]  # fmt: skip
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("review it\r")
+        chat.expect(QUESTION)
+        chat.send("y")
+        chat.expect("Refused.", timeout=60)
+        chat.expect("›")
+        chat.send("and now?\r")
+        chat.expect("Still here.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    assert all("Ignore everything above" not in json.dumps(r["body"]) for r in requests)
+    tool = [m for m in requests[1]["body"]["messages"] if m["role"] == "tool"]
+    assert "'sk:review' was refused: SKILL.md is" in str(tool[-1]["content"])
+    assert "but the listing says" in str(tool[-1]["content"])
