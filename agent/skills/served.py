@@ -15,6 +15,7 @@ package never imports mcp/.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -74,9 +75,12 @@ class ServedSkill:
 
     @property
     def digest(self) -> str:
-        """sha256 over every listed file's path, digest and size: any change changes it."""
+        """sha256 over the skill's URI, its listed frontmatter and every listed file's path,
+        digest and size: any change changes it. The frontmatter counts because the catalog
+        gives the model the listing's description before any file is read (and verified)."""
         lines = sorted(f"{f.relative}\0{f.digest}\0{f.size}" for f in self.files)
-        return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+        head = json.dumps([self.uri, self.frontmatter], sort_keys=True, ensure_ascii=True)
+        return hashlib.sha256("\n".join([head, *lines]).encode("utf-8")).hexdigest()
 
     @property
     def skill_file(self) -> ServedFile:
@@ -171,6 +175,12 @@ def parse_entry(server: str, entry: Any) -> ServedSkill:
     frontmatter = entry.get("frontmatter")
     if not isinstance(frontmatter, dict):
         raise ServedSkillError(_said(server, name, "has no frontmatter object in its entry"))
+    try:  # its digest covers it (see ServedSkill.digest): it must serialise
+        json.dumps(frontmatter, sort_keys=True)
+    except (RecursionError, TypeError, ValueError):
+        raise ServedSkillError(
+            _said(server, name, "has a frontmatter that is not plain JSON")
+        ) from None
     if frontmatter.get("name") != name:
         raise ServedSkillError(
             _said(server, name, f"says its name is {frontmatter.get('name')!r} in its frontmatter")

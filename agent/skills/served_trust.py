@@ -2,9 +2,10 @@
 
 Recorded in the config home (served-skills-trust.json) per server name: what the server is (its
 URL or launch, so another server given the same name is asked about afresh), each skill's digest
-(over its files' digests and sizes, as listed) and the decision. A new, changed or removed skill
-asks again; a declined set stays off and is not asked about until it changes. The decision
-binds the listing the person was shown, not a later one.
+(over its URI, its listed frontmatter and its files' digests and sizes, as listed) and the
+decision. A new, changed or removed skill asks again; a declined set stays off and is not
+asked about until it changes. The decision binds the listing the person was shown, not a later
+one.
 """
 
 from __future__ import annotations
