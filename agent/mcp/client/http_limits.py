@@ -1,0 +1,109 @@
+"""How much of a remote server's HTTP answer we hold: one message, at most MAX_MESSAGE_BYTES.
+
+Over stdio a message is capped where its line is read (client/stdio.py). Over HTTP the SDK
+reads a JSON answer whole (`response.aread()`), so a server that never ended its body filled
+memory; its server-sent events it caps itself, per event. So every answer of a remote server
+passes through a response hook that puts a counting stream in front of the body: a JSON (or
+any non-event) body past the limit ends with AnswerTooLarge, an httpx2.StreamError, which the
+SDK turns into the call's error, and the connection is dropped unread.
+
+The limit counts what the answer unpacks to. A compressed body is unpacked here, a piece at a
+time (gzip and deflate, which we offer: `Accept-Encoding` below), not by httpx2, which would
+inflate a few MiB of zeros to gigabytes before anyone counted them; an encoding we did not
+offer is refused.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpx2
+
+from agent.mcp.client.stdio import MAX_MESSAGE_BYTES, MIB
+
+ACCEPT_ENCODING = "gzip, deflate"  # what _Inflated unpacks with a bound
+_PIECE = 64 * 1024  # unpacked at a time
+
+
+class AnswerTooLarge(httpx2.StreamError):
+    """A server's answer passed the limit for one message."""
+
+
+class UnofferedEncoding(Exception):
+    """A server compressed its answer in an encoding we did not offer."""
+
+
+def bounded_answers(
+    server: str, limit: int = MAX_MESSAGE_BYTES
+) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """An httpx2 response hook holding `server`'s answers to `limit` unpacked bytes each
+    (event streams: unpacked with a bound, their events capped by the SDK)."""
+
+    async def bound(response: httpx2.Response) -> None:
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        stream = response.stream
+        if not isinstance(stream, httpx2.AsyncByteStream):
+            return  # a synchronous client: not ours
+        if encoding not in ("", "identity"):
+            if encoding not in ("gzip", "x-gzip", "deflate"):
+                raise UnofferedEncoding(
+                    f"MCP server {server!r} answered in the {encoding[:40]!r} encoding, which "
+                    f"agent does not accept (it asks for {ACCEPT_ENCODING} or none)"
+                )
+            del response.headers["content-encoding"]  # unpacked here, not again by httpx2
+            stream = _Inflated(stream)
+        kind = response.headers.get("content-type", "").lower()
+        if not kind.startswith("text/event-stream"):
+            stream = _Capped(stream, limit, server)
+        response.stream = stream
+
+    return bound
+
+
+class _Capped(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, server: str) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._server = server
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        taken = 0
+        async for data in self._inner:
+            taken += len(data)
+            if taken > self._limit:
+                raise AnswerTooLarge(
+                    f"MCP server {self._server!r} sent an answer larger than the "
+                    f"{self._limit // MIB} MiB limit for one message; the rest was not read"
+                )
+            yield data
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Inflated(httpx2.AsyncByteStream):
+    """A gzip or zlib (HTTP's deflate) body unpacked a piece at a time: what it holds at once
+    is one piece, however far the packed bytes would expand."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+        self._inner = inner
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        inflate = zlib.decompressobj(zlib.MAX_WBITS | 32)  # either header, told apart by zlib
+        try:
+            async for data in self._inner:
+                pending = data
+                while pending:
+                    piece = inflate.decompress(pending, _PIECE)
+                    pending = inflate.unconsumed_tail
+                    if piece:
+                        yield piece
+            rest = inflate.flush()
+        except zlib.error as error:
+            raise httpx2.DecodingError(f"could not unpack the answer: {error}") from None
+        if rest:
+            yield rest
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

@@ -1,0 +1,65 @@
+"""A remote server's HTTP answers held to one message's limit, counted unpacked
+(agent.mcp.client.http_limits), on real httpx2 responses."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import AsyncIterator
+
+import httpx2
+import pytest
+
+from agent.mcp.client.http_limits import AnswerTooLarge, UnofferedEncoding, bounded_answers
+
+pytestmark = pytest.mark.anyio
+MIB = 1024 * 1024
+
+
+class Pieces(httpx2.AsyncByteStream):
+    """A body arriving in the given pieces."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in self.pieces:
+            yield piece
+
+
+def packed(data: bytes, wbits: int) -> list[bytes]:
+    packer = zlib.compressobj(wbits=wbits)
+    return [packer.compress(data) + packer.flush()]
+
+
+async def answer(headers: dict[str, str], pieces: list[bytes], limit: int = MIB) -> bytes:
+    response = httpx2.Response(200, headers=headers, stream=Pieces(pieces))
+    await bounded_answers("remote", limit)(response)
+    return await response.aread()
+
+
+async def test_a_deflate_or_gzip_answer_is_unpacked_once_and_whole() -> None:
+    text = b'{"jsonrpc": "2.0", "id": 1, "result": {}}' * 100
+    for encoding, wbits in (("deflate", zlib.MAX_WBITS), ("gzip", 31)):
+        kind = {"content-type": "application/json", "content-encoding": encoding}
+        assert await answer(kind, packed(text, wbits)) == text
+
+
+async def test_a_packed_answer_past_the_limit_stops_while_unpacking() -> None:
+    # 64 MiB of zeros pack into 64 KiB: inflated whole first, nothing would have been counted.
+    bomb = packed(bytes(64 * MIB), 31)
+    kind = {"content-type": "application/json", "content-encoding": "gzip"}
+    with pytest.raises(AnswerTooLarge, match="'remote' sent an answer larger than the 1 MiB"):
+        await answer(kind, bomb)
+
+
+async def test_an_encoding_we_did_not_offer_is_refused_naming_the_server() -> None:
+    kind = {"content-type": "application/json", "content-encoding": "br"}
+    with pytest.raises(UnofferedEncoding, match="'remote' answered in the 'br' encoding"):
+        await answer(kind, [b"\x0b\x00"])
+
+
+async def test_an_event_stream_is_not_held_to_one_message_in_all() -> None:
+    # A long-lived stream carries many messages; the SDK caps each event.
+    event = b"event: message\ndata: {}\n\n" * 1000
+    body = await answer({"content-type": "text/event-stream"}, [event] * 100, limit=MIB)
+    assert len(body) == len(event) * 100 > MIB
