@@ -4,7 +4,7 @@ stdio is our own transport (client/stdio.py): the child's stderr reaches `output
 directly, so it can be redacted first. Headers go to the httpx2 client and nowhere else.
 Every redirect is refused: the SDK would follow same-origin ones, but a server that moves
 should be reconfigured by the person. Every answer is held to one message's limit, unpacked
-(client/http_limits.py). The OAuth side (the SDK's auth providers, PyJWT,
+(oauth/http_limits.py, through http_client). The OAuth side (the SDK's auth providers, PyJWT,
 cryptography: about 45 ms of import) loads only when a remote server that uses OAuth connects.
 """
 
@@ -20,7 +20,6 @@ import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
-from agent.mcp.client.http_limits import ACCEPT_ENCODING, bounded_answers
 from agent.mcp.client.sdk import TransportStreams
 from agent.mcp.client.stdio import ChildOutput, StdioCommand, stdio_transport
 from agent.mcp.config.definitions import display_url
@@ -87,14 +86,12 @@ def _http_client(launch: HttpLaunch, output: ChildOutput, **overrides: Any) -> h
         from agent.mcp.oauth.runtime import runtime_auth
 
         auth = runtime_auth(launch, on_token=output.secret)
-    headers = httpx2.Headers(launch.headers)
-    # Only encodings whose unpacking is bounded (client/http_limits.py), whatever was set.
-    headers["Accept-Encoding"] = ACCEPT_ENCODING
     return http_client(
-        headers=headers,
+        f"MCP server {launch.server!r}",
+        headers=launch.headers,
         timeout=timeout,
         follow_redirects=False,
-        event_hooks={"response": [refuse_redirects, bounded_answers(launch.server)]},
+        event_hooks={"response": [refuse_redirects]},
         auth=auth,
     )
 

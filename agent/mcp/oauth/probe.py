@@ -57,7 +57,11 @@ async def probe(launch: HttpLaunch, auth: httpx2.Auth, logged_in: Callable[[], b
     require_secure(launch.server, launch.url, "URL", LoginError)
     secure = SecureOnly(auth, launch.server, launch.url)
     async with http_client(
-        headers=dict(launch.headers), timeout=PROBE_TIMEOUT, follow_redirects=False, auth=secure
+        f"MCP server {launch.server!r}",
+        headers=dict(launch.headers),
+        timeout=PROBE_TIMEOUT,
+        follow_redirects=False,
+        auth=secure,
     ) as client:
         try:
             if launch.transport == "sse":

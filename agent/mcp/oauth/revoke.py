@@ -45,7 +45,9 @@ async def revoke(launch: HttpLaunch | None, record: ServerAuth) -> str:
         if token is not None
     ]
     refused = 0
-    async with http_client(timeout=_TIMEOUT, follow_redirects=False) as http:
+    named = f" of MCP server {launch.server!r}" if launch is not None else ""
+    server = f"the authorization server{named}"
+    async with http_client(server, timeout=_TIMEOUT, follow_redirects=False) as http:
         for token, hint in tokens:
             data, headers = token_request_auth({"token": token, "token_type_hint": hint}, client)
             try:

@@ -186,7 +186,11 @@ class StoredTokenAuth(httpx2.Auth):
         resource = record.metadata.get("resource")
         if isinstance(resource, str):
             data["resource"] = resource
-        async with http_client(timeout=REFRESH_TIMEOUT, follow_redirects=False) as client:
+        async with http_client(
+            f"the authorization server of MCP server {self.name!r}",
+            timeout=REFRESH_TIMEOUT,
+            follow_redirects=False,
+        ) as client:
             try:
                 response = await client.post(token_endpoint, data=data, headers=headers)
             except httpx2.HTTPError as error:

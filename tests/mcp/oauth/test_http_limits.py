@@ -1,5 +1,5 @@
 """A remote server's HTTP answers held to one message's limit, counted unpacked
-(agent.mcp.client.http_limits), on real httpx2 responses."""
+(agent.mcp.oauth.http_limits), on real httpx2 responses."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import httpx2
 import pytest
 
-from agent.mcp.client.http_limits import AnswerTooLarge, UnofferedEncoding, bounded_answers
+from agent.mcp.oauth.http_limits import AnswerTooLarge, UnofferedEncoding, bounded_answers
 
 pytestmark = pytest.mark.anyio
 MIB = 1024 * 1024
@@ -33,7 +33,7 @@ def packed(data: bytes, wbits: int) -> list[bytes]:
 
 async def answer(headers: dict[str, str], pieces: list[bytes], limit: int = MIB) -> bytes:
     response = httpx2.Response(200, headers=headers, stream=Pieces(pieces))
-    await bounded_answers("remote", limit)(response)
+    await bounded_answers("MCP server 'remote'", limit)(response)
     return await response.aread()
 
 
@@ -63,3 +63,10 @@ async def test_an_event_stream_is_not_held_to_one_message_in_all() -> None:
     event = b"event: message\ndata: {}\n\n" * 1000
     body = await answer({"content-type": "text/event-stream"}, [event] * 100, limit=MIB)
     assert len(body) == len(event) * 100 > MIB
+
+
+def test_an_answer_is_held_to_what_a_stdio_message_may_be() -> None:
+    from agent.mcp.client.stdio import MAX_MESSAGE_BYTES
+    from agent.mcp.oauth.http_limits import MAX_ANSWER_BYTES
+
+    assert MAX_ANSWER_BYTES == MAX_MESSAGE_BYTES

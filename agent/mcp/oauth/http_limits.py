@@ -1,11 +1,13 @@
-"""How much of a remote server's HTTP answer we hold: one message, at most MAX_MESSAGE_BYTES.
+"""How much of an HTTP answer we hold: one message, at most MAX_ANSWER_BYTES.
 
 Over stdio a message is capped where its line is read (client/stdio.py). Over HTTP the SDK
-reads a JSON answer whole (`response.aread()`), so a server that never ended its body filled
-memory; its server-sent events it caps itself, per event. So every answer of a remote server
-passes through a response hook that puts a counting stream in front of the body: a JSON (or
-any non-event) body past the limit ends with AnswerTooLarge, an httpx2.StreamError, which the
-SDK turns into the call's error, and the connection is dropped unread.
+reads a JSON answer whole (`response.aread()`), so a remote server (or the authorization
+server it names, whose metadata and tokens come the same way) that never ended its body filled
+memory; server-sent events the SDK caps itself, per event. So every answer to a client made by
+http_client.py passes through a response hook that puts a counting stream in front of the
+body: a JSON (or any non-event) body past the limit ends with AnswerTooLarge, an
+httpx2.StreamError, which the SDK turns into the call's error, and the connection is dropped
+unread.
 
 The limit counts what the answer unpacks to. A compressed body is unpacked here, a piece at a
 time (gzip and deflate, which we offer: `Accept-Encoding` below), not by httpx2, which would
@@ -20,8 +22,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx2
 
-from agent.mcp.client.stdio import MAX_MESSAGE_BYTES, MIB
-
+MIB = 1024 * 1024
+MAX_ANSWER_BYTES = 16 * MIB  # as a stdio message (client/stdio.py's MAX_MESSAGE_BYTES)
 ACCEPT_ENCODING = "gzip, deflate"  # what _Inflated unpacks with a bound
 _PIECE = 64 * 1024  # unpacked at a time
 
@@ -35,10 +37,11 @@ class UnofferedEncoding(Exception):
 
 
 def bounded_answers(
-    server: str, limit: int = MAX_MESSAGE_BYTES
+    server: str, limit: int = MAX_ANSWER_BYTES
 ) -> Callable[[httpx2.Response], Awaitable[None]]:
-    """An httpx2 response hook holding `server`'s answers to `limit` unpacked bytes each
-    (event streams: unpacked with a bound, their events capped by the SDK)."""
+    """An httpx2 response hook holding the answers of `server` (a phrase naming it: "MCP server
+    'x'") to `limit` unpacked bytes each (event streams: unpacked with a bound, their events
+    capped by the SDK)."""
 
     async def bound(response: httpx2.Response) -> None:
         encoding = response.headers.get("content-encoding", "").strip().lower()
@@ -48,7 +51,7 @@ def bounded_answers(
         if encoding not in ("", "identity"):
             if encoding not in ("gzip", "x-gzip", "deflate"):
                 raise UnofferedEncoding(
-                    f"MCP server {server!r} answered in the {encoding[:40]!r} encoding, which "
+                    f"{server} answered in the {encoding[:40]!r} encoding, which "
                     f"agent does not accept (it asks for {ACCEPT_ENCODING} or none)"
                 )
             del response.headers["content-encoding"]  # unpacked here, not again by httpx2
@@ -73,7 +76,7 @@ class _Capped(httpx2.AsyncByteStream):
             taken += len(data)
             if taken > self._limit:
                 raise AnswerTooLarge(
-                    f"MCP server {self._server!r} sent an answer larger than the "
+                    f"{self._server} sent an answer larger than the "
                     f"{self._limit // MIB} MiB limit for one message; the rest was not read"
                 )
             yield data
