@@ -13,6 +13,12 @@ SCOPE_PRECEDENCE: tuple[Scope, ...] = ("server", "bundled", "user", "project")  
 Level = Literal["warning", "error"]
 
 
+# How a frontmatter flag (`disable-model-invocation`) reads as true or false, in a SKILL.md
+# (parse.py) or in a server's listing (served.py), which must agree.
+FLAG_TRUE = frozenset({"true", "yes", "on"})
+FLAG_FALSE = frozenset({"false", "no", "off"})
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One thing wrong with a SKILL.md: a warning (loaded anyway) or an error (skipped)."""

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from agent.skills.model import Diagnostic, Scope, Skill, SkippedSkill
+from agent.skills.model import FLAG_FALSE, FLAG_TRUE, Diagnostic, Scope, Skill, SkippedSkill
 from agent.skills.names import name_problems
 from agent.text import plural
 
@@ -41,8 +41,6 @@ KNOWN_KEYS = (*SPEC_KEYS, "disable-model-invocation")
 
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _MAX_VALUES = 10_000
-_TRUE = frozenset({"true", "yes", "on"})
-_FALSE = frozenset({"false", "no", "off"})
 # `key: value` where the value is a plain (unquoted, not block, not flow) scalar.
 _PLAIN_VALUE_LINE = re.compile(
     r"^(?P<head>[ \t]*[^\s#'\"?:\-\[\]{}][^:#]*?:[ \t]+)"
@@ -346,9 +344,9 @@ def _flag(frontmatter: Mapping[str, Any], key: str, warn: _Warn) -> bool:
     if value is None:
         return False
     text = value.strip().lower() if isinstance(value, str) else None
-    if text in _TRUE:
+    if text in FLAG_TRUE:
         return True
-    if text not in _FALSE:
+    if text not in FLAG_FALSE:
         warn(f"{key} must be true or false, not {_describe(value)}; read as false")
     return False
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent.errors import AgentError
-from agent.skills.model import Skill, SkippedSkill
+from agent.skills.model import FLAG_TRUE, Skill, SkippedSkill
 from agent.skills.names import name_problems
 from agent.text import plural
 
@@ -100,6 +100,9 @@ class ServedSkill:
             body="",
             content_sha256=self.digest,
             frontmatter=dict(self.frontmatter),
+            # Read from the listing, as the catalog is built before any file is read; the
+            # file's own frontmatter must then say the same (frontmatter_differences).
+            disable_model_invocation=_listed_flag(self.frontmatter.get("disable-model-invocation")),
             uri=self.uri,
         )
 
@@ -308,6 +311,11 @@ def loaded_skill(skill: ServedSkill, data: bytes) -> Skill:
         diagnostics=parsed.diagnostics,
         uri=skill.uri,
     )
+
+
+def _listed_flag(value: Any) -> bool:
+    """A listing's flag as a SKILL.md's would read: JSON's true, or true/yes/on as text."""
+    return value is True or (isinstance(value, str) and value.strip().lower() in FLAG_TRUE)
 
 
 def frontmatter_differences(listed: Mapping[str, Any], parsed: Mapping[str, Any]) -> list[str]:

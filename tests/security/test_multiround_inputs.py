@@ -142,3 +142,27 @@ def test_a_legacy_server_asking_again_and_again_is_not_asked_of_the_person_after
     assert asked == {"Back channel question 0"}, f"{len(asked)} forms asked"
     assert "cancel cancel cancel cancel cancel cancel" in output  # what the server got
     assert "Cancelled 5 more questions from MCP server mr unseen" in output
+
+
+def test_a_prompt_the_person_asked_for_may_ask_them_and_nothing_else_may(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    # input_required on prompts/get is the protocol's, for a request the person started: its
+    # form is theirs to answer, shown as a tool call's is. (Before, it was declined unseen as
+    # "sent while none of its tool calls was running", and the prompt came back without it.)
+    env = pty_env(agent_home, tmp_path)
+    save_trusted_multiround_server(agent_home, env)
+    got = spawn_agent(["mcp", "prompt", "mr", "greeting"], env, tmp_path)
+    shown = io.StringIO()
+    got.logfile_read = shown
+    got.expect("Whom should the greeting name?")
+    got.expect("Answer")
+    got.send("y\r")
+    got.expect("name")
+    got.expect(": ")
+    got.send("Ada\r")
+    got.expect(pexpect.EOF)
+    got.close()
+    output = ANSI.sub("", shown.getvalue())
+    assert got.exitstatus == 0, output
+    assert "Hello, Ada." in output and "Declined" not in output

@@ -154,3 +154,21 @@ def test_another_server_under_the_same_name_is_asked_about_afresh(tmp_path: Path
     status, _request = store.assess(parse_listing("sk", "https://two.example/mcp", [_entry()]))
 
     assert status == "ask"
+
+
+@pytest.mark.parametrize("flag", [True, "true", "yes"])
+def test_a_served_skill_the_model_may_not_invoke_is_left_out_of_its_catalog(
+    flag: object,
+) -> None:
+    # The listing says so before any file is read; the catalog the model sees is built from
+    # the listing, so it must keep the skill out as it does a local one (activation, once the
+    # file is read, refused it anyway: but the model was offered it, by name and description).
+    frontmatter = {
+        "name": "review",
+        "description": "Review code.",
+        "disable-model-invocation": flag,
+    }
+    skill = parse_entry("sk", _entry(frontmatter=frontmatter)).listed_skill()
+    assert skill.disable_model_invocation is True
+    plain = parse_entry("sk", _entry()).listed_skill()
+    assert plain.disable_model_invocation is False

@@ -81,7 +81,7 @@ async def read_resource(
 ) -> tuple[ResourcePart, ...]:
     """The resource's contents, within `timeout` seconds."""
     result: types.ReadResourceResult = await connection.send(
-        lambda client: client.read_resource(uri), "reading a resource", timeout
+        lambda client: client.read_resource(uri), "reading a resource", timeout, may_ask=True
     )
     return resource_parts(result, connection.name, connection.redact)
 
@@ -91,7 +91,10 @@ async def get_prompt(
 ) -> PromptResult:
     """The prompt's messages for `arguments`, within `timeout` seconds."""
     result: types.GetPromptResult = await connection.send(
-        lambda client: client.get_prompt(name, dict(arguments)), "getting a prompt", timeout
+        lambda client: client.get_prompt(name, dict(arguments)),
+        "getting a prompt",
+        timeout,
+        may_ask=True,
     )
     return prompt_result(result, connection.name, connection.redact)
 

@@ -17,6 +17,7 @@ import json
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -243,11 +244,17 @@ class Connection:
         call: Callable[[EraClient], Awaitable[T]],
         what: str,
         timeout: float | None = None,
+        *,
+        may_ask: bool = False,
     ) -> T:
         """One request of ours (`what` names it in errors), bounded by `timeout` (else the
-        start-up timeout); failures become ToolCallError like a tool call's."""
+        start-up timeout); failures become ToolCallError like a tool call's. With `may_ask`
+        (a prompt got or a resource read: the protocol lets a 2026-07-28 server answer those
+        with input_required), the server's forms meanwhile are shown as a tool call's are;
+        a listing's never."""
         client = self._require_session()
-        result: T = await self._bounded(call(client), what, timeout)
+        with self._forms.tool_call() if may_ask else nullcontext():
+            result: T = await self._bounded(call(client), what, timeout)
         return result
 
     def redact(self, text: str) -> str:

@@ -70,7 +70,7 @@ async def list_page(
 async def read_resource(connection: Connection, uri: str, timeout: float) -> dict[str, Any]:
     """The resources/read result as MCP JSON."""
     result = await connection.send(
-        lambda client: client.read_resource(uri), "reading a resource", timeout
+        lambda client: client.read_resource(uri), "reading a resource", timeout, may_ask=True
     )
     return mcp_json(connection, result)
 
@@ -80,7 +80,10 @@ async def get_prompt(
 ) -> dict[str, Any]:
     """The prompts/get result as MCP JSON."""
     result = await connection.send(
-        lambda client: client.get_prompt(name, dict(arguments)), "getting a prompt", timeout
+        lambda client: client.get_prompt(name, dict(arguments)),
+        "getting a prompt",
+        timeout,
+        may_ask=True,
     )
     return mcp_json(connection, result)
 

@@ -1,7 +1,8 @@
 """The forms (elicitations) one server sends, over the life of its connection.
 
-A form is answered only while one of that server's tool calls runs: nobody waits on the
-server otherwise, and a form then would draw over the chat's prompt. A form still open
+A form is answered only while one of that server's tool calls runs, or a prompt or resource
+read the person asked for (a 2026-07-28 server may ask for input there too): nobody waits on
+the server otherwise, and a form then would draw over the chat's prompt. A form still open
 when the last call ends is closed. What is typed into a secret field goes to the server and
 nowhere else: the trace shows our answer with those fields blanked, by field name, since a
 short secret (a PIN) cannot be found by searching text; and the value becomes one of the
@@ -77,7 +78,8 @@ class ServerForms:
 
     @contextmanager
     def tool_call(self) -> Iterator[None]:
-        """The span of one tool call: forms that arrive within it are shown."""
+        """The span of one tool call (or prompt got, or resource read): forms that arrive
+        within it are shown."""
         self._calls_running += 1
         try:
             yield
