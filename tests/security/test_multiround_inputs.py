@@ -144,7 +144,7 @@ def test_a_legacy_server_asking_again_and_again_is_not_asked_of_the_person_after
     assert "Cancelled 5 more questions from MCP server mr unseen" in output
 
 
-def test_a_prompt_the_person_asked_for_may_ask_them_and_nothing_else_may(
+def test_a_prompt_the_person_asked_for_may_ask_them_through_input_required(
     tmp_path: Path, agent_home: Path
 ) -> None:
     # input_required on prompts/get is the protocol's, for a request the person started: its
