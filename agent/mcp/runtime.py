@@ -124,8 +124,9 @@ class _Slot:
     # marks the list stale: a flood of notifications costs one listing a second at most.
     tools_refreshing: bool = False
     tools_stale: bool = False
-    # Selected tools whose description or inputs a list change swapped (a rug pull): to be
-    # said, and said already (once a run each: a server flipping them cannot flood the chat).
+    # Selected tools whose description or inputs changed since the person chose them (a list
+    # change mid-chat, a rug pull; or an upgrade between chats, seen by the listing at start):
+    # to be said, and said already (once a run each: a server flipping them cannot flood).
     changed_unsaid: list[str] = field(default_factory=list)
     changed_said: set[str] = field(default_factory=set)
 
@@ -769,6 +770,7 @@ class McpRuntime:
             connection.note(f"listing tools at start failed; the cached list stays: {error}")
             return
         slot.discovered_at_start = slot.listed = True
+        self._note_changed_tools(slot, before, after)  # upgraded since the person chose them
         changed = before.cached_tools is not None and after.cached_tools != before.cached_tools
         if changed and self._on_tools_changed is not None:
             self._on_tools_changed(definition.name)
@@ -869,12 +871,18 @@ class McpRuntime:
             why = str(error) if isinstance(error, AgentError) else describe_error(error)
             connection.note(f"refreshing tools after list_changed failed: {why}")
             return
+        self._note_changed_tools(slot, before, after)
+        if self._on_tools_changed is not None:
+            self._on_tools_changed(name)
+
+    @staticmethod
+    def _note_changed_tools(slot: _Slot, before: ServerState, after: ServerState) -> None:
+        """Keep, to be said once a run each, the selected tools whose description or inputs
+        differ from those the person chose (mid-chat, or since the last chat)."""
         for tool in changed_tools(before, after):
             if tool not in slot.changed_said:
                 slot.changed_said.add(tool)
                 slot.changed_unsaid.append(tool)
-        if self._on_tools_changed is not None:
-            self._on_tools_changed(name)
 
     async def _close_slot(self, slot: _Slot) -> None:
         connection, slot.connection = slot.connection, None

@@ -1,7 +1,7 @@
 """Every start of a trusted server lists its tools again: an upgraded server (same command
-line) is offered as it is now; a new tool starts unselected and is said once; a removed one
-is gone; the selection of the others stays; a cache hint (ttlMs) that still holds spares the
-listing."""
+line) is offered as it is now; a new tool starts unselected and is said once, as is a selected
+tool whose description or inputs changed since it was chosen; a removed one is gone; the
+selection of the others stays; a cache hint (ttlMs) that still holds spares the listing."""
 
 from __future__ import annotations
 
@@ -43,9 +43,13 @@ async def test_a_server_upgraded_between_two_chats_is_offered_as_it_is_now(
     lookup = second["mcp__up__lookup"]
     assert lookup.parameters["required"] == ["city", "country"]
     assert lookup.description == "Look up a city in a country (release 2: the country is required)."
+    # lookup, selected, has a new description and a new required argument: said once too.
     assert reports == [
         "MCP server up ready (2 tools); 1 new tool, not selected: fresh_tool "
-        "(select with: agent mcp tools up --enable TOOL)"
+        "(select with: agent mcp tools up --enable TOOL)",
+        "MCP server up: 1 selected tool with a changed description or inputs: lookup; the "
+        "model sees the new ones, every call still asks you "
+        "(unselect with: agent mcp tools up --disable TOOL)",
     ]
     state = store.load().state("up")
     assert [tool.name for tool in state.cached_tools or ()] == ["echo", "lookup", "fresh_tool"]
@@ -137,5 +141,8 @@ async def test_the_toolset_says_new_tools_found_after_the_start_once(
     assert first == second == ["mcp__up__echo", "mcp__up__lookup"]
     assert reports == [
         "MCP server up: 1 new tool, not selected: fresh_tool "
-        "(select with: agent mcp tools up --enable TOOL)"
+        "(select with: agent mcp tools up --enable TOOL)",
+        "MCP server up: 1 selected tool with a changed description or inputs: lookup; the "
+        "model sees the new ones, every call still asks you "
+        "(unselect with: agent mcp tools up --disable TOOL)",
     ]
