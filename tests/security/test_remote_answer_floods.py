@@ -29,10 +29,11 @@ SCRIPT = "flooding_http_server.py"
 
 
 @contextmanager
-def flooding_server(mode: str, tally: Path, stderr_path: Path) -> Iterator[str]:
+def flooding_server(mode: str, tally: Path, stderr_path: Path, total: int = 256) -> Iterator[str]:
+    argv = ["--mode", mode, "--tally", str(tally), "--total", str(total)]
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, server_path(SCRIPT), "--mode", mode, "--tally", str(tally)],
+            [sys.executable, server_path(SCRIPT), *argv],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=stderr,
@@ -44,16 +45,20 @@ def flooding_server(mode: str, tally: Path, stderr_path: Path) -> Iterator[str]:
         stop_child(process)
 
 
-def flood_call(mode: str, tmp_path: Path, agent_home: Path) -> tuple[str, int]:
-    """`agent mcp call flood flood` against the flooding server in `mode`: what agent said
-    (its exit status must be a failure) and the bytes the server wrote before it hung up."""
+def flood_call(
+    mode: str, tmp_path: Path, agent_home: Path, *, total: int = 256, command: str = "call"
+) -> tuple[str, int]:
+    """`agent mcp call flood flood` (or `agent mcp login flood`) against the flooding server
+    in `mode`: what agent said (its exit status must be a failure) and the bytes the server
+    wrote before it hung up."""
     tally = tmp_path / "sent"
-    with flooding_server(mode, tally, tmp_path / "stderr.log") as url:
+    argv = ["call", "flood", "flood"] if command == "call" else ["login", "flood", "--no-browser"]
+    with flooding_server(mode, tally, tmp_path / "stderr.log", total) as url:
         store = McpStore(agent_home / "mcp-servers.json")
         save(store, {"flood": {"url": url}})
         enable(store, "flood")
         done = subprocess.run(
-            [AGENT, "mcp", "call", "flood", "flood"],
+            [AGENT, "mcp", *argv],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -87,4 +92,29 @@ def test_an_endless_event_is_cut_off_by_the_sdks_event_limit(
     # The SDK caps one server-sent event at 1 MiB; this holds it to that.
     said, taken = flood_call(mode, tmp_path, agent_home)
     assert "MCP server 'flood'" in said and "byte limit" in said, said
+    assert taken < 32 * MIB, f"the client took {taken / MIB:.0f} MiB before hanging up"
+
+
+def test_bytes_after_the_end_of_a_gzip_answer_are_refused_not_kept_uncounted(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    # Found by review: the unpacker stopped at the gzip stream's end, and zlib kept whatever
+    # followed (its unused_data, one copy longer per piece) where nothing counted it: a whole
+    # small answer and then endless bytes filled memory, and the call then succeeded. 40 MiB:
+    # past the limit, small enough that the old quadratic keeping still ends in seconds.
+    said, taken = flood_call("gzip-tail", tmp_path, agent_home, total=40)
+    assert "MCP server 'flood' sent more after the end of its compressed answer" in said, said
+    assert taken < 32 * MIB, f"the client took {taken / MIB:.0f} MiB before hanging up"
+
+
+def test_an_endless_oauth_metadata_answer_labelled_an_event_stream_is_cut_off_at_login(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    # Found by review: an answer labelled text/event-stream was let through unbounded (the SDK
+    # caps each event), but the OAuth discovery of `agent mcp login` reads the protected
+    # resource's metadata whole, whatever its label: 64 MiB that never form an event were
+    # all held in memory, at each of the discovery URLs. Only a 2xx event stream a request
+    # asked for is read as a stream; anything else is one message.
+    said, taken = flood_call("oauth-sse", tmp_path, agent_home, total=64, command="login")
+    assert "larger than the 16 MiB limit for one message" in said, said
     assert taken < 32 * MIB, f"the client took {taken / MIB:.0f} MiB before hanging up"

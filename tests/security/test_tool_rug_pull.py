@@ -117,3 +117,40 @@ async def test_a_tool_whose_description_flips_at_every_call_is_told_once_a_run(
         "sees the new ones, every call still asks you "
         "(unselect with: agent mcp tools live --disable TOOL)"
     ]
+
+
+def test_a_tool_changed_across_a_restart_mid_chat_is_told(tmp_path: Path, agent_home: Path) -> None:
+    # Found by review: `/mcp restart` (as `/mcp login`, or a start that re-trusts a changed
+    # launch) lists the tools through another path than the start's listing, which replaced
+    # the cached tools without a word: the server swapped a selected tool's description and
+    # required inputs while it was down, and the model was offered the new ones untold.
+    from tests.mcp.upgrading import release, save_upgrading
+
+    env = pty_env(agent_home, tmp_path)
+    release_file = tmp_path / "release.json"
+    release(release_file, 1)
+    save_upgrading(McpStore(agent_home / "mcp-servers.json"), "up", release_file, env)
+    shown = io.StringIO()
+    with scripted_chat(tmp_path, [{"text": "First."}, {"text": "Second."}], env) as (chat, fake):
+        chat.logfile_read = shown
+        chat.expect("MCP server up ready")
+        chat.expect("›")
+        chat.send("hello\r")
+        chat.expect("First.")
+        chat.expect("›")
+        release(release_file, 2)  # while it runs: what its next start offers
+        chat.send("/mcp restart up\r")
+        chat.expect("up restarted")
+        chat.expect("›")
+        chat.send("again\r")
+        chat.expect("Second.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        requests = fake.requests()
+    after = offered(requests[-1])
+    assert after["mcp__up__lookup"]["description"].startswith("Look up a city in a country")
+    transcript = ANSI.sub("", shown.getvalue())
+    told = [line for line in transcript.splitlines() if "changed description" in line]
+    assert len(told) == 1, transcript
+    assert "MCP server up" in told[0] and "lookup" in told[0]
