@@ -7,12 +7,16 @@ memory; server-sent events the SDK caps itself, per event. So every answer to a 
 http_client.py passes through a response hook that puts a counting stream in front of the
 body: a JSON (or any non-event) body past the limit ends with AnswerTooLarge, an
 httpx2.StreamError, which the SDK turns into the call's error, and the connection is dropped
-unread.
+unread. Only an event stream that a request asked for (its Accept names text/event-stream) and
+that succeeded (2xx) runs on unbounded: that is read event by event. Any other answer may be
+read whole whatever its label (the SDK's OAuth discovery reads metadata whole; so does httpx2
+a 401 the auth flow answers), so it is held to one message.
 
 The limit counts what the answer unpacks to. A compressed body is unpacked here, a piece at a
 time (gzip and deflate, which we offer: `Accept-Encoding` below), not by httpx2, which would
 inflate a few MiB of zeros to gigabytes before anyone counted them; an encoding we did not
-offer is refused.
+offer is refused, and so is anything sent after the packed stream's end (zlib would keep it
+all, uncounted, as `unused_data`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ class UnofferedEncoding(Exception):
     """A server compressed its answer in an encoding we did not offer."""
 
 
+class UnpackingFailed(httpx2.StreamError):
+    """A server's compressed answer could not be unpacked, or went on past its end."""
+
+
 def bounded_answers(
     server: str, limit: int = MAX_ANSWER_BYTES
 ) -> Callable[[httpx2.Response], Awaitable[None]]:
@@ -55,13 +63,24 @@ def bounded_answers(
                     f"agent does not accept (it asks for {ACCEPT_ENCODING} or none)"
                 )
             del response.headers["content-encoding"]  # unpacked here, not again by httpx2
-            stream = _Inflated(stream)
-        kind = response.headers.get("content-type", "").lower()
-        if not kind.startswith("text/event-stream"):
+            stream = _Inflated(stream, server)
+        if not _asked_event_stream(response):
             stream = _Capped(stream, limit, server)
         response.stream = stream
 
     return bound
+
+
+def _asked_event_stream(response: httpx2.Response) -> bool:
+    """Whether `response` is a successful event stream its request asked for: read event by
+    event (each capped by the SDK), never whole."""
+    kind = response.headers.get("content-type", "").lower()
+    accepted = response.request.headers.get("accept", "").lower()
+    return (
+        response.is_success
+        and kind.startswith("text/event-stream")
+        and "text/event-stream" in accepted
+    )
 
 
 class _Capped(httpx2.AsyncByteStream):
@@ -89,8 +108,9 @@ class _Inflated(httpx2.AsyncByteStream):
     """A gzip or zlib (HTTP's deflate) body unpacked a piece at a time: what it holds at once
     is one piece, however far the packed bytes would expand."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+    def __init__(self, inner: httpx2.AsyncByteStream, server: str) -> None:
         self._inner = inner
+        self._server = server
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         inflate = zlib.decompressobj(zlib.MAX_WBITS | 32)  # either header, told apart by zlib
@@ -100,11 +120,18 @@ class _Inflated(httpx2.AsyncByteStream):
                 while pending:
                     piece = inflate.decompress(pending, _PIECE)
                     pending = inflate.unconsumed_tail
+                    if inflate.unused_data:  # past the end: zlib would keep it all, uncounted
+                        raise UnpackingFailed(
+                            f"{self._server} sent more after the end of its compressed answer; "
+                            "the rest was not read"
+                        )
                     if piece:
                         yield piece
             rest = inflate.flush()
         except zlib.error as error:
-            raise httpx2.DecodingError(f"could not unpack the answer: {error}") from None
+            raise UnpackingFailed(
+                f"{self._server} sent a compressed answer that could not be unpacked: {error}"
+            ) from None
         if rest:
             yield rest
 
