@@ -58,7 +58,8 @@ async def read_mentions(text: str, runtime: McpRuntime | None) -> Attached:
         return attached
     for mention in find_mentions(text, configured_servers(runtime)):
         try:
-            contents = await runtime.read_resource(mention.server, mention.uri)
+            # The person typed the mention: a form its server asks meanwhile is theirs.
+            contents = await runtime.read_resource(mention.server, mention.uri, may_ask=True)
         except AgentError as error:
             _not_attached(attached, mention, str(error))
             continue

@@ -72,7 +72,7 @@ def read_command(
 
     async def body(runtime: McpRuntime) -> int:
         server = await _started(runtime, store, name)
-        parts = await runtime.read_resource(server, uri, allow_disabled=True)
+        parts = await runtime.read_resource(server, uri, allow_disabled=True, may_ask=True)
         if target is not None:
             _write(parts, target, force)
             return 0

@@ -138,7 +138,8 @@ class ReadResource:
         """The resource's text (capped), images as parts, other binary as notes."""
         server, uri = str(arguments["server"]), str(arguments["uri"])
         try:
-            contents = await self.runtime.read_resource(server, uri)
+            # Approved by the person for this URI, as a tool call is: its forms are shown.
+            contents = await self.runtime.read_resource(server, uri, may_ask=True)
         except AgentError as error:
             return ToolResult(str(error), is_error=True)
         return resource_result(server, uri, contents, self.runtime.limits.output_limit_chars)

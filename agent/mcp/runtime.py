@@ -531,12 +531,15 @@ class McpRuntime:
         self._catalogs.add_listener(listener)
 
     async def read_resource(
-        self, server: str, uri: str, *, allow_disabled: bool = False
+        self, server: str, uri: str, *, allow_disabled: bool = False, may_ask: bool = False
     ) -> tuple[ResourcePart, ...]:
-        """The resource's contents (text and blob parts), within the tool timeout."""
+        """The resource's contents (text and blob parts), within the tool timeout. `may_ask`
+        only for a read the person started or approved: the server's forms are shown then;
+        a read agent makes by itself (a served skill's file) has them declined unseen."""
         connection = await self._catalog_connection(server, "resources", allow_disabled)
         timeout = self.limits.tool_timeout_seconds
-        return await self._guard(connection, requests.read_resource(connection, uri, timeout))
+        read = requests.read_resource(connection, uri, timeout, may_ask=may_ask)
+        return await self._guard(connection, read)
 
     async def skills(self, server: str, *, allow_disabled: bool = False) -> SkillListing:
         """The server's `skills/list` entries as it sent them (masked), never their files;

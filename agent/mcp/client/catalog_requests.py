@@ -77,11 +77,12 @@ async def list_prompts(connection: Connection) -> Listing[PromptInfo]:
 
 
 async def read_resource(
-    connection: Connection, uri: str, timeout: float
+    connection: Connection, uri: str, timeout: float, *, may_ask: bool = False
 ) -> tuple[ResourcePart, ...]:
-    """The resource's contents, within `timeout` seconds."""
+    """The resource's contents, within `timeout` seconds. `may_ask`: the person started the
+    read or approved it, so the server's forms meanwhile are shown (Connection.send)."""
     result: types.ReadResourceResult = await connection.send(
-        lambda client: client.read_resource(uri), "reading a resource", timeout, may_ask=True
+        lambda client: client.read_resource(uri), "reading a resource", timeout, may_ask=may_ask
     )
     return resource_parts(result, connection.name, connection.redact)
 
