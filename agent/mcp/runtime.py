@@ -773,7 +773,6 @@ class McpRuntime:
             connection.note(f"listing tools at start failed; the cached list stays: {error}")
             return
         slot.discovered_at_start = slot.listed = True
-        self._note_changed_tools(slot, before, after)  # upgraded since the person chose them
         changed = before.cached_tools is not None and after.cached_tools != before.cached_tools
         if changed and self._on_tools_changed is not None:
             self._on_tools_changed(definition.name)
@@ -786,11 +785,14 @@ class McpRuntime:
         trust: LaunchVerdict | None = None,
     ) -> ServerState:
         tools = await self._guard(connection, connection.list_tools())
-        self._slot(definition.name).latest_tools = tools
+        slot = self._slot(definition.name)
+        slot.latest_tools = tools
         cached = cached_tools(definition.name, tools)
         until = fresh_until(connection.tools_ttl_ms)
+        earlier: list[ServerState] = []  # what was cached, read under the store's lock
 
         def update(state: ServerState) -> ServerState:
+            earlier.append(state)
             updated = with_discovered_tools(state, cached, until)
             if trust is not None:
                 launches = remember(state.trusted_launches, trust.record)
@@ -799,7 +801,11 @@ class McpRuntime:
             return updated
 
         config = self.store.update_state(definition.name, fingerprint(definition), update)
-        return config.state(definition.name)
+        after = config.state(definition.name)
+        # Every listing that replaces the cache (a start, a list change, a restart, a login)
+        # says a selected tool it changed: the model is offered the new one from now on.
+        self._note_changed_tools(slot, earlier[-1], after)
+        return after
 
     def _hooks(self, slot: _Slot, log: ServerLog, secrets: list[str]) -> ConnectionHooks:
         def tools_changed() -> None:
@@ -865,8 +871,7 @@ class McpRuntime:
             return
         try:
             definition = self.store.load().find(name)
-            before = self.store.load().state(definition.name)
-            after = await self._discover(definition, connection)
+            await self._discover(definition, connection)
         except Exception as error:
             # This runs in the runtime's own task group, which hosts every server (and in a
             # chat the chat itself): whatever goes wrong, a failed refresh keeps the old
@@ -874,14 +879,14 @@ class McpRuntime:
             why = str(error) if isinstance(error, AgentError) else describe_error(error)
             connection.note(f"refreshing tools after list_changed failed: {why}")
             return
-        self._note_changed_tools(slot, before, after)
         if self._on_tools_changed is not None:
             self._on_tools_changed(name)
 
     @staticmethod
     def _note_changed_tools(slot: _Slot, before: ServerState, after: ServerState) -> None:
         """Keep, to be said once a run each, the selected tools whose description or inputs
-        differ from those the person chose (mid-chat, or since the last chat)."""
+        differ from those the person chose (mid-chat, across a restart, or since the last
+        chat)."""
         for tool in changed_tools(before, after):
             if tool not in slot.changed_said:
                 slot.changed_said.add(tool)
