@@ -118,3 +118,29 @@ def test_an_endless_oauth_metadata_answer_labelled_an_event_stream_is_cut_off_at
     said, taken = flood_call("oauth-sse", tmp_path, agent_home, total=64, command="login")
     assert "larger than the 16 MiB limit for one message" in said, said
     assert taken < 32 * MIB, f"the client took {taken / MIB:.0f} MiB before hanging up"
+
+
+def test_a_listen_stream_ended_at_once_with_retry_zero_is_reopened_once_a_second_at_most(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    # Found by review: the SDK reopens the standalone GET stream after the server's `retry`
+    # whenever it ends without an error; a server that sets `retry: 0` and ends it every time
+    # had it reopened without any pause: hundreds of requests a second (a core of the person's
+    # machine) for as long as the connection lasted. The call takes 3 seconds.
+    tally = tmp_path / "sent"
+    with flooding_server("sse-retry", tally, tmp_path / "stderr.log") as url:
+        store = McpStore(agent_home / "mcp-servers.json")
+        save(store, {"flood": {"url": url}})
+        enable(store, "flood")
+        done = subprocess.run(
+            [AGENT, "mcp", "call", "flood", "flood"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=dict(os.environ),
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0 and "slow" in done.stdout, done.stdout + done.stderr
+    opened = int(tally.read_text())
+    assert 1 <= opened <= 6, f"the GET stream was opened {opened} times in a 3-second call"
