@@ -4,14 +4,18 @@ stdio is our own transport (client/stdio.py): the child's stderr reaches `output
 directly, so it can be redacted first. Headers go to the httpx2 client and nowhere else.
 Every redirect is refused: the SDK would follow same-origin ones, but a server that moves
 should be reconfigured by the person. Every answer is held to one message's limit, unpacked
-(oauth/http_limits.py, through http_client). The OAuth side (the SDK's auth providers, PyJWT,
-cryptography: about 45 ms of import) loads only when a remote server that uses OAuth connects.
+(oauth/http_limits.py, through http_client). A GET stream (the server's own messages) is
+opened at most once a second: the SDK reopens one that ended at once after the server's
+`retry`, which may be 0, so a server ending it every time had it reopened without a pause,
+hundreds of requests a second for as long as the connection lasted. The OAuth side (the
+SDK's auth providers, PyJWT, cryptography: about 45 ms of import) loads only when a remote
+server that uses OAuth connects.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -39,6 +43,7 @@ HTTP_CONNECT_TIMEOUT = 30.0
 HTTP_READ_TIMEOUT = 300.0  # a server may hold a response stream open while a tool runs
 # An in-process commands server stops within this after its input ends.
 SERVER_SHUTDOWN_SECONDS = 2.0
+STREAM_REOPEN_SECONDS = 1.0  # the SDK's own pause when the server names none
 
 
 class RedirectRefusedError(Exception):
@@ -91,9 +96,23 @@ def _http_client(launch: HttpLaunch, output: ChildOutput, **overrides: Any) -> h
         headers=launch.headers,
         timeout=timeout,
         follow_redirects=False,
-        event_hooks={"response": [refuse_redirects]},
+        event_hooks={"request": [_paced_streams()], "response": [refuse_redirects]},
         auth=auth,
     )
+
+
+def _paced_streams() -> Callable[[httpx2.Request], Awaitable[None]]:
+    """A request hook holding a client's GET event streams to one opened a second."""
+    last_opened = -STREAM_REOPEN_SECONDS
+
+    async def pace(request: httpx2.Request) -> None:
+        nonlocal last_opened
+        if request.method != "GET" or "text/event-stream" not in request.headers.get("accept", ""):
+            return
+        await anyio.sleep(last_opened + STREAM_REOPEN_SECONDS - anyio.current_time())
+        last_opened = anyio.current_time()
+
+    return pace
 
 
 @asynccontextmanager
