@@ -109,7 +109,7 @@ def _paced_streams() -> Callable[[httpx2.Request], Awaitable[None]]:
         nonlocal last_opened
         if request.method != "GET" or "text/event-stream" not in request.headers.get("accept", ""):
             return
-        await anyio.sleep(last_opened + STREAM_REOPEN_SECONDS - anyio.current_time())
+        await anyio.sleep(max(0.0, last_opened + STREAM_REOPEN_SECONDS - anyio.current_time()))
         last_opened = anyio.current_time()
 
     return pace
