@@ -46,6 +46,5 @@ def test_a_skill_read_the_model_started_cannot_ask_the_person_a_form(
         chat.expect(pexpect.EOF)
         requests = fake.requests()
     assert "Declined a form from MCP server sk" in shown.replace("\r\n", " "), shown
-    # The read went on without the answer: the skill is served as listed.
-    tool = [m for m in requests[-1]["body"]["messages"] if m["role"] == "tool"]
-    assert REVIEW_BODY in json.dumps(tool[-1]["content"])
+    # The read went on without the answer: the skill is active as listed.
+    assert REVIEW_BODY in json.dumps(requests[-1]["body"]["messages"][0]["content"])
