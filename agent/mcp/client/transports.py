@@ -7,7 +7,7 @@ should be reconfigured by the person. Every answer is held to one message's limi
 (oauth/http_limits.py, through http_client). A GET stream (the server's own messages) is
 opened at most once a second: the SDK reopens one that ended at once after the server's
 `retry`, which may be 0, so a server ending it every time had it reopened without a pause,
-hundreds of requests a second for as long as the connection lasted. The OAuth side (the
+as fast as the server answered, for as long as the connection lasted. The OAuth side (the
 SDK's auth providers, PyJWT, cryptography: about 45 ms of import) loads only when a remote
 server that uses OAuth connects.
 """
