@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import compileall
 import os
+import resource
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     would compile our modules from source again: about 0.25 s of CPU for a chat's imports. The
     variable stops only writing; written bytecode is read. Done by the controller alone.
     """
+    # Started in the background of a shell script (`pytest &`), this process ignores SIGINT,
+    # and so would every program it starts: a ^C typed into a chat's pty would do nothing.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if not hasattr(session.config, "workerinput"):
         for folder in ("agent", "tests"):
             compileall.compile_dir(REPO / folder, quiet=1)  # one process: no pool to fail
@@ -34,6 +41,24 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     Tests whose feature is speed bound the CPU they use, not the wall clock (tests/cost_meters.py),
     so the extra workers cannot make them miss."""
     return len(os.sched_getaffinity(0)) + 2
+
+
+# Limits every program a test starts inherits from this process; a hard limit, once lowered,
+# cannot be raised again.
+_INHERITED_LIMITS = (resource.RLIMIT_AS, resource.RLIMIT_DATA, resource.RLIMIT_NOFILE)
+
+
+@pytest.fixture(autouse=True)
+def limits_left_as_found() -> Iterator[None]:
+    """A test that lowers a resource limit of the test process itself fails, by name.
+
+    An address-space limit left behind by a code path meant for a child process (the
+    search_files worker sets one) made every later Chromium and Node in the same worker fail
+    to reserve memory, so browser and conformance tests failed far from the cause."""
+    before = [resource.getrlimit(limit) for limit in _INHERITED_LIMITS]
+    yield
+    after = [resource.getrlimit(limit) for limit in _INHERITED_LIMITS]
+    assert after == before, f"this test changed the test process's resource limits: {after}"
 
 
 @pytest.fixture(autouse=True)

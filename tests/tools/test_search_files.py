@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -342,10 +343,10 @@ def test_a_file_name_that_is_not_utf8_comes_as_a_json_string(tmp_path: Path) -> 
     assert search(tmp_path, pattern="needle").text.splitlines()[0] == ('"caf\\udce9.txt":1: needle')
 
 
-def worker_tally(
-    capsys: pytest.CaptureFixture[str], root: Path, **limits: object
-) -> dict[str, object]:
-    """The child's own run, in this process, with limits small enough to reach."""
+def worker_tally(root: Path, **limits: object) -> dict[str, object]:
+    """The child's own run, started as search_files starts it, with limits small enough to
+    reach. (In this process it would leave its address-space limit on pytest and so on every
+    program a later test starts: Chromium and Node then fail to reserve their memory.)"""
     request = {
         "root": str(root.resolve()),
         "pattern": "hit",
@@ -363,19 +364,19 @@ def worker_tally(
         "answer_chars": 64_000,
         **limits,
     }
-    file_search_worker.main(json.dumps(request))
-    last = capsys.readouterr().out.splitlines()[-1]
-    return dict(json.loads(last)["done"])
+    command = [*file_search._PYTHON, "-c", file_search._WORKER, file_search._AGENT_ROOT]
+    done = subprocess.run(
+        [*command, json.dumps(request)], capture_output=True, text=True, check=True, timeout=60
+    )
+    return dict(json.loads(done.stdout.splitlines()[-1])["done"])
 
 
-def test_the_walk_stops_at_its_bounds_and_says_which(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_walk_stops_at_its_bounds_and_says_which(tmp_path: Path) -> None:
     for index in range(10):
         write(tmp_path, f"f{index}.txt", "hit\n" + "x" * 100 + "\n")
-    by_files = worker_tally(capsys, tmp_path, max_visited=4)
+    by_files = worker_tally(tmp_path, max_visited=4)
     assert (by_files["stopped"], by_files["searched"]) == ("files", 4)
-    by_bytes = worker_tally(capsys, tmp_path, max_bytes=350)
+    by_bytes = worker_tally(tmp_path, max_bytes=350)
     assert (by_bytes["stopped"], by_bytes["searched"]) == ("bytes", 4)
     assert by_bytes["bytes_read"] == 350
     deep = tmp_path / "deep"
@@ -384,7 +385,7 @@ def test_the_walk_stops_at_its_bounds_and_says_which(
         folder = folder / "d"
     write(folder, "bottom.txt", "hit\n")
     write(deep, "top.txt", "hit\n")
-    tally = worker_tally(capsys, deep)
+    tally = worker_tally(deep)
     assert (tally["too_deep"], tally["matches"], tally["stopped"]) == (1, 1, None)
 
 
