@@ -3,8 +3,9 @@
 Runs one pytest selection twice in the same run: serially (`-n 0`) and with pyproject's addopts
 (pytest-xdist, -n auto: two workers more than the cores; `--workers N` to try another count).
 Prints parallel / serial wall time.
-Goal (issue 24): <= 0.5. The whole suite (the default) takes about 40 minutes serially on two
-cores, so pass a smaller selection to try an idea; both runs must pass or the ratio means nothing.
+Goal (issue 24): <= 0.5. The whole suite (the default) takes about 42 minutes serially on two
+cores (0.48 measured on 2026-12-04), so pass a smaller selection to try an idea; both runs must
+pass or the ratio means nothing.
 
     .venv/bin/python bench/test_suite.py [--workers N] [PYTEST ARGS...]
     .venv/bin/python bench/test_suite.py --workers 4 tests/mcp tests/security

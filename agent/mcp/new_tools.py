@@ -23,14 +23,17 @@ NOTICE_NAMES = 5
 _NAME_CHARS = 64
 
 
-def new_tools_notice(server: str, names: Sequence[str]) -> str:
-    """One line naming a server's new (unselected) tools, at most NOTICE_NAMES of them."""
+def _named(names: Sequence[str]) -> str:
+    """At most NOTICE_NAMES of `names`, each cut and made one line, and a count of the rest."""
     shown = ", ".join(sanitize_line(name)[:_NAME_CHARS] for name in names[:NOTICE_NAMES])
     more = len(names) - NOTICE_NAMES
-    if more > 0:
-        shown += f" and {more} more"
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def new_tools_notice(server: str, names: Sequence[str]) -> str:
+    """One line naming a server's new (unselected) tools, at most NOTICE_NAMES of them."""
     return (
-        f"{plural(len(names), 'new tool')}, not selected: {shown} "
+        f"{plural(len(names), 'new tool')}, not selected: {_named(names)} "
         f"(select with: agent mcp tools {shlex.quote(server)} --enable TOOL)"
     )
 
@@ -51,12 +54,9 @@ def changed_tools(before: ServerState, after: ServerState) -> tuple[str, ...]:
 
 def changed_tools_notice(server: str, names: Sequence[str]) -> str:
     """One line naming a server's selected tools whose description or inputs changed."""
-    shown = ", ".join(sanitize_line(name)[:_NAME_CHARS] for name in names[:NOTICE_NAMES])
-    more = len(names) - NOTICE_NAMES
-    if more > 0:
-        shown += f" and {more} more"
     return (
-        f"{plural(len(names), 'selected tool')} with a changed description or inputs: {shown}; "
+        f"{plural(len(names), 'selected tool')} with a changed description or inputs: "
+        f"{_named(names)}; "
         f"the model sees the new ones, every call still asks you "
         f"(unselect with: agent mcp tools {shlex.quote(server)} --disable TOOL)"
     )
