@@ -277,7 +277,9 @@ def test_one_shot_runs_are_saved_marked_and_listed_after_the_chats(
             chat.send("/sessions\r")
             chat.expect(r"3\. .*\r\n")
             listed = chat.before + chat.after
-            chat.expect("›")
+            # No wait for the prompt here: on a loaded machine its redraw can come between the
+            # listing's rows (it was consumed before row 3 and the wait timed out); /exit is
+            # read once the listing is done either way.
             finish(chat)
         finally:
             chat.close(force=True)
