@@ -45,6 +45,22 @@ def flooding_server(mode: str, tally: Path, stderr_path: Path, total: int = 256)
         stop_child(process)
 
 
+def agent_mcp(agent_home: Path, url: str, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """`agent mcp ARGV` with the remote server `flood` at `url` saved and enabled."""
+    store = McpStore(agent_home / "mcp-servers.json")
+    save(store, {"flood": {"url": url}})
+    enable(store, "flood")
+    return subprocess.run(
+        [AGENT, "mcp", *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+    )
+
+
 def flood_call(
     mode: str, tmp_path: Path, agent_home: Path, *, total: int = 256, command: str = "call"
 ) -> tuple[str, int]:
@@ -54,18 +70,7 @@ def flood_call(
     tally = tmp_path / "sent"
     argv = ["call", "flood", "flood"] if command == "call" else ["login", "flood", "--no-browser"]
     with flooding_server(mode, tally, tmp_path / "stderr.log", total) as url:
-        store = McpStore(agent_home / "mcp-servers.json")
-        save(store, {"flood": {"url": url}})
-        enable(store, "flood")
-        done = subprocess.run(
-            [AGENT, "mcp", *argv],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            env=dict(os.environ),
-            timeout=120,
-            check=False,
-        )
+        done = agent_mcp(agent_home, url, argv)
     said = done.stdout + done.stderr
     assert done.returncode != 0, said
     return said, int(tally.read_text())
@@ -129,18 +134,7 @@ def test_a_listen_stream_ended_at_once_with_retry_zero_is_reopened_once_a_second
     # call before the fix), for as long as the connection lasted. The call takes 3 seconds.
     tally = tmp_path / "sent"
     with flooding_server("sse-retry", tally, tmp_path / "stderr.log") as url:
-        store = McpStore(agent_home / "mcp-servers.json")
-        save(store, {"flood": {"url": url}})
-        enable(store, "flood")
-        done = subprocess.run(
-            [AGENT, "mcp", "call", "flood", "flood"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            env=dict(os.environ),
-            timeout=120,
-            check=False,
-        )
+        done = agent_mcp(agent_home, url, ["call", "flood", "flood"])
     assert done.returncode == 0 and "slow" in done.stdout, done.stdout + done.stderr
     opened = int(tally.read_text())
     assert 1 <= opened <= 6, f"the GET stream was opened {opened} times in a 3-second call"
