@@ -410,11 +410,11 @@ def _chat(args: argparse.Namespace) -> int:
             return 2
         model_name, api_base = chosen
     if args.prompt is not None or not sys.stdin.isatty():
-        # One-shot: litellm's import (about 1.5 s) is most of the run; begin it now, before
-        # the rest of our start-up, which then overlaps it.
-        from agent.model import LOADER
+        # One-shot: litellm's import (about 2 s) is most of the run; begin it now, before
+        # the rest of our start-up, which then overlaps it (unless the model does not need it).
+        from agent.model import load_for
 
-        LOADER.start()
+        load_for(model_name, api_base)
     from agent.ui.launch import run_chat
 
     resume = "latest" if args.continue_latest else args.resume

@@ -521,6 +521,30 @@ class LiteLLMModel:
         return describe_model_error(error, self.settings, api_key)
 
 
+def served_directly(name: str, api_base: str | None) -> bool:
+    """Whether requests for `name` at `api_base` go straight to an OpenAI-compatible server
+    (agent/openai_compatible.py: the server is named by its address, so litellm would route
+    nothing, and its import is most of `agent -p`) rather than through litellm."""
+    return api_base is not None and name.startswith("openai/")
+
+
+def load_for(name: str, api_base: str | None) -> None:
+    """Begin litellm's import in the background when a one-shot request for `name` at
+    `api_base` will go through it (a one-shot run never needs it otherwise)."""
+    if not served_directly(name, api_base):
+        LOADER.start()
+
+
+def chat_model(settings: ModelSettings) -> LiteLLMModel:
+    """The model for `settings`: OpenAI-compatible servers spoken to directly, every other
+    provider through litellm."""
+    if served_directly(settings.name, settings.api_base):
+        from agent.openai_compatible import OpenAICompatibleModel
+
+        return OpenAICompatibleModel(settings)
+    return LiteLLMModel(settings)
+
+
 def _delta_text(chunk: Any) -> str:
     choices = getattr(chunk, "choices", None) or []
     if not choices:
@@ -544,6 +568,13 @@ def _usage(
     if prompt:
         return Usage(prompt, completion, _cost(litellm, built, model))
     # litellm's own fallback count is off (LiteLLMLoader): a prompt is never 0 tokens.
+    return estimate_usage(messages, text, calls)
+
+
+def estimate_usage(
+    messages: Sequence[dict[str, Any]], text: str, calls: tuple[ToolCall, ...]
+) -> Usage:
+    """A rough count, and no cost, for an answer whose server reported no usage."""
     answer = text + "".join(call.name + call.arguments for call in calls)
     return Usage(estimate_tokens(messages), len(answer) // CHARS_PER_TOKEN, None)
 
@@ -559,8 +590,9 @@ def _cost(litellm: ModuleType, response: Any, model: str) -> float | None:
 def describe_model_error(
     error: Exception, settings: ModelSettings, api_key: str | None = None
 ) -> ModelError:
-    """A litellm exception as an actionable ModelError (matched by class name: no import)."""
-    kind = type(error).__name__
+    """A litellm exception as an actionable ModelError (matched by class name: no import), or
+    openai_compatible's ServerAnswerError, which names the same classes in its `kind`."""
+    kind = getattr(error, "kind", None) or type(error).__name__
     redactor = Redactor(credential_values(api_key))
     # Redact the whole text before cutting it, or a key cut in two would slip through.
     detail = _first_line(_without_ssl_repr(redactor.redact(str(error))))
@@ -615,6 +647,11 @@ def _missing_key(detail: str, settings: ModelSettings) -> ModelError | None:
     lowered = detail.lower()
     if "missing credentials" not in lowered and "api_key client option must be set" not in lowered:
         return None
+    return missing_key_error(settings)
+
+
+def missing_key_error(settings: ModelSettings) -> ModelError:
+    """No API key is set for `settings`' model, so nothing was sent."""
     variable = key_variable(settings) or "the provider's API key variable"
     return ModelError(
         f"no API key for {settings.name} (nothing was sent): export {variable}=..., or name "

@@ -21,7 +21,7 @@ from agent.chat.skill_folders import ActiveSkillFolders
 from agent.chat.state import ASSUMED_WINDOW, ChatSession
 from agent.home import data_home, mcp_store_path, own_folders
 from agent.mcp.host import McpHost
-from agent.model import LiteLLMModel, ModelSettings
+from agent.model import LiteLLMModel, ModelSettings, chat_model
 from agent.session.compaction import memory_section
 from agent.session.recorder import SessionRecorder
 from agent.skills.instruction_files import InstructionFiles, find_instruction_files
@@ -179,7 +179,7 @@ def _deferral(
 def _model(settings: Settings, model_name: str, api_base: str | None) -> LiteLLMModel:
     from agent.settings import inherited_api_base
 
-    return LiteLLMModel(
+    return chat_model(
         ModelSettings(
             name=model_name,
             api_base=api_base or inherited_api_base(settings, model_name),

@@ -239,7 +239,7 @@ class ChatSession:
         provider's key is never sent there); returns the previous model."""
         from dataclasses import replace
 
-        from agent.model import LiteLLMModel
+        from agent.model import LiteLLMModel, chat_model
         from agent.settings import model_provider
 
         current = self.conversation.model
@@ -249,7 +249,7 @@ class ChatSession:
             same = model_provider(name) == model_provider(current.settings.name)
             api_base = current.settings.api_base if same else None
         previous = self.model_name
-        self.conversation.model = LiteLLMModel(
+        self.conversation.model = chat_model(
             replace(current.settings, name=name, api_base=api_base)
         )
         self.model_name = name

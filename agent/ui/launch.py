@@ -18,7 +18,7 @@ from agent.chat.approval import Approver, DenyAll
 from agent.chat.build import FrontEnd, build_chat
 from agent.errors import AgentError
 from agent.home import data_home
-from agent.model import LOADER
+from agent.model import LOADER, load_for
 from agent.project import find_project_dir
 from agent.text import sanitize, sanitize_line
 
@@ -65,13 +65,14 @@ def run_chat(
         )
         code = anyio.run(run_interactive, setup)
     else:
-        code = _run_one_shot(prepare, model_name, prompt, output_format, resume)
+        code = _run_one_shot(prepare, model_name, api_base, prompt, output_format, resume)
     return _exit_fast(code)
 
 
 def _run_one_shot(
     prepare: Callable[[], ChatSession],
     model_name: str,
+    api_base: str | None,
     prompt: str | None,
     output_format: str,
     resume: str | None,
@@ -91,7 +92,7 @@ def _run_one_shot(
             "agent: nothing to send: give a prompt with -p or pipe text to stdin", file=sys.stderr
         )
         return EXIT_USAGE
-    LOADER.start()  # litellm imports in the background while the chat is built
+    load_for(model_name, api_base)  # litellm imports in the background while the chat is built
     output = make_output(output_format, model_name)
     try:
         chat = prepare()

@@ -286,8 +286,18 @@ def test_one_shot_with_no_server_configured_imports_nothing_of_mcp_not_even_our_
     # The SDK's import costs about 0.3 s of a one-shot run (issue 17); with no server it is waste.
     loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
 
-    assert "litellm" in loaded  # the probe sees what was imported
+    assert "agent.openai_compatible" in loaded  # the probe sees what was imported
     assert _mcp_modules(loaded) == set()
+
+
+def test_one_shot_to_an_openai_compatible_server_never_imports_litellm(
+    tmp_path: Path, oneshot_env: dict[str, str]
+) -> None:
+    # litellm's import is about 2 s of CPU: for a server named by its address
+    # (openai/NAME with an api_base) it would route nothing (agent/openai_compatible.py).
+    loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
+
+    assert {name for name in loaded if name.split(".")[0] in ("litellm", "openai")} == set()
 
 
 def test_one_shot_with_servers_but_none_enabled_imports_nothing_of_the_mcp_sdk(

@@ -1,0 +1,413 @@
+"""OpenAICompatibleModel: a model server named by its address (`openai/NAME` with an api_base:
+llama.cpp, vLLM, LM Studio, Ollama's /v1, a gateway) spoken to directly, without litellm.
+
+Why a second way to send a request: for such a server litellm routes nothing (the name's
+provider is fixed, the address given), yet importing it is about 2 s of CPU, most of an
+`agent -p` run, and about 120 MB. OpenAI's chat completions stream is a public, stable
+protocol; this module speaks exactly what litellm sent for these names (the same body, the same
+key rules, the same retries), over httpx2 (which the mcp SDK loads anyway). Every other provider,
+and `openai/` without an address (OpenAI itself), still goes through litellm (model.py); so does
+everything else this class inherits from LiteLLMModel (token counts, the model table, images),
+which loads litellm only when asked.
+
+A hostile or broken server gets no more than it did: one event's line and the whole answer are
+bounded, an error body is read only up to a cap, redirects are not followed (the key would go
+along), loopback addresses are never proxied, and every failure becomes a ModelError by the same
+words as litellm's (model.describe_model_error).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent import __version__
+from agent.loopback import LOOPBACK_PATTERNS
+from agent.messages import Completion, ToolCall, Usage
+from agent.model import (
+    LiteLLMModel,
+    ModelError,
+    TextChunk,
+    describe_model_error,
+    estimate_usage,
+    missing_key_error,
+    placeholder_key,
+)
+
+# One streamed event (a line of the stream) and a whole answer: far above any real answer (a
+# tool call writing a large file arrives in many small deltas), far below what would hurt.
+MAX_EVENT_BYTES = 16 * 1024 * 1024
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+MAX_ERROR_BODY_BYTES = 64 * 1024  # an error's body is read this far for its message
+
+# The openai SDK's retry policy, which litellm used for these names: a status worth another
+# try, backoff from half a second doubling to 8 s with jitter, a server's Retry-After heeded
+# up to a minute.
+_RETRY_STATUSES = {408, 409, 429}
+_FIRST_DELAY, _MAX_DELAY, _MAX_RETRY_AFTER = 0.5, 8.0, 60.0
+
+# Names model.describe_model_error knows (litellm's exception classes), by HTTP status.
+_KIND_BY_STATUS = {
+    400: "BadRequestError",
+    401: "AuthenticationError",
+    403: "PermissionDeniedError",
+    404: "NotFoundError",
+    408: "Timeout",
+    413: "BadRequestError",
+    422: "BadRequestError",
+    429: "RateLimitError",
+    500: "InternalServerError",
+    502: "BadGatewayError",
+    503: "ServiceUnavailableError",
+}
+
+
+class ServerAnswerError(Exception):
+    """What went wrong with a request, classified as litellm would have (`kind`); `body` is
+    the server's error object when it sent one (its numbers tell a context overflow)."""
+
+    def __init__(self, kind: str, message: str, body: object = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.body = body
+
+
+class _Retry(Exception):
+    """The request failed before any of the answer arrived, in a way worth another try."""
+
+    def __init__(self, error: ServerAnswerError, after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.after = after
+
+
+class OpenAICompatibleModel(LiteLLMModel):
+    """A model at an OpenAI-compatible address, streamed without litellm."""
+
+    async def prepare(self) -> None:
+        # Only wait for litellm when something (the interactive chat) is loading it anyway,
+        # for the model table's context window; `agent -p` never loads it.
+        if self._loader.started:
+            await super().prepare()
+
+    def _key(self) -> str:
+        key = self._api_key() or os.environ.get("OPENAI_API_KEY") or placeholder_key(self.settings)
+        if not key:
+            raise missing_key_error(self.settings)
+        return key
+
+    async def stream(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+    ) -> AsyncIterator[TextChunk | Completion]:
+        """Stream one completion; raises ModelError, whatever the server does."""
+        assert self.settings.api_base is not None  # served_directly chose this class
+        api_key = self._key()
+        body: dict[str, Any] = {
+            "model": self.settings.name.removeprefix("openai/"),
+            "messages": list(messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            body["tools"] = list(tools)
+        answer = _Answer()
+        try:
+            async for text in self._request(body, api_key, answer):
+                yield TextChunk(text)
+        except ModelError:
+            raise
+        except ServerAnswerError as error:
+            raise describe_model_error(error, self.settings, api_key) from None
+        if not answer.events:
+            raise ModelError(f"{self.name} sent an empty answer; try again")
+        yield answer.completion(self.name, messages)
+
+    async def _request(
+        self, body: dict[str, Any], api_key: str, answer: _Answer
+    ) -> AsyncIterator[str]:
+        """Send `body`, trying again as the openai SDK would while nothing has arrived; yield
+        the answer's text as it streams, and collect the rest into `answer`."""
+        import httpx2
+
+        settings = self.settings
+        assert settings.api_base is not None
+        url = settings.api_base.rstrip("/") + "/chat/completions"
+        headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "User-Agent": f"agent/{__version__}",
+        }
+        deadline = time.monotonic() + settings.request_timeout_seconds
+        # A mount to None is the client's own transport: loopback never goes through a proxy
+        # from the environment (agent/loopback.py); other hosts keep it.
+        async with httpx2.AsyncClient(
+            timeout=httpx2.Timeout(settings.chunk_timeout_seconds),
+            mounts=dict.fromkeys(LOOPBACK_PATTERNS),
+            follow_redirects=False,
+        ) as client:
+            for attempt in range(settings.retries + 1):
+                try:
+                    async for text in self._attempt(client, url, body, headers, answer, deadline):
+                        yield text
+                    return
+                except _Retry as retry:
+                    if attempt == settings.retries:
+                        raise retry.error from None
+                    await _sleep(retry.after, attempt)
+
+    async def _attempt(
+        self,
+        client: Any,
+        url: str,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        answer: _Answer,
+        deadline: float,
+    ) -> AsyncIterator[str]:
+        import httpx2
+
+        try:
+            async with client.stream("POST", url, json=body, headers=headers) as response:
+                if not 200 <= response.status_code < 300:
+                    raise await _status_error(response)
+                async for event in _events(response):
+                    for text in answer.add(event):
+                        yield text
+                    if time.monotonic() > deadline:
+                        raise ModelError(
+                            f"{self.name} did not finish its answer within "
+                            f"{self.settings.request_timeout_seconds:g} s (model_limits."
+                            "request_timeout_seconds in settings.yaml)"
+                        )
+        except (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout) as error:
+            failure = ServerAnswerError("APIConnectionError", f"Connection error: {error}")
+            raise _Retry(failure) from None
+        except httpx2.TimeoutException as error:
+            failure = ServerAnswerError("Timeout", f"Request timed out: {error}")
+            if answer.events:
+                raise failure from None
+            raise _Retry(failure) from None
+        except (httpx2.TransportError, httpx2.DecodingError) as error:
+            if answer.events:
+                raise ServerAnswerError(
+                    "MidStreamFallbackError", f"the stream broke off: {error}"
+                ) from None
+            raise _Retry(
+                ServerAnswerError("APIConnectionError", f"Connection error: {error}")
+            ) from None
+
+
+@dataclass
+class _Answer:
+    """The streamed answer so far: its text, its tool calls by index, the usage reported."""
+
+    events: int = 0
+    size: int = 0
+    texts: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+
+    def add(self, event: dict[str, Any]) -> list[str]:
+        """Take one chunk; the text it adds (in pieces, as they came)."""
+        self.events += 1
+        if isinstance(event.get("usage"), dict):
+            self.usage = event["usage"]
+        added: list[str] = []
+        choices = event.get("choices")
+        for choice in choices if isinstance(choices, list) else []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue  # one answer was asked for; other choices are not ours
+            delta = choice.get("delta")
+            if not isinstance(delta, dict):
+                continue
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                self.texts.append(content)
+                added.append(content)
+            calls = delta.get("tool_calls")
+            for call in calls if isinstance(calls, list) else []:
+                if isinstance(call, dict):
+                    self._add_call(call)
+        return added
+
+    def _add_call(self, delta: dict[str, Any]) -> None:
+        index = delta.get("index")
+        if not isinstance(index, int):
+            index = len(self.calls)  # a server that numbers nothing sends each call whole
+        call = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+        if isinstance(delta.get("id"), str) and not call["id"]:
+            call["id"] = delta["id"]
+        function = delta.get("function")
+        if isinstance(function, dict):
+            if isinstance(function.get("name"), str) and not call["name"]:
+                call["name"] = function["name"]
+            if isinstance(function.get("arguments"), str):
+                call["arguments"] += function["arguments"]
+
+    def completion(self, model: str, messages: Sequence[dict[str, Any]]) -> Completion:
+        text = "".join(self.texts)
+        calls = tuple(
+            ToolCall(
+                # Some servers send no id; the fallback must be unique across rounds.
+                id=call["id"] or f"call_{uuid.uuid4().hex[:12]}",
+                name=call["name"],
+                arguments=call["arguments"] or "{}",
+            )
+            for _, call in sorted(self.calls.items())
+        )
+        return Completion(text=text, tool_calls=calls, usage=self._usage(messages, text, calls))
+
+    def _usage(
+        self, messages: Sequence[dict[str, Any]], text: str, calls: tuple[ToolCall, ...]
+    ) -> Usage:
+        usage = self.usage or {}
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if isinstance(prompt, int) and prompt > 0:
+            # No price: a server named by its address has none in litellm's table.
+            return Usage(prompt, completion if isinstance(completion, int) else 0, None)
+        return estimate_usage(messages, text, calls)
+
+
+async def _events(response: Any) -> AsyncIterator[dict[str, Any]]:
+    """The JSON chunks of a server-sent event stream, until `data: [DONE]` or its end.
+
+    An error the server reports inside the stream (`data: {"error": ...}`, an `event: error`,
+    or llama.cpp's `error:` field) ends it as a ServerAnswerError with the server's words."""
+    reader = _EventReader()
+    async for piece in response.aiter_bytes():
+        for event in reader.feed(piece):
+            if event is None:
+                return
+            yield event
+    for event in reader.feed(b"\n\n"):  # a last event the server did not end with a blank line
+        if event is None:
+            return
+        yield event
+
+
+@dataclass
+class _EventReader:
+    """Server-sent events from pieces of bytes, each line and the whole stream bounded."""
+
+    buffer: bytes = b""
+    total: int = 0
+    name: str = ""
+    data: list[str] = field(default_factory=list)
+
+    def feed(self, piece: bytes) -> list[dict[str, Any] | None]:
+        """The chunks completed by `piece`; None marks the end (`data: [DONE]`)."""
+        self.total += len(piece)
+        if self.total > MAX_ANSWER_BYTES:
+            raise ServerAnswerError(
+                "APIError", f"the answer grew past {MAX_ANSWER_BYTES // 2**20} MiB; refused"
+            )
+        *lines, self.buffer = (self.buffer + piece).split(b"\n")
+        if len(self.buffer) > MAX_EVENT_BYTES:
+            raise ServerAnswerError(
+                "APIError", f"one line of the answer grew past {MAX_EVENT_BYTES // 2**20} MiB"
+            )
+        events: list[dict[str, Any] | None] = []
+        for raw in lines:
+            line = raw.decode("utf-8", errors="replace").removesuffix("\r")
+            if line:
+                self._field(line)
+            elif self.data:
+                event = self._dispatch()
+                events.append(event)
+                if event is None:
+                    break
+        return events
+
+    def _field(self, line: str) -> None:
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            self.data.append(value)
+        elif name == "event":
+            self.name = value
+        elif name == "error":  # llama.cpp's own field for a failure found mid-stream
+            raise _stream_error(_json_or_text(value))
+
+    def _dispatch(self) -> dict[str, Any] | None:
+        joined, name = "\n".join(self.data), self.name
+        self.data, self.name = [], ""
+        if joined.strip() == "[DONE]":
+            return None
+        parsed = _json_or_text(joined)
+        if isinstance(parsed, dict) and "error" in parsed:
+            raise _stream_error(parsed["error"])
+        if name == "error":
+            raise _stream_error(parsed)
+        if not isinstance(parsed, dict):
+            raise ServerAnswerError(
+                "APIError", f"the server sent a chunk that is not JSON: {joined[:200]!r}"
+            )
+        return parsed
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _stream_error(error: Any) -> ServerAnswerError:
+    message = error.get("message") if isinstance(error, dict) else None
+    return ServerAnswerError("APIError", str(message or error), error)
+
+
+async def _status_error(response: Any) -> ServerAnswerError | _Retry:
+    """A non-2xx answer as an error (its message read from a capped body); a status worth
+    another try comes wrapped in _Retry with the server's Retry-After."""
+    raw = b""
+    async for piece in response.aiter_bytes():
+        raw += piece
+        if len(raw) >= MAX_ERROR_BODY_BYTES:
+            break
+    text = raw[:MAX_ERROR_BODY_BYTES].decode("utf-8", errors="replace")
+    parsed = _json_or_text(text)
+    error: Any = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
+    if isinstance(error, dict):
+        message = str(error.get("message") or text)
+    else:
+        message = str(error) or f"HTTP {response.status_code}"
+    status = response.status_code
+    kind = _KIND_BY_STATUS.get(status) or ("InternalServerError" if status >= 500 else "APIError")
+    failure = ServerAnswerError(kind, f"{message} (HTTP {status})", error)
+    if _worth_retrying(status, response.headers):
+        return _Retry(failure, _retry_after(response.headers))
+    return failure
+
+
+def _worth_retrying(status: int, headers: Any) -> bool:
+    should = str(headers.get("x-should-retry", "")).lower()
+    if should in ("true", "false"):
+        return should == "true"
+    return status in _RETRY_STATUSES or status >= 500
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The server's own wait, in seconds, if it named one we heed."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            seconds = float(headers.get(name, "")) * scale
+        except ValueError:
+            continue
+        if 0 <= seconds <= _MAX_RETRY_AFTER:
+            return seconds
+    return None
+
+
+async def _sleep(after: float | None, attempt: int) -> None:
+    import anyio
+
+    if after is None:
+        after = min(_FIRST_DELAY * 2**attempt, _MAX_DELAY) * (1 - 0.25 * random.random())  # noqa: S311 (jitter, not a secret)
+    await anyio.sleep(after)
