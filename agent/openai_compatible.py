@@ -10,7 +10,7 @@ and `openai/` without an address (OpenAI itself), still goes through litellm (mo
 everything else this class inherits from LiteLLMModel (token counts, the model table, images),
 which loads litellm only when asked.
 
-A hostile or broken server gets no more than it did: one event's line and the whole answer are
+A hostile or broken server gets no more than it did: the whole answer (so any one line of it) is
 bounded, an error body is read only up to a cap, redirects are not followed (the key would go
 along), loopback addresses are never proxied, and every failure becomes a ModelError by the same
 words as litellm's (model.describe_model_error).
@@ -40,10 +40,9 @@ from agent.model import (
     placeholder_key,
 )
 
-# One streamed event (a line of the stream) and a whole answer: far above any real answer (a
-# tool call writing a large file arrives in many small deltas), far below what would hurt.
-MAX_EVENT_BYTES = 16 * 1024 * 1024
-MAX_ANSWER_BYTES = 64 * 1024 * 1024
+# A whole streamed answer, and so any one line of it: far above what any model writes in one
+# answer (its output limit is some 100,000 tokens, under 1 MiB), far below what would hurt.
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BODY_BYTES = 64 * 1024  # an error's body is read this far for its message
 
 # The openai SDK's retry policy, which litellm used for these names: a status worth another
@@ -293,9 +292,9 @@ async def _events(response: Any) -> AsyncIterator[dict[str, Any]]:
 
 @dataclass
 class _EventReader:
-    """Server-sent events from pieces of bytes, each line and the whole stream bounded."""
+    """Server-sent events from pieces of bytes; the whole stream (so each line) is bounded."""
 
-    buffer: bytes = b""
+    buffer: bytearray = field(default_factory=bytearray)
     total: int = 0
     name: str = ""
     data: list[str] = field(default_factory=list)
@@ -307,11 +306,11 @@ class _EventReader:
             raise ServerAnswerError(
                 "APIError", f"the answer grew past {MAX_ANSWER_BYTES // 2**20} MiB; refused"
             )
-        *lines, self.buffer = (self.buffer + piece).split(b"\n")
-        if len(self.buffer) > MAX_EVENT_BYTES:
-            raise ServerAnswerError(
-                "APIError", f"one line of the answer grew past {MAX_EVENT_BYTES // 2**20} MiB"
-            )
+        self.buffer += piece  # in place: a long line arrives in many pieces
+        if b"\n" not in piece:
+            return []
+        *lines, rest = bytes(self.buffer).split(b"\n")
+        self.buffer = bytearray(rest)
         events: list[dict[str, Any] | None] = []
         for raw in lines:
             line = raw.decode("utf-8", errors="replace").removesuffix("\r")
