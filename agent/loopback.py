@@ -1,9 +1,9 @@
 """Which plain-http URLs stay on this machine: the one list the plain-http rule and every
 HTTP client's direct (never proxied) routes share, MCP and OAuth (mcp/oauth/http_client.py) and the
-model API (model.py).
+model API (model/).
 
 On the ground floor and free of HTTP clients, so that configuration checks (mcp/config/oauth.py)
-and model.py can ask it without importing mcp or httpx2.
+and model/ can ask it before importing mcp or httpx2.
 """
 
 from __future__ import annotations

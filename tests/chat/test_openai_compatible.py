@@ -15,11 +15,11 @@ from agent.model import (
     LiteLLMModel,
     ModelError,
     ModelSettings,
+    OpenAICompatibleModel,
     TextChunk,
     chat_model,
     served_directly,
 )
-from agent.openai_compatible import OpenAICompatibleModel
 from tests.fake_openai.server import FakeOpenAI
 
 MESSAGES = [{"role": "system", "content": "You are a test."}, {"role": "user", "content": "hi"}]

@@ -286,7 +286,7 @@ def test_one_shot_with_no_server_configured_imports_nothing_of_mcp_not_even_our_
     # The SDK's import costs about 0.3 s of a one-shot run (issue 17); with no server it is waste.
     loaded = modules_loaded_by_one_shot(oneshot_env, tmp_path)
 
-    assert "agent.openai_compatible" in loaded  # the probe sees what was imported
+    assert "agent.model.openai_compatible" in loaded  # the probe sees what was imported
     assert _mcp_modules(loaded) == set()
 
 

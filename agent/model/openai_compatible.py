@@ -5,15 +5,15 @@ Why a second way to send a request: for such a server litellm routes nothing (th
 provider is fixed, the address given), yet importing it is about 2 s of CPU, most of an
 `agent -p` run, and about 120 MB. OpenAI's chat completions stream is a public, stable
 protocol; this module speaks exactly what litellm sent for these names (the same body, the same
-key rules, the same retries), over httpx2 (which the mcp SDK loads anyway). Every other provider,
-and `openai/` without an address (OpenAI itself), still goes through litellm (model.py); so does
-everything else this class inherits from LiteLLMModel (token counts, the model table, images),
-which loads litellm only when asked.
+key rules, the same retries), over httpx2 (which the mcp SDK loads anyway). Every other
+provider, and `openai/` without an address (OpenAI itself), still goes through litellm
+(litellm_model.py); so does everything this class inherits from LiteLLMModel (token counts,
+the model table, images), which loads litellm only when asked.
 
 A hostile or broken server gets no more than it did: the whole answer (so any one line of it) is
-bounded, an error body is read only up to a cap, redirects are not followed (the key would go
-along), loopback addresses are never proxied, and every failure becomes a ModelError by the same
-words as litellm's (model.describe_model_error).
+bounded, an error body is read only up to a cap, redirects are not followed (the conversation
+would go along), loopback addresses are never proxied, and every failure becomes a ModelError by
+the same words as litellm's (litellm_model.describe_model_error).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 from agent import __version__
 from agent.loopback import LOOPBACK_PATTERNS
 from agent.messages import Completion, ToolCall, Usage
-from agent.model import (
+from agent.model.litellm_model import (
     LiteLLMModel,
     ModelError,
     TextChunk,
@@ -51,7 +51,7 @@ MAX_ERROR_BODY_BYTES = 64 * 1024  # an error's body is read this far for its mes
 _RETRY_STATUSES = {408, 409, 429}
 _FIRST_DELAY, _MAX_DELAY, _MAX_RETRY_AFTER = 0.5, 8.0, 60.0
 
-# Names model.describe_model_error knows (litellm's exception classes), by HTTP status.
+# Names litellm_model.describe_model_error knows (litellm's exception classes), by HTTP status.
 _KIND_BY_STATUS = {
     400: "BadRequestError",
     401: "AuthenticationError",

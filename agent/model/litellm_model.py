@@ -521,30 +521,6 @@ class LiteLLMModel:
         return describe_model_error(error, self.settings, api_key)
 
 
-def served_directly(name: str, api_base: str | None) -> bool:
-    """Whether requests for `name` at `api_base` go straight to an OpenAI-compatible server
-    (agent/openai_compatible.py: the server is named by its address, so litellm would route
-    nothing, and its import is most of `agent -p`) rather than through litellm."""
-    return api_base is not None and name.startswith("openai/")
-
-
-def load_for(name: str, api_base: str | None) -> None:
-    """Begin litellm's import in the background when a one-shot request for `name` at
-    `api_base` will go through it (a one-shot run never needs it otherwise)."""
-    if not served_directly(name, api_base):
-        LOADER.start()
-
-
-def chat_model(settings: ModelSettings) -> LiteLLMModel:
-    """The model for `settings`: OpenAI-compatible servers spoken to directly, every other
-    provider through litellm."""
-    if served_directly(settings.name, settings.api_base):
-        from agent.openai_compatible import OpenAICompatibleModel
-
-        return OpenAICompatibleModel(settings)
-    return LiteLLMModel(settings)
-
-
 def _delta_text(chunk: Any) -> str:
     choices = getattr(chunk, "choices", None) or []
     if not choices:

@@ -1,0 +1,73 @@
+"""The model layer: a chat's requests to its model, and which client sends them.
+
+`litellm_model.py` sends every provider's requests through litellm (the one module that imports
+it); `openai_compatible.py` speaks to a server named by its address (`openai/NAME` with an
+api_base) directly, because for such a server litellm routes nothing and its import is most of
+an `agent -p` run. `chat_model` picks one; both are LiteLLMModel to the rest of agent (token
+counts, the model table and images still come from litellm, loaded only when asked).
+"""
+
+from __future__ import annotations
+
+from agent.model.litellm_model import (
+    LOADER,
+    PLACEHOLDER_KEY,
+    ChatModel,
+    LiteLLMLoader,
+    LiteLLMModel,
+    ModelError,
+    ModelSettings,
+    TextChunk,
+    accepts_images,
+    describe_model_error,
+    estimate_usage,
+    missing_key_error,
+    placeholder_key,
+    routing_problem,
+    table_window,
+)
+from agent.model.openai_compatible import OpenAICompatibleModel
+
+__all__ = [
+    "LOADER",
+    "PLACEHOLDER_KEY",
+    "ChatModel",
+    "LiteLLMLoader",
+    "LiteLLMModel",
+    "ModelError",
+    "ModelSettings",
+    "OpenAICompatibleModel",
+    "TextChunk",
+    "accepts_images",
+    "chat_model",
+    "describe_model_error",
+    "estimate_usage",
+    "load_for",
+    "missing_key_error",
+    "placeholder_key",
+    "routing_problem",
+    "served_directly",
+    "table_window",
+]
+
+
+def served_directly(name: str, api_base: str | None) -> bool:
+    """Whether requests for `name` at `api_base` go straight to an OpenAI-compatible server
+    (openai_compatible.py: the server is named by its address, so litellm would route
+    nothing, and its import is most of `agent -p`) rather than through litellm."""
+    return api_base is not None and name.startswith("openai/")
+
+
+def load_for(name: str, api_base: str | None) -> None:
+    """Begin litellm's import in the background when a one-shot request for `name` at
+    `api_base` will go through it (a one-shot run never needs it otherwise)."""
+    if not served_directly(name, api_base):
+        LOADER.start()
+
+
+def chat_model(settings: ModelSettings) -> LiteLLMModel:
+    """The model for `settings`: OpenAI-compatible servers spoken to directly, every other
+    provider through litellm."""
+    if served_directly(settings.name, settings.api_base):
+        return OpenAICompatibleModel(settings)
+    return LiteLLMModel(settings)
