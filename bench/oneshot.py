@@ -8,7 +8,9 @@ process's peak RSS (its children, such as an MCP server, are not counted for any
 
 Scenarios and goals (issue 17):
   1. no MCP server: `agent -p hi` at most 0.9x fast-agent's wall time and at most 1.05x the bare
-     litellm script's peak RSS;
+     litellm script's peak RSS. `openai/fake` with an address is spoken to directly
+     (agent/model/openai_compatible.py); `hosted_vllm/fake` at the same address takes agent's
+     litellm path, measured beside it (its RSS held to the same goal, its wall to none);
   2. one trusted stdio server (`mcp-server-time` from PyPI, a modern server since 2026.10) whose
      tool is offered in the request (checked on every run): `agent -p` at most 0.9x fast-agent
      with the same server;
@@ -191,14 +193,16 @@ def agent_oneshot(
     launcher: tuple[str, ...] = (AGENT,),
     extra_env: dict[str, str] | None = None,
     trust: Trust | None = None,
+    model: str = "openai/fake",
 ) -> Contender:
-    """`agent -p hi` in its own project and AGENT_HOME under `work`, started by `launcher` (the
-    console script unless told) with `extra_env`; with `server` trusted (by `trust`, this tree's
-    store unless told) and enabled in that home."""
-    project = work / ("project-time" if server else "project")
+    """`agent -p hi` for `model` in its own project and AGENT_HOME under `work`, started by
+    `launcher` (the console script unless told) with `extra_env`; with `server` trusted (by
+    `trust`, this tree's store unless told) and enabled in that home."""
+    tag = ("-time" if server else "") + ("" if model == "openai/fake" else "-" + model[:6])
+    project = work / f"project{tag}"
     project.mkdir()
     agent_env = dict(base_env(), **(extra_env or {}))
-    agent_env["AGENT_HOME"] = str(work / ("home-time" if server else "home"))
+    agent_env["AGENT_HOME"] = str(work / f"home{tag}")
     if server is not None:
         # Trusted for the environment the agent will have: its children inherit that one.
         home = (trust or trust_here)([str(server)], project, agent_env)
@@ -206,7 +210,7 @@ def agent_oneshot(
         # As a person would: enabling discovers the tools (and selects them all).
         enable = [*launcher, "mcp", "enable", "time"]
         subprocess.run(enable, env=agent_env, cwd=project, check=True, capture_output=True)
-    agent = [*launcher, "--model", "openai/fake", "--api-base", fake.base_url, "-p", "hi"]
+    agent = [*launcher, "--model", model, "--api-base", fake.base_url, "-p", "hi"]
     return Contender(name, agent, agent_env, project, _answer_check)
 
 
@@ -218,6 +222,10 @@ def oneshot_contenders(
     contenders = [agent_oneshot(fake, server, work)]
     project = contenders[0].cwd  # the bare script answers in the same directory
     if server is None:
+        # The same server named through one of litellm's own providers: agent's litellm path
+        # (openai/NAME with an address is spoken to directly), measured beside it, no goal.
+        name = "agent -p via litellm"
+        contenders.append(agent_oneshot(fake, None, work, name, model="hosted_vllm/fake"))
         bare_env = dict(env, LITELLM_LOCAL_MODEL_COST_MAP="True")
         bare = [sys.executable, "-c", BARE_SCRIPT, fake.base_url]
         contenders.append(Contender("bare litellm script", bare, bare_env, project, _answer_check))
@@ -262,11 +270,19 @@ def report(title: str, contenders: list[Contender]) -> None:
             f"  ({contender.cpu:.2f} s CPU)"
         )
     agent, *others = contenders
-    for other in others:
-        if other.name.startswith("fast-agent"):
-            print(f"  wall, agent / fast-agent:         {verdict(agent.wall / other.wall, 0.9)}")
-        else:
-            print(f"  peak RSS, agent / bare litellm:   {verdict(agent.rss / other.rss, 1.05)}")
+    by_name = {contender.name.split()[0]: contender for contender in others}
+    fast, bare = by_name.get("fast-agent"), by_name.get("bare")
+    via_litellm = next((c for c in others if c.name.endswith("via litellm")), None)
+    if fast is not None:
+        print(f"  wall, agent / fast-agent:         {verdict(agent.wall / fast.wall, 0.9)}")
+    if bare is not None:
+        print(f"  peak RSS, agent / bare litellm:   {verdict(agent.rss / bare.rss, 1.05)}")
+    if via_litellm is not None and fast is not None:
+        ratio = via_litellm.wall / fast.wall
+        print(f"  wall, agent via litellm / fast-agent: {ratio:.2f} (no goal)")
+    if via_litellm is not None and bare is not None:
+        ratio = via_litellm.rss / bare.rss
+        print(f"  peak RSS, agent via litellm / bare litellm: {verdict(ratio, 1.05)}")
 
 
 def cli_commands(runs: int, work: Path) -> None:
