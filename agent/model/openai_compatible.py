@@ -220,7 +220,7 @@ class _Answer:
         added: list[str] = []
         choices = event.get("choices")
         for choice in choices if isinstance(choices, list) else []:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+            if not isinstance(choice, dict) or choice.get("index") not in (0, None):
                 continue  # one answer was asked for; other choices are not ours
             delta = choice.get("delta")
             if not isinstance(delta, dict):
