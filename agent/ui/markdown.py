@@ -34,6 +34,11 @@ _STAND_IN = {"hr": "---\n\n", "other": "x\n\n"}
 
 # Blocks that nothing can continue after a blank line (a list or indented code still can).
 _ENDED_BY_A_BLANK_LINE = ("paragraph_open", "blockquote_open", "table_open")
+# An open block longer than this is parsed again only once it has grown by a quarter: each line
+# of a paragraph or list used to parse the whole block (a 2,000-line paragraph took 25 s, so a
+# model could freeze the chat with one). Its end then shows a little later; nothing is lost.
+_SMALL_BLOCK = 8192
+_REPARSE_GROWTH = 1.25
 
 
 def make_console(*, color: bool, width: int | None = None) -> Console:
@@ -93,6 +98,7 @@ class MarkdownStream:
         self._console = console
         self._follow_width = follow_width  # re-read the terminal width before each block
         self._pending = ""  # sanitized text from the start of the open block
+        self._parsed_size = 0  # its size when it was last parsed and found unfinished
         self._fence: _OpenFence | None = None
         self._previous: str | None = None  # "hr" / "other": the last block printed, if any
         self._carried_cr = False  # the last chunk ended in "\r" (CRLF line ends are allowed)
@@ -106,7 +112,7 @@ class MarkdownStream:
     @property
     def preview(self) -> str:
         """The last line being written (sanitized), for a one-line glimpse while it waits."""
-        for line in reversed(self._pending.splitlines()):
+        for line in reversed(self._pending[-4096:].splitlines()):  # not the whole block
             if line.strip():
                 return line.strip()
         return ""
@@ -121,6 +127,10 @@ class MarkdownStream:
         self._pending += text
         if "\n" not in text:
             return ""  # a block only ends at the end of a line
+        if self._fence is None and _SMALL_BLOCK < len(self._pending) < (
+            self._parsed_size * _REPARSE_GROWTH
+        ):
+            return ""
         lines = self._pending[: self._pending.rfind("\n") + 1].splitlines(keepends=True)
         if self._fence is not None:
             # Inside an open fence only its closing line matters: skip re-parsing until then.
@@ -131,7 +141,9 @@ class MarkdownStream:
             self._fence = None
         cut, last = self._finished(lines)
         if cut == 0:
+            self._parsed_size = len(self._pending)
             return ""
+        self._parsed_size = 0
         done = "".join(lines[:cut])
         self._pending = self._pending[len(done) :]
         if self._fence is not None:
@@ -141,6 +153,7 @@ class MarkdownStream:
     def flush(self) -> str:
         """Everything still pending, rendered; the next text starts a new document."""
         text, self._pending, self._fence = self._pending, "", None
+        self._parsed_size = 0
         if self._carried_cr:
             text, self._carried_cr = text + self._sanitizer.feed("\r"), False
         output = self._render(text, "other") if text.strip() else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+import time
 
 import pytest
 
@@ -80,6 +81,25 @@ def test_random_chunkings_of_many_documents_all_match_the_whole_rendering() -> N
                 out.append(stream.feed(document[position : position + size]))
                 position, index = position + size, index + 1
             assert "".join(out) + stream.flush() == whole, (document, sizes)
+
+
+def test_a_long_paragraph_and_list_streamed_line_by_line_take_linear_time_and_render_the_same() -> None:
+    # Each line of an open block used to parse the whole block again: a model's 2,000-line
+    # paragraph held the chat for 25 s (8,000 lines: some 7 minutes).
+    document = (
+        "".join(f"line {n} of one long paragraph\n" for n in range(2000))
+        + "\n"
+        + "".join(f"- item {n}\n" for n in range(2000))
+        + "\n# After\n\nThe end.\n"
+    )
+    started = time.process_time()
+    stream = MarkdownStream(make_console(color=True, width=80), follow_width=False)
+    out = [stream.feed(line) for line in document.splitlines(keepends=True)]
+    rendered = "".join(out) + stream.flush()
+    spent = time.process_time() - started
+
+    assert rendered == render_markdown(make_console(color=True, width=80), document)
+    assert spent < 6, f"{spent:.1f} s of CPU to stream {len(document):,} characters"
 
 
 def test_finished_blocks_are_printed_while_the_answer_is_still_streaming() -> None:
