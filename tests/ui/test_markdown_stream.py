@@ -83,7 +83,7 @@ def test_random_chunkings_of_many_documents_all_match_the_whole_rendering() -> N
             assert "".join(out) + stream.flush() == whole, (document, sizes)
 
 
-def test_a_long_paragraph_and_list_streamed_line_by_line_take_linear_time_and_render_the_same() -> None:
+def test_a_long_paragraph_and_list_streamed_by_line_take_linear_time_and_render_the_same() -> None:
     # Each line of an open block used to parse the whole block again: a model's 2,000-line
     # paragraph held the chat for 25 s (8,000 lines: some 7 minutes).
     document = (
