@@ -81,3 +81,38 @@ def test_a_form_still_open_when_its_call_ends_is_closed_and_cancelled_before_the
     assert "the tool call it asked for ended" in notice
     answer = json.loads(requests[3]["body"]["messages"][-1]["content"])
     assert answer == {"action": "cancel", "content": None}
+
+
+def test_a_flood_of_forms_outside_any_call_is_said_once_and_counted_at_the_next_call(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    signal = tmp_path / "hx.sock"
+    save_trusted_hostile_server(agent_home, pty_env(agent_home, tmp_path), signal)
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": model_name("ask_later"), "arguments": {"times": 40}}]},
+        {"text": "Scheduled them."},
+        {"tool_calls": [{"id": "c2", "name": model_name("last_answer"), "arguments": {}}]},
+        {"text": "Checked."},
+    ]
+    with running_chat(tmp_path, agent_home, turns) as (chat, fake):
+        chat.expect("MCP server hx ready")
+        chat.expect("›")
+        chat.send("schedule\r")
+        chat.expect("Approve\\?")
+        chat.send("y")
+        chat.expect("Scheduled them.")
+        chat.expect("›")
+        send_signal(signal)  # the call is over: now the server sends its 40 forms
+        chat.expect("Declined a form from MCP server hx")
+        chat.send("check\r")
+        chat.expect("Approve\\?")
+        shown = chat.before + chat.after
+        chat.send("y")  # its next call begins: what was declined meanwhile is counted
+        chat.expect("Checked.")
+        shown += chat.before
+    requests = fake.requests()
+    # One notice for the whole flood, then its count (drawn before or after the approval).
+    assert "Declined a form" not in shown
+    assert shown.count("Declined 39 more questions from MCP server hx: it asked while") == 1
+    answer = json.loads(requests[3]["body"]["messages"][-1]["content"])
+    assert answer["action"] == "decline"

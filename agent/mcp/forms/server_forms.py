@@ -75,12 +75,17 @@ class ServerForms:
         # a modern one's next input_required round) are cancelled unseen until they end.
         self._cancelled = False
         self._cancelled_unseen = 0  # said once the calls are over
+        # Questions declined while none of its calls ran: the first is said at once, the rest
+        # are counted and said when a call of its starts (a server asking again and again would
+        # otherwise fill the chat with one line each).
+        self._unsolicited = 0
 
     @contextmanager
     def tool_call(self) -> Iterator[None]:
         """The span of one tool call (or prompt got, or resource read): forms that arrive
         within it are shown."""
         self._calls_running += 1
+        self._say_unsolicited()
         try:
             yield
         finally:
@@ -113,10 +118,12 @@ class ServerForms:
             return types.ElicitResult(action=await self.offer_url(params))
         if self._calls_running == 0:
             self._note("declined a form sent while none of its tool calls was running")
-            self._handler.notice(
-                f"Declined a form from MCP server {self._server}: it asked while none of its "
-                "tool calls was running."
-            )
+            if not self._unsolicited:
+                self._handler.notice(
+                    f"Declined a form from MCP server {self._server}: it asked while none of "
+                    "its tool calls was running."
+                )
+            self._unsolicited += 1
             return types.ElicitResult(action="decline")
         request = ElicitationRequest(self._server, params.message, dict(params.requested_schema))
         with anyio.CancelScope() as form:
@@ -146,7 +153,13 @@ class ServerForms:
         """Ask the person whether to open a server's web page: "accept" only once they said
         yes (the front end has opened it by then); refused or too many, declined unseen."""
         if self._calls_running == 0:
-            return self._decline_url("it asked while none of its tool calls was running")
+            reason = "it asked while none of its tool calls was running"
+            if self._unsolicited:
+                self._note(url_refusal(self._server, reason))
+                self._unsolicited += 1
+                return "decline"
+            self._unsolicited += 1
+            return self._decline_url(reason)
         try:
             request = url_request(self._server, params.message, params.url, params.elicitation_id)
         except RefusedUrlError as refused:
@@ -204,6 +217,16 @@ class ServerForms:
         self._note(said)
         self._handler.notice(said)
         return "decline"
+
+    def _say_unsolicited(self) -> None:
+        if self._unsolicited > 1:
+            said = (
+                f"Declined {plural(self._unsolicited - 1, 'more question')} from MCP server "
+                f"{sanitize_line(self._server)}: it asked while none of its tool calls was running."
+            )
+            self._note(said)
+            self._handler.notice(said)
+        self._unsolicited = 0
 
     def _say_urls_declined(self) -> None:
         if self._urls_declined:
