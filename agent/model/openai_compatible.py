@@ -24,7 +24,7 @@ import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent import __version__
@@ -125,7 +125,26 @@ class OpenAICompatibleModel(LiteLLMModel):
             raise describe_model_error(error, self.settings, api_key) from None
         if not answer.events:
             raise ModelError(f"{self.name} sent an empty answer; try again")
-        yield answer.completion(self.name, messages)
+        yield self._priced(answer.completion(messages))
+
+    def _priced(self, completion: Completion) -> Completion:
+        """`completion` with its cost from litellm's price table, when litellm is loaded
+        anyway (the chat loads it for token counts; `agent -p` does not, and prices nothing)
+        and the table knows the name (`openai/gpt-4.1` behind a gateway; a model of one's own
+        has no price)."""
+        usage = completion.usage
+        if not self._loader.loaded or not usage.prompt_tokens or usage.cost_usd is not None:
+            return completion
+        try:
+            costs = self._loader.get().cost_per_token(
+                model=self.settings.name,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+            )
+            cost = float(sum(costs))
+        except Exception:  # unknown price: say nothing rather than a wrong number
+            return completion
+        return replace(completion, usage=replace(usage, cost_usd=cost or None))
 
     async def _request(
         self, body: dict[str, Any], api_key: str, answer: _Answer
@@ -249,7 +268,7 @@ class _Answer:
             if isinstance(function.get("arguments"), str):
                 call["arguments"] += function["arguments"]
 
-    def completion(self, model: str, messages: Sequence[dict[str, Any]]) -> Completion:
+    def completion(self, messages: Sequence[dict[str, Any]]) -> Completion:
         text = "".join(self.texts)
         calls = tuple(
             ToolCall(
@@ -268,7 +287,7 @@ class _Answer:
         usage = self.usage or {}
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         if isinstance(prompt, int) and prompt > 0:
-            # No price: a server named by its address has none in litellm's table.
+            # Priced, if at all, by OpenAICompatibleModel._priced.
             return Usage(prompt, completion if isinstance(completion, int) else 0, None)
         return estimate_usage(messages, text, calls)
 

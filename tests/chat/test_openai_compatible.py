@@ -11,7 +11,9 @@ import pytest
 
 from agent.messages import Completion
 from agent.model import (
+    LOADER,
     PLACEHOLDER_KEY,
+    LiteLLMLoader,
     LiteLLMModel,
     ModelError,
     ModelSettings,
@@ -216,3 +218,29 @@ def test_the_key_named_in_settings_is_the_one_sent(monkeypatch: pytest.MonkeyPat
         asyncio.run(collect(model, []))
         [request] = fake.requests
     assert request["headers"]["authorization"] == "Bearer sk-mine-0123456789"
+
+
+def test_a_known_name_behind_a_gateway_is_priced_as_litellm_prices_it_once_litellm_is_loaded() -> (
+    None
+):
+    LOADER.get()  # the interactive chat loads it in the background; agent -p does not
+    turn = {"text": "Priced.", "usage": {"prompt_tokens": 1000, "completion_tokens": 200}}
+    done = []
+    for kind in (LiteLLMModel, OpenAICompatibleModel):
+        with FakeOpenAI([turn]) as fake:
+            model = kind(ModelSettings("openai/gpt-4o", api_base=fake.base_url, retries=0))
+            done.append(asyncio.run(collect(model, []))[1].usage)
+
+    assert done[0].cost_usd is not None and done[0].cost_usd > 0
+    assert done[1] == done[0]
+
+
+def test_nothing_is_priced_while_litellm_is_not_loaded() -> None:
+    loader = LiteLLMLoader()  # never started, as in agent -p
+    turn = {"text": "Free.", "usage": {"prompt_tokens": 1000, "completion_tokens": 200}}
+    with FakeOpenAI([turn]) as fake:
+        settings = ModelSettings("openai/gpt-4o", api_base=fake.base_url, retries=0)
+        _, completion = asyncio.run(collect(OpenAICompatibleModel(settings, loader), []))
+
+    assert completion.usage.cost_usd is None
+    assert not loader.started
