@@ -226,7 +226,6 @@ class _Answer:
     """The streamed answer so far: its text, its tool calls by index, the usage reported."""
 
     events: int = 0
-    size: int = 0
     texts: list[str] = field(default_factory=list)
     calls: dict[int, dict[str, str]] = field(default_factory=dict)
     usage: dict[str, Any] | None = None
