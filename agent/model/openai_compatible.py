@@ -23,9 +23,9 @@ import os
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from agent import __version__
 from agent.loopback import LOOPBACK_PATTERNS
@@ -48,6 +48,8 @@ MAX_ERROR_BODY_BYTES = 64 * 1024  # an error's body is read this far for its mes
 # The openai SDK's retry policy, which litellm used for these names: a status worth another
 # try, backoff from half a second doubling to 8 s with jitter, a server's Retry-After heeded
 # up to a minute.
+_T = TypeVar("_T")
+
 _RETRY_STATUSES = {408, 409, 429}
 _FIRST_DELAY, _MAX_DELAY, _MAX_RETRY_AFTER = 0.5, 8.0, 60.0
 
@@ -156,9 +158,12 @@ class OpenAICompatibleModel(LiteLLMModel):
                         yield text
                     return
                 except _Retry as retry:
-                    if attempt == settings.retries:
+                    wait = _wait(retry.after, attempt)
+                    # A wait that would outlast the deadline (a Retry-After of 50 s against a
+                    # 30 s deadline) ends the request now, with the server's own error.
+                    if attempt == settings.retries or time.monotonic() + wait > deadline:
                         raise retry.error from None
-                    await _sleep(retry.after, attempt)
+                    await _sleep(wait)
 
     async def _attempt(
         self,
@@ -171,19 +176,27 @@ class OpenAICompatibleModel(LiteLLMModel):
     ) -> AsyncIterator[str]:
         import httpx2
 
+        # Every wait below is bounded by the deadline as well as by the chunk timeout: a server
+        # that trickles a byte at a time (its headers, a line that never ends, a `: ping`
+        # comment every second) resets the chunk timeout forever, and completes no chunk after
+        # which the deadline could be checked.
+        request = client.build_request("POST", url, json=body, headers=headers)
         try:
-            async with client.stream("POST", url, json=body, headers=headers) as response:
+            response = await _by(deadline, client.send(request, stream=True))
+            try:
                 if not 200 <= response.status_code < 300:
-                    raise await _status_error(response)
-                async for event in _events(response):
+                    raise await _status_error(response, deadline)
+                async for event in _events(response, deadline):
                     for text in answer.add(event):
                         yield text
-                    if time.monotonic() > deadline:
-                        raise ModelError(
-                            f"{self.name} did not finish its answer within "
-                            f"{self.settings.request_timeout_seconds:g} s (model_limits."
-                            "request_timeout_seconds in settings.yaml)"
-                        )
+            finally:
+                await response.aclose()  # however this ends, Ctrl-C included
+        except _DeadlinePassed:
+            raise ModelError(
+                f"{self.name} did not finish its answer within "
+                f"{self.settings.request_timeout_seconds:g} s (model_limits."
+                "request_timeout_seconds in settings.yaml)"
+            ) from None
         except (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout) as error:
             failure = ServerAnswerError("APIConnectionError", f"Connection error: {error}")
             raise _Retry(failure) from None
@@ -273,13 +286,37 @@ class _Answer:
         return estimate_usage(messages, text, calls)
 
 
-async def _events(response: Any) -> AsyncIterator[dict[str, Any]]:
+class _DeadlinePassed(Exception):
+    """The request's deadline (model_limits.request_timeout_seconds) passed while waiting."""
+
+
+async def _by(deadline: float, waiting: Awaitable[_T]) -> _T:
+    """`waiting`'s result, or _DeadlinePassed once `deadline` (time.monotonic) has passed."""
+    import anyio
+
+    with anyio.move_on_after(deadline - time.monotonic()) as scope:
+        return await waiting
+    assert scope.cancelled_caught
+    raise _DeadlinePassed
+
+
+async def _pieces(response: Any, deadline: float) -> AsyncIterator[bytes]:
+    """The response's body as it arrives, each wait for a piece bounded by `deadline`."""
+    pieces = response.aiter_bytes()
+    while (piece := await _by(deadline, anext(pieces, None))) is not None:
+        # Also checked once a piece is here: a read that needed no wait is never cancelled.
+        if time.monotonic() > deadline:
+            raise _DeadlinePassed
+        yield piece
+
+
+async def _events(response: Any, deadline: float) -> AsyncIterator[dict[str, Any]]:
     """The JSON chunks of a server-sent event stream, until `data: [DONE]` or its end.
 
     An error the server reports inside the stream (`data: {"error": ...}`, an `event: error`,
     or llama.cpp's `error:` field) ends it as a ServerAnswerError with the server's words."""
     reader = _EventReader()
-    async for piece in response.aiter_bytes():
+    async for piece in _pieces(response, deadline):
         for event in reader.feed(piece):
             if event is None:
                 return
@@ -362,11 +399,11 @@ def _stream_error(error: Any) -> ServerAnswerError:
     return ServerAnswerError("APIError", str(message or error), error)
 
 
-async def _status_error(response: Any) -> ServerAnswerError | _Retry:
-    """A non-2xx answer as an error (its message read from a capped body); a status worth
-    another try comes wrapped in _Retry with the server's Retry-After."""
+async def _status_error(response: Any, deadline: float) -> ServerAnswerError | _Retry:
+    """A non-2xx answer as an error (its message read from a capped body, by the deadline); a
+    status worth another try comes wrapped in _Retry with the server's Retry-After."""
     raw = b""
-    async for piece in response.aiter_bytes():
+    async for piece in _pieces(response, deadline):
         raw += piece
         if len(raw) >= MAX_ERROR_BODY_BYTES:
             break
@@ -404,9 +441,15 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-async def _sleep(after: float | None, attempt: int) -> None:
+def _wait(after: float | None, attempt: int) -> float:
+    """Seconds before the next try: the server's Retry-After, else backoff with jitter."""
+    if after is not None:
+        return after
+    backoff = min(_FIRST_DELAY * 2.0**attempt, _MAX_DELAY)
+    return backoff * (1 - 0.25 * random.random())  # noqa: S311 (jitter, not a secret)
+
+
+async def _sleep(seconds: float) -> None:
     import anyio
 
-    if after is None:
-        after = min(_FIRST_DELAY * 2**attempt, _MAX_DELAY) * (1 - 0.25 * random.random())  # noqa: S311 (jitter, not a secret)
-    await anyio.sleep(after)
+    await anyio.sleep(seconds)
