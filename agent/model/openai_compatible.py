@@ -127,6 +127,13 @@ class OpenAICompatibleModel(LiteLLMModel):
             raise describe_model_error(error, self.settings, api_key) from None
         if not answer.events:
             raise ModelError(f"{self.name} sent an empty answer; try again")
+        if not answer.finished:
+            # The connection closed before the server said the answer was done: a crashed
+            # server or a hop that cut it. Without chunked framing the close is all that marks
+            # the end, and a command cut mid-path (or a tool call without its siblings) must
+            # not pass for the whole answer; litellm refused such a stream too.
+            cut = ServerAnswerError("MidStreamFallbackError", "no finish_reason before the end")
+            raise describe_model_error(cut, self.settings, api_key)
         yield answer.completion(self.name, messages)
 
     async def _request(
@@ -220,6 +227,7 @@ class _Answer:
     """The streamed answer so far: its text, its tool calls by index, the usage reported."""
 
     events: int = 0
+    finished: bool = False  # the server gave a finish_reason: the answer is whole
     size: int = 0
     texts: list[str] = field(default_factory=list)
     calls: dict[int, dict[str, str]] = field(default_factory=dict)
@@ -235,6 +243,8 @@ class _Answer:
         for choice in choices if isinstance(choices, list) else []:
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue  # one answer was asked for; other choices are not ours
+            if isinstance(choice.get("finish_reason"), str):
+                self.finished = True
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 continue
@@ -259,8 +269,13 @@ class _Answer:
         if isinstance(function, dict):
             if isinstance(function.get("name"), str) and not call["name"]:
                 call["name"] = function["name"]
-            if isinstance(function.get("arguments"), str):
-                call["arguments"] += function["arguments"]
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):
+                # Some servers send the arguments as a JSON object, not its text: read as
+                # litellm read them, not dropped (the tool would be called with `{}`).
+                arguments = json.dumps(arguments)
+            if isinstance(arguments, str):
+                call["arguments"] += arguments
 
     def completion(self, model: str, messages: Sequence[dict[str, Any]]) -> Completion:
         text = "".join(self.texts)
