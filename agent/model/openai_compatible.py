@@ -101,6 +101,15 @@ class OpenAICompatibleModel(LiteLLMModel):
         key = self._api_key() or os.environ.get("OPENAI_API_KEY") or placeholder_key(self.settings)
         if not key:
             raise missing_key_error(self.settings)
+        if not (key.isascii() and key.isprintable()):
+            # A header carries printable ASCII only: a key read with its file's newline (or a
+            # header smuggled after one) failed inside the HTTP client as "nothing answers",
+            # and was tried again; a letter outside ASCII raised a traceback. Never echo it.
+            variable = self.settings.api_key_env or "OPENAI_API_KEY"
+            raise ModelError(
+                f"{variable} holds a line break or a character an HTTP header cannot carry "
+                f"(nothing was sent); set it to the key alone, e.g. export {variable}=sk-..."
+            )
         return key
 
     async def stream(
@@ -125,6 +134,10 @@ class OpenAICompatibleModel(LiteLLMModel):
             raise
         except ServerAnswerError as error:
             raise describe_model_error(error, self.settings, api_key) from None
+        except Exception as error:
+            # Whatever else the HTTP client raises (a port past 65535, an address it cannot
+            # parse) is one clear error, as on litellm's path; never a traceback.
+            raise describe_model_error(_innermost(error), self.settings, api_key) from None
         if not answer.events:
             raise ModelError(f"{self.name} sent an empty answer; try again")
         if not answer.finished:
@@ -400,6 +413,13 @@ class _EventReader:
                 "APIError", f"the server sent a chunk that is not JSON: {joined[:200]!r}"
             )
         return parsed
+
+
+def _innermost(error: Exception) -> Exception:
+    """The one failure inside a group of one (anyio's connect wraps its attempts)."""
+    while isinstance(error, ExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 def _json_or_text(text: str) -> Any:
