@@ -11,9 +11,10 @@ provider, and `openai/` without an address (OpenAI itself), still goes through l
 the model table, images), which loads litellm only when asked.
 
 A hostile or broken server gets no more than it did: the whole answer (so any one line of it) is
-bounded, an error body is read only up to a cap, redirects are not followed (the conversation
-would go along), loopback addresses are never proxied, and every failure becomes a ModelError by
-the same words as litellm's (litellm_model.describe_model_error).
+bounded, an error body is read only up to a cap, every wait ends by the request's deadline,
+redirects are not followed (the conversation would go along), loopback addresses are never
+proxied (nor is the environment read for them), and every failure becomes a ModelError by the
+same words as litellm's (litellm_model.describe_model_error).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agent import __version__
-from agent.loopback import LOOPBACK_PATTERNS
+from agent.loopback import goes_direct
 from agent.messages import Completion, ToolCall, Usage
 from agent.model.litellm_model import (
     LiteLLMModel,
@@ -165,11 +166,14 @@ class OpenAICompatibleModel(LiteLLMModel):
             "User-Agent": f"agent/{__version__}",
         }
         deadline = time.monotonic() + settings.request_timeout_seconds
-        # A mount to None is the client's own transport: loopback never goes through a proxy
-        # from the environment (agent/loopback.py); other hosts keep it.
+        # The client speaks to this one address (redirects are not followed). A plain-http
+        # address on this machine never goes through a proxy (agent/loopback.py), so for it
+        # the environment is not read at all: a proxy it would not use must not stop it either
+        # (ALL_PROXY=socks5://..., which httpx2 cannot speak without socksio, failed every
+        # request). Other hosts keep the environment's proxies, NO_PROXY and certificates.
         async with httpx2.AsyncClient(
             timeout=httpx2.Timeout(settings.chunk_timeout_seconds),
-            mounts=dict.fromkeys(LOOPBACK_PATTERNS),
+            trust_env=not goes_direct(url),
             follow_redirects=False,
         ) as client:
             for attempt in range(settings.retries + 1):
