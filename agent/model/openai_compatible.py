@@ -429,7 +429,7 @@ def _innermost(error: Exception) -> Exception:
 def _json_or_text(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # arrays nested 100,000 deep are not JSON we read
         return text
 
 

@@ -7,12 +7,15 @@ server ("nothing answers") and tried again."""
 from __future__ import annotations
 
 import subprocess
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import AGENT, pty_env
+from tests.security.test_hostile_model_server import model_server, stream_headers
 
 
 def agent_p(api_base: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
@@ -52,3 +55,31 @@ def test_an_address_with_a_port_that_cannot_exist_is_one_clear_error(
     assert b"Traceback" not in done.stderr
     assert done.stderr.startswith(b"error: the request to openai/m failed: ")
     assert b"port must be 0-65535" in done.stderr
+
+
+def deeply_nested(handler: BaseHTTPRequestHandler) -> None:
+    # 100,000 nested arrays: json.loads raises RecursionError (not ValueError) on them.
+    stream_headers(handler)
+    handler.wfile.write(b"data: " + b"[" * 100_000 + b"\n\n")
+
+
+def deeply_nested_error(handler: BaseHTTPRequestHandler) -> None:
+    body = b'{"error": ' + b"[" * 100_000
+    handler.send_response(400)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@pytest.mark.parametrize("behaviour", [deeply_nested, deeply_nested_error])
+def test_json_nested_too_deep_to_read_is_one_clear_error(
+    behaviour: Any, tmp_path: Path, agent_home: Path
+) -> None:
+    with model_server(behaviour) as server:
+        done = agent_p(server.base_url, pty_env(agent_home, tmp_path), tmp_path)
+
+    assert done.returncode == 1
+    assert b"Traceback" not in done.stderr
+    assert done.stderr.startswith(b"error: "), done.stderr[-500:]
+    assert b"[[[[" in done.stderr and len(done.stderr) < 1000  # the server's words, cut short
+    assert b"RecursionError" not in done.stderr
