@@ -11,6 +11,7 @@ from pathlib import Path
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import finish, spawn_chat
 
+
 def test_switching_between_a_direct_and_a_litellm_model_sends_each_request_to_its_own_server(
     tmp_path: Path, chat_env: dict[str, str]
 ) -> None:
