@@ -441,11 +441,19 @@ def _stream_error(error: Any) -> ServerAnswerError:
 async def _status_error(response: Any, deadline: float) -> ServerAnswerError | _Retry:
     """A non-2xx answer as an error (its message read from a capped body, by the deadline); a
     status worth another try comes wrapped in _Retry with the server's Retry-After."""
+    import httpx2
+
     raw = b""
-    async for piece in _pieces(response, deadline):
-        raw += piece
-        if len(raw) >= MAX_ERROR_BODY_BYTES:
-            break
+    try:
+        async for piece in _pieces(response, deadline):
+            raw += piece
+            if len(raw) >= MAX_ERROR_BODY_BYTES:
+                break
+    except httpx2.DecodingError:
+        # The server did answer, with this status: a body its Content-Encoding does not
+        # unpack must not pass for a broken connection ("nothing answers there").
+        encoding = response.headers.get("content-encoding", "")
+        raw = f"a body that could not be unpacked ({encoding})".encode()
     text = raw[:MAX_ERROR_BODY_BYTES].decode("utf-8", errors="replace")
     parsed = _json_or_text(text)
     error: Any = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed

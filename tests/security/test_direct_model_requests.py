@@ -6,6 +6,7 @@ server ("nothing answers") and tried again."""
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -83,3 +84,35 @@ def test_json_nested_too_deep_to_read_is_one_clear_error(
     assert done.stderr.startswith(b"error: "), done.stderr[-500:]
     assert b"[[[[" in done.stderr and len(done.stderr) < 1000  # the server's words, cut short
     assert b"RecursionError" not in done.stderr
+
+
+def gzip_error(body: bytes) -> Any:
+    def behaviour(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(503)
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return behaviour
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (gzip.compress(b'{"error": {"message": "model is loading"}}'), b"model is loading"),
+        (b"not gzip at all", b"could not be unpacked"),
+    ],
+    ids=["gzip", "broken-gzip"],
+)
+def test_an_error_body_in_gzip_is_read_and_a_broken_one_still_names_the_status(
+    body: bytes, said: bytes, tmp_path: Path, agent_home: Path
+) -> None:
+    # A broken body was taken for a broken connection: "nothing answers ... is the model
+    # server running there?", after trying again, about a server that had answered 503.
+    with model_server(gzip_error(body)) as server:
+        done = agent_p(server.base_url, pty_env(agent_home, tmp_path), tmp_path)
+
+    assert done.returncode == 1
+    assert b"failed to answer (" in done.stderr and b"(HTTP 503)" in done.stderr
+    assert said in done.stderr
