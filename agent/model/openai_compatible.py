@@ -234,9 +234,15 @@ class OpenAICompatibleModel(LiteLLMModel):
                 raise ServerAnswerError(
                     "MidStreamFallbackError", f"the stream broke off: {error}"
                 ) from None
-            raise _Retry(
-                ServerAnswerError("APIConnectionError", f"Connection error: {error}")
-            ) from None
+            if isinstance(error, httpx2.DecodingError):
+                # The server answered, in a Content-Encoding that does not unpack: not a
+                # broken connection ("nothing answers there"), as litellm said too.
+                failure = ServerAnswerError(
+                    "InternalServerError", f"an answer that could not be unpacked: {error}"
+                )
+            else:
+                failure = ServerAnswerError("APIConnectionError", f"Connection error: {error}")
+            raise _Retry(failure) from None
 
 
 @dataclass

@@ -116,3 +116,22 @@ def test_an_error_body_in_gzip_is_read_and_a_broken_one_still_names_the_status(
     assert done.returncode == 1
     assert b"failed to answer (" in done.stderr and b"(HTTP 503)" in done.stderr
     assert said in done.stderr
+
+
+def test_an_answer_that_does_not_unpack_is_not_said_as_nothing_answering(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    def broken_gzip(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        handler.wfile.write(b"data: this is not gzip\n\n")
+
+    with model_server(broken_gzip) as server:
+        done = agent_p(server.base_url, pty_env(agent_home, tmp_path), tmp_path)
+
+    assert done.returncode == 1
+    assert b"nothing answers" not in done.stderr
+    assert b"failed to answer (an answer that could not be unpacked" in done.stderr
