@@ -46,11 +46,11 @@ from agent.model.litellm_model import (
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BODY_BYTES = 64 * 1024  # an error's body is read this far for its message
 
+_T = TypeVar("_T")
+
 # The openai SDK's retry policy, which litellm used for these names: a status worth another
 # try, backoff from half a second doubling to 8 s with jitter, a server's Retry-After heeded
 # up to a minute.
-_T = TypeVar("_T")
-
 _RETRY_STATUSES = {408, 409, 429}
 _FIRST_DELAY, _MAX_DELAY, _MAX_RETRY_AFTER = 0.5, 8.0, 60.0
 
