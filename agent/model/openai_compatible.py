@@ -11,9 +11,10 @@ provider, and `openai/` without an address (OpenAI itself), still goes through l
 the model table, images), which loads litellm only when asked.
 
 A hostile or broken server gets no more than it did: the whole answer (so any one line of it) is
-bounded, an error body is read only up to a cap, redirects are not followed (the conversation
-would go along), loopback addresses are never proxied, and every failure becomes a ModelError by
-the same words as litellm's (litellm_model.describe_model_error).
+bounded, an error body is read only up to a cap, every wait ends by the request's deadline,
+redirects are not followed (the conversation would go along), loopback addresses are never
+proxied (nor is the environment read for them), and every failure becomes a ModelError by the
+same words as litellm's (litellm_model.describe_model_error).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ import os
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from agent import __version__
-from agent.loopback import LOOPBACK_PATTERNS
+from agent.loopback import goes_direct
 from agent.messages import Completion, ToolCall, Usage
 from agent.model.litellm_model import (
     LiteLLMModel,
@@ -44,6 +45,8 @@ from agent.model.litellm_model import (
 # answer (its output limit is some 100,000 tokens, under 1 MiB), far below what would hurt.
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_ERROR_BODY_BYTES = 64 * 1024  # an error's body is read this far for its message
+
+_T = TypeVar("_T")
 
 # The openai SDK's retry policy, which litellm used for these names: a status worth another
 # try, backoff from half a second doubling to 8 s with jitter, a server's Retry-After heeded
@@ -99,6 +102,15 @@ class OpenAICompatibleModel(LiteLLMModel):
         key = self._api_key() or os.environ.get("OPENAI_API_KEY") or placeholder_key(self.settings)
         if not key:
             raise missing_key_error(self.settings)
+        if not (key.isascii() and key.isprintable()):
+            # A header carries printable ASCII only: a key read with its file's newline (or a
+            # header smuggled after one) failed inside the HTTP client as "nothing answers",
+            # and was tried again; a letter outside ASCII raised a traceback. Never echo it.
+            variable = self.settings.api_key_env or "OPENAI_API_KEY"
+            raise ModelError(
+                f"{variable} holds a line break or a character an HTTP header cannot carry "
+                f"(nothing was sent); set it to the key alone, e.g. export {variable}=sk-..."
+            )
         return key
 
     async def stream(
@@ -123,8 +135,19 @@ class OpenAICompatibleModel(LiteLLMModel):
             raise
         except ServerAnswerError as error:
             raise describe_model_error(error, self.settings, api_key) from None
+        except Exception as error:
+            # Whatever else the HTTP client raises (a port past 65535, an address it cannot
+            # parse) is one clear error, as on litellm's path; never a traceback.
+            raise describe_model_error(_innermost(error), self.settings, api_key) from None
         if not answer.events:
             raise ModelError(f"{self.name} sent an empty answer; try again")
+        if not answer.finished:
+            # The connection closed before the server said the answer was done: a crashed
+            # server or a hop that cut it. Without chunked framing the close is all that marks
+            # the end, and a command cut mid-path (or a tool call without its siblings) must
+            # not pass for the whole answer; litellm refused such a stream too.
+            cut = ServerAnswerError("MidStreamFallbackError", "no finish_reason before the end")
+            raise describe_model_error(cut, self.settings, api_key)
         yield self._priced(answer.completion(messages))
 
     def _priced(self, completion: Completion) -> Completion:
@@ -162,11 +185,14 @@ class OpenAICompatibleModel(LiteLLMModel):
             "User-Agent": f"agent/{__version__}",
         }
         deadline = time.monotonic() + settings.request_timeout_seconds
-        # A mount to None is the client's own transport: loopback never goes through a proxy
-        # from the environment (agent/loopback.py); other hosts keep it.
+        # The client speaks to this one address (redirects are not followed). A plain-http
+        # address on this machine never goes through a proxy (agent/loopback.py), so for it
+        # the environment is not read at all: a proxy it would not use must not stop it either
+        # (ALL_PROXY=socks5://..., which httpx2 cannot speak without socksio, failed every
+        # request). Other hosts keep the environment's proxies, NO_PROXY and certificates.
         async with httpx2.AsyncClient(
             timeout=httpx2.Timeout(settings.chunk_timeout_seconds),
-            mounts=dict.fromkeys(LOOPBACK_PATTERNS),
+            trust_env=not goes_direct(url),
             follow_redirects=False,
         ) as client:
             for attempt in range(settings.retries + 1):
@@ -175,9 +201,12 @@ class OpenAICompatibleModel(LiteLLMModel):
                         yield text
                     return
                 except _Retry as retry:
-                    if attempt == settings.retries:
+                    wait = _wait(retry.after, attempt)
+                    # A wait that would outlast the deadline (a Retry-After of 50 s against a
+                    # 30 s deadline) ends the request now, with the server's own error.
+                    if attempt == settings.retries or time.monotonic() + wait > deadline:
                         raise retry.error from None
-                    await _sleep(retry.after, attempt)
+                    await _sleep(wait)
 
     async def _attempt(
         self,
@@ -190,19 +219,27 @@ class OpenAICompatibleModel(LiteLLMModel):
     ) -> AsyncIterator[str]:
         import httpx2
 
+        # Every wait below is bounded by the deadline as well as by the chunk timeout: a server
+        # that trickles a byte at a time (its headers, a line that never ends, a `: ping`
+        # comment every second) resets the chunk timeout forever, and completes no chunk after
+        # which the deadline could be checked.
+        request = client.build_request("POST", url, json=body, headers=headers)
         try:
-            async with client.stream("POST", url, json=body, headers=headers) as response:
+            response = await _by(deadline, client.send(request, stream=True))
+            try:
                 if not 200 <= response.status_code < 300:
-                    raise await _status_error(response)
-                async for event in _events(response):
+                    raise await _status_error(response, deadline)
+                async for event in _events(response, deadline):
                     for text in answer.add(event):
                         yield text
-                    if time.monotonic() > deadline:
-                        raise ModelError(
-                            f"{self.name} did not finish its answer within "
-                            f"{self.settings.request_timeout_seconds:g} s (model_limits."
-                            "request_timeout_seconds in settings.yaml)"
-                        )
+            finally:
+                await response.aclose()  # however this ends, Ctrl-C included
+        except _DeadlinePassed:
+            raise ModelError(
+                f"{self.name} did not finish its answer within "
+                f"{self.settings.request_timeout_seconds:g} s (model_limits."
+                "request_timeout_seconds in settings.yaml)"
+            ) from None
         except (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout) as error:
             failure = ServerAnswerError("APIConnectionError", f"Connection error: {error}")
             raise _Retry(failure) from None
@@ -216,9 +253,15 @@ class OpenAICompatibleModel(LiteLLMModel):
                 raise ServerAnswerError(
                     "MidStreamFallbackError", f"the stream broke off: {error}"
                 ) from None
-            raise _Retry(
-                ServerAnswerError("APIConnectionError", f"Connection error: {error}")
-            ) from None
+            if isinstance(error, httpx2.DecodingError):
+                # The server answered, in a Content-Encoding that does not unpack: not a
+                # broken connection ("nothing answers there"), as litellm said too.
+                failure = ServerAnswerError(
+                    "InternalServerError", f"an answer that could not be unpacked: {error}"
+                )
+            else:
+                failure = ServerAnswerError("APIConnectionError", f"Connection error: {error}")
+            raise _Retry(failure) from None
 
 
 @dataclass
@@ -226,6 +269,7 @@ class _Answer:
     """The streamed answer so far: its text, its tool calls by index, the usage reported."""
 
     events: int = 0
+    finished: bool = False  # the server gave a finish_reason: the answer is whole
     texts: list[str] = field(default_factory=list)
     calls: dict[int, dict[str, str]] = field(default_factory=dict)
     usage: dict[str, Any] | None = None
@@ -240,6 +284,8 @@ class _Answer:
         for choice in choices if isinstance(choices, list) else []:
             if not isinstance(choice, dict) or choice.get("index") not in (0, None):
                 continue  # one answer was asked for; other choices are not ours
+            if isinstance(choice.get("finish_reason"), str):
+                self.finished = True
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 continue
@@ -264,8 +310,13 @@ class _Answer:
         if isinstance(function, dict):
             if isinstance(function.get("name"), str) and not call["name"]:
                 call["name"] = function["name"]
-            if isinstance(function.get("arguments"), str):
-                call["arguments"] += function["arguments"]
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):
+                # Some servers send the arguments as a JSON object, not its text: read as
+                # litellm read them, not dropped (the tool would be called with `{}`).
+                arguments = json.dumps(arguments)
+            if isinstance(arguments, str):
+                call["arguments"] += arguments
 
     def completion(self, messages: Sequence[dict[str, Any]]) -> Completion:
         text = "".join(self.texts)
@@ -291,13 +342,37 @@ class _Answer:
         return estimate_usage(messages, text, calls)
 
 
-async def _events(response: Any) -> AsyncIterator[dict[str, Any]]:
+class _DeadlinePassed(Exception):
+    """The request's deadline (model_limits.request_timeout_seconds) passed while waiting."""
+
+
+async def _by(deadline: float, waiting: Awaitable[_T]) -> _T:
+    """`waiting`'s result, or _DeadlinePassed once `deadline` (time.monotonic) has passed."""
+    import anyio
+
+    with anyio.move_on_after(deadline - time.monotonic()) as scope:
+        return await waiting
+    assert scope.cancelled_caught
+    raise _DeadlinePassed
+
+
+async def _pieces(response: Any, deadline: float) -> AsyncIterator[bytes]:
+    """The response's body as it arrives, each wait for a piece bounded by `deadline`."""
+    pieces = response.aiter_bytes()
+    while (piece := await _by(deadline, anext(pieces, None))) is not None:
+        # Also checked once a piece is here: a read that needed no wait is never cancelled.
+        if time.monotonic() > deadline:
+            raise _DeadlinePassed
+        yield piece
+
+
+async def _events(response: Any, deadline: float) -> AsyncIterator[dict[str, Any]]:
     """The JSON chunks of a server-sent event stream, until `data: [DONE]` or its end.
 
     An error the server reports inside the stream (`data: {"error": ...}`, an `event: error`,
     or llama.cpp's `error:` field) ends it as a ServerAnswerError with the server's words."""
     reader = _EventReader()
-    async for piece in response.aiter_bytes():
+    async for piece in _pieces(response, deadline):
         for event in reader.feed(piece):
             if event is None:
                 return
@@ -368,10 +443,17 @@ class _EventReader:
         return parsed
 
 
+def _innermost(error: Exception) -> Exception:
+    """The one failure inside a group of one (anyio's connect wraps its attempts)."""
+    while isinstance(error, ExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
 def _json_or_text(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # arrays nested 100,000 deep are not JSON we read
         return text
 
 
@@ -380,14 +462,22 @@ def _stream_error(error: Any) -> ServerAnswerError:
     return ServerAnswerError("APIError", str(message or error), error)
 
 
-async def _status_error(response: Any) -> ServerAnswerError | _Retry:
-    """A non-2xx answer as an error (its message read from a capped body); a status worth
-    another try comes wrapped in _Retry with the server's Retry-After."""
+async def _status_error(response: Any, deadline: float) -> ServerAnswerError | _Retry:
+    """A non-2xx answer as an error (its message read from a capped body, by the deadline); a
+    status worth another try comes wrapped in _Retry with the server's Retry-After."""
+    import httpx2
+
     raw = b""
-    async for piece in response.aiter_bytes():
-        raw += piece
-        if len(raw) >= MAX_ERROR_BODY_BYTES:
-            break
+    try:
+        async for piece in _pieces(response, deadline):
+            raw += piece
+            if len(raw) >= MAX_ERROR_BODY_BYTES:
+                break
+    except httpx2.DecodingError:
+        # The server did answer, with this status: a body its Content-Encoding does not
+        # unpack must not pass for a broken connection ("nothing answers there").
+        encoding = response.headers.get("content-encoding", "")
+        raw = f"a body that could not be unpacked ({encoding})".encode()
     text = raw[:MAX_ERROR_BODY_BYTES].decode("utf-8", errors="replace")
     parsed = _json_or_text(text)
     error: Any = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
@@ -422,9 +512,15 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-async def _sleep(after: float | None, attempt: int) -> None:
+def _wait(after: float | None, attempt: int) -> float:
+    """Seconds before the next try: the server's Retry-After, else backoff with jitter."""
+    if after is not None:
+        return after
+    backoff = min(_FIRST_DELAY * 2.0**attempt, _MAX_DELAY)
+    return backoff * (1 - 0.25 * random.random())  # noqa: S311 (jitter, not a secret)
+
+
+async def _sleep(seconds: float) -> None:
     import anyio
 
-    if after is None:
-        after = min(_FIRST_DELAY * 2**attempt, _MAX_DELAY) * (1 - 0.25 * random.random())  # noqa: S311 (jitter, not a secret)
-    await anyio.sleep(after)
+    await anyio.sleep(seconds)

@@ -112,3 +112,18 @@ def test_a_model_api_on_another_machine_still_goes_through_the_persons_proxy(
     assert done.returncode != 0  # the proxy cannot reach models.example: the person is told
     assert seen, done.stderr
     assert all(line.startswith("POST http://models.example/v1/chat/completions") for line in seen)
+
+
+@pytest.mark.parametrize("proxy", ["socks5://127.0.0.1:1", "ftp://127.0.0.1:1"])
+def test_a_proxy_the_direct_client_cannot_speak_does_not_stop_a_loopback_model(
+    proxy: str, tmp_path: Path
+) -> None:
+    # ALL_PROXY=socks5://... (an ssh -D tunnel) is never used for a model on this machine;
+    # litellm went direct, but the direct client (model/openai_compatible.py) read it anyway,
+    # for its proxy mounts, and failed before sending anything (no SOCKS support installed).
+    env = agent_env(tmp_path, tmp_path / "agent-home") | {"ALL_PROXY": proxy}
+    done, requests = one_shot([{"text": "ok"}], "hi", env, tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert len(requests) == 1
