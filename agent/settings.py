@@ -26,7 +26,7 @@ from agent.resources import config_dir
 from agent.text import sanitize_line
 
 if TYPE_CHECKING:
-    from pydantic import Field, TypeAdapter
+    from pydantic import AfterValidator, Field, TypeAdapter
 
 SETTINGS_FILE_NAME = "settings.yaml"
 
@@ -116,6 +116,37 @@ class CommandsSettings:
     timeout_seconds: Annotated[float, Field(gt=0, le=3600, strict=True)] = 120.0
     max_timeout_seconds: Annotated[float, Field(gt=0, le=86400, strict=True)] = 600.0
     output_limit_bytes: Annotated[int, Field(ge=1024, le=10 * 1024 * 1024, strict=True)] = 50_000
+    # Folders and files of the home a command may read (the sandbox hides the rest of the
+    # home): `~/.cargo/registry`, `~/.gitconfig`. Each a path from / or from ~/; whether one
+    # is, or holds, a place the sandbox hides is judged at each command (agent.tools.sandbox_home).
+    visible_read_only: Annotated[
+        tuple[Annotated[str, AfterValidator(checked_visible_entry)], ...], Field(max_length=100)
+    ] = ()
+
+    def __post_init__(self) -> None:
+        # The shipped defaults are built without pydantic, from YAML's list (shipped_settings).
+        object.__setattr__(self, "visible_read_only", tuple(self.visible_read_only))
+
+
+def checked_visible_entry(entry: str) -> str:
+    """One entry of commands.visible_read_only as written, or ValueError naming it and what to
+    write instead; `~` is expanded where it is used, with the home of that moment."""
+    shown = repr(entry[:200])
+    if not entry.strip():
+        raise ValueError(f"{shown}: an entry must name a folder or file; this one is empty")
+    if "\0" in entry:
+        raise ValueError(f"{shown}: an entry cannot hold a NUL character")
+    if entry == "~" or entry.rstrip("/") == "~":
+        raise ValueError(
+            f"{shown}: that is the whole home, which the sandbox hides; name the folders or "
+            "files in it a command needs (~/.cargo/registry)"
+        )
+    if not (entry.startswith("/") or entry.startswith("~/")):
+        raise ValueError(
+            f"{shown}: an entry must be a path from / or from your home (~/...), not relative "
+            "or another user's (~name)"
+        )
+    return entry
 
 
 _DEFAULT_COMMANDS = CommandsSettings()
@@ -384,7 +415,7 @@ def shipped_settings(defaults: dict[str, Any]) -> Settings:
 def _adapter() -> TypeAdapter[Settings]:
     # Field is unused here by name: pydantic resolves the dataclasses' string annotations in
     # this frame's namespace (TypeAdapter's documented parent-frame lookup).
-    from pydantic import Field, TypeAdapter  # noqa: F401
+    from pydantic import AfterValidator, Field, TypeAdapter  # noqa: F401
 
     return TypeAdapter(Settings)
 

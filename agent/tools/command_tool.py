@@ -43,6 +43,14 @@ from agent.tools.sandbox import (
     hidden_paths,
     sandbox_state,
 )
+from agent.tools.sandbox_home import (
+    Listed,
+    changed_listed,
+    emptied_home,
+    home_lines,
+    in_view,
+    listed_entries,
+)
 from agent.tools.socket_filter import unix_socket_filter
 from agent.tools.visible_environment import changed_since_checked, folders_to_show
 
@@ -206,6 +214,8 @@ class RunCommand:
         from agent.processes.runner import run_command
 
         changed = changed_since_checked(plan.fence.environments if plan.fence else ())
+        if changed is None and plan.fence is not None:
+            changed = changed_listed(Listed(plan.fence.listed, ()))
         if changed is not None:
             return ToolResult(changed, is_error=True)
         socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
@@ -255,29 +265,17 @@ class RunCommand:
             )
         network = arguments.get("network") is True
         timeout = min(self._timeout(arguments), self.settings.max_timeout_seconds)
-        fence = None
+        fence: Fence | None = None
+        seen: list[str] = []
         if state.available and state.program is not None:
-            hidden = hidden_paths(Path.home(), self.private, self.project)
-            readable = () if skill is None else (skill.directory,)
-            shown = (self.project, *(Path(os.path.realpath(folder)) for folder in readable))
-            fence = Fence(
-                project=self.project,
-                cwd=cwd,
-                network=network,
-                hidden=hidden,
-                readable=readable,
-                environments=folders_to_show(program, environment, hidden=hidden, visible=shown),
-            )
+            fence, seen = self._fence(program, cwd, network, skill, environment)
         lines = [
             f"command: {shown_argv(argv)}",
             f"program: {shown_argv([str(program)])}",
             f"in: {shown_argv([str(cwd)])}",
             *_skill_lines(skill),
             *describe(state, network),
-            *(
-                f"visible read-only: {shown_argv([str(folder)])}"
-                for folder in (fence.environments if fence is not None else ())
-            ),
+            *seen,
             f"timeout: {timeout:g} s; what it changes is not recorded for /undo",
         ]
         if not state.available and network:
@@ -285,6 +283,43 @@ class RunCommand:
         return CommandPlan(
             tuple(argv), fence, state.program, cwd, environment, timeout, tuple(lines)
         )
+
+    def _fence(
+        self,
+        program: Path,
+        cwd: Path,
+        network: bool,
+        skill: SkillFolder | None,
+        environment: Mapping[str, str],
+    ) -> tuple[Fence, list[str]]:
+        """What the command may reach, and the approval's lines on the home and on what is
+        shown of it: the home emptied, the program's installation and the listed entries
+        shown again read-only (sandbox_home.py)."""
+        home_value = str(Path.home())
+        hidden = hidden_paths(Path.home(), self.private, self.project)
+        home = emptied_home(home_value, self.project)
+        listed = listed_entries(self.settings.visible_read_only, home, home_value, hidden)
+        readable = () if skill is None else (skill.directory,)
+        shown = (
+            self.project,
+            *(Path(os.path.realpath(folder)) for folder in readable),
+            *(real for real, _ in listed.shown),
+        )
+        environments = folders_to_show(
+            program, environment, hidden=hidden, visible=shown, home=home
+        )
+        in_sight = (*shown, *(written for _, written in listed.shown), *environments)
+        fence = Fence(
+            project=self.project,
+            cwd=cwd,
+            network=network,
+            hidden=in_view(hidden, home, in_sight),
+            readable=readable,
+            environments=environments,
+            home=home,
+            listed=listed.shown,
+        )
+        return fence, home_lines(home, home_value, self.project, environments, listed)
 
     def _timeout(self, arguments: dict[str, Any]) -> float:
         """timeout_seconds as a positive, finite number (NaN would make the run fail after the

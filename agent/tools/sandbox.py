@@ -73,9 +73,14 @@ class Fence:
     network: bool
     hidden: tuple[Path, ...]  # folders and files replaced by empty ones
     readable: tuple[Path, ...] = ()  # shown again over anything hidden (a skill's folder)
-    # Shown again read-only over the private /tmp: the program's venv or folder that lies
-    # there (visible_environment.py); bound before the project, which may lie inside one.
+    # Shown again read-only over the private /tmp and the emptied home: the program's venv,
+    # toolchain or folder that lies there (visible_environment.py); bound before the project,
+    # which may lie inside one.
     environments: tuple[Path, ...] = ()
+    # The real home, replaced by an empty tmpfs (sandbox_home.py); None: not replaced.
+    home: Path | None = None
+    # The person's commands.visible_read_only: (real path, path shown at), read-only.
+    listed: tuple[tuple[Path, Path], ...] = ()
 
 
 def sandbox_state() -> SandboxState:
@@ -121,8 +126,12 @@ def bwrap_command(
     options = [program, *_base_options(network=fence.network)]
     if filter_fd is not None:
         options += ["--seccomp", str(filter_fd)]
+    if fence.home is not None:
+        options += ["--tmpfs", str(fence.home)]
     for folder in fence.environments:
         options += ["--ro-bind", str(folder), str(folder)]
+    for real, shown_at in fence.listed:
+        options += ["--ro-bind", str(real), str(shown_at)]
     options += ["--bind", str(fence.project), str(fence.project)]
     for folder in read_only_in_project(fence.project):
         options += ["--ro-bind", str(folder), str(folder)]

@@ -26,6 +26,7 @@ from pathlib import Path
 from agent.tools.base import CallRefusedError
 from agent.tools.command_environment import shown_argv
 from agent.tools.containment import within
+from agent.tools.program_installation import installation_folders, interpreter_of, venv_base
 
 PRIVATE_TMP = Path("/tmp")  # noqa: S108 (the folder the sandbox replaces by its own)
 ENVIRONMENT_NAMES = ("VIRTUAL_ENV", "CONDA_PREFIX")
@@ -37,64 +38,96 @@ def folders_to_show(
     *,
     hidden: Iterable[Path],
     visible: Iterable[Path],
+    home: Path | None = None,
 ) -> tuple[Path, ...]:
     """The real folders to bind read-only so that `program` (as found on PATH, and where its
-    links lead) and the command's VIRTUAL_ENV / CONDA_PREFIX are there inside the sandbox.
-    `hidden`: what the sandbox hides on purpose; `visible`: what it shows anyway (the project,
-    a skill's folder). CallRefusedError when one of them would mean binding a hidden place."""
+    links lead), its interpreter and the command's VIRTUAL_ENV / CONDA_PREFIX are there inside
+    the sandbox. `hidden`: what the sandbox hides on purpose; `visible`: what it shows anyway
+    (the project, a skill's folder, listed folders); `home`: the home the sandbox replaces by
+    an empty one (sandbox_home.py), None when it does not. CallRefusedError when one of them
+    would mean binding a hidden place, or a whole home or /tmp."""
     hidden = tuple(hidden)
     visible = tuple(visible)
-    real_program = Path(os.path.realpath(program))
-    _refuse_if_hidden(real_program, hidden, f"the program {shown_argv([str(program)])}")
-    wanted: list[tuple[Path, str]] = []
-    # The folder the program is looked up in (its entry on PATH), and the folder its links
-    # lead to: with both there, the name resolves inside as it does outside.
-    for folder in (Path(os.path.realpath(program.parent)), real_program.parent):
-        wanted.append((_environment_root(folder), f"the program {shown_argv([str(program)])}"))
-    for name in ENVIRONMENT_NAMES:
-        value = environment.get(name)
-        if value and os.path.isabs(value) and os.path.isdir(value):
-            wanted.append((Path(os.path.realpath(value)), name))
+    emptied = (PRIVATE_TMP,) if home is None else (PRIVATE_TMP, home)
+    _refuse_if_hidden(
+        Path(os.path.realpath(program)), hidden, f"the program {shown_argv([str(program)])}"
+    )
     found: dict[Path, None] = {}
-    for folder, needed_by in wanted:
-        if not _hidden_by_private_tmp(folder, visible):
+    for folder, needed_by in _wanted(program, environment, home, emptied):
+        root = _emptied_root(folder, emptied, visible)
+        if root is None:
             continue
+        if folder == root:
+            raise CallRefusedError(_whole_root(needed_by, root))
         _refuse_if_hidden(folder, hidden, needed_by)
-        _refuse_if_others_can_swap(folder, needed_by)
-        if folder == PRIVATE_TMP:
-            raise CallRefusedError(
-                f"{needed_by} lies directly in /tmp, which the sandbox replaces by a private "
-                "one; showing all of /tmp would undo that: move it into a folder of its own "
-                "(or outside /tmp); nothing ran"
-            )
+        _refuse_if_others_can_swap(folder, root, needed_by)
         found[folder] = None
     return tuple(sorted(found))
 
 
-def _environment_root(folder: Path) -> Path:
-    """A venv's root for a program in its bin/ (the interpreter and the packages are there
-    too), else the program's own folder."""
-    if folder.name == "bin" and (folder.parent / "pyvenv.cfg").is_file():
-        return folder.parent
-    return folder
+def _wanted(
+    program: Path, environment: Mapping[str, str], home: Path | None, emptied: tuple[Path, ...]
+) -> list[tuple[Path, str]]:
+    """Each folder the program needs, with what needs it (for a refusal's words)."""
+    real_program = Path(os.path.realpath(program))
+    label = f"the program {shown_argv([str(program)])}"
+    # The folder the program is looked up in (its entry on PATH), and the folder its links
+    # lead to: with both there, the name resolves inside as it does outside.
+    needs = [(Path(os.path.realpath(program.parent)), label), (real_program.parent, label)]
+    interpreter = interpreter_of(real_program, environment)
+    if interpreter is not None:
+        said = f"its interpreter {shown_argv([str(interpreter)])}"
+        needs.append((Path(os.path.realpath(interpreter.parent)), said))
+        needs.append((Path(os.path.realpath(interpreter)).parent, said))
+    wanted: list[tuple[Path, str]] = []
+    for folder, needed_by in needs:
+        wanted += [(root, needed_by) for root in installation_folders(folder, home, emptied)]
+    for name in ENVIRONMENT_NAMES:
+        value = environment.get(name)
+        if value and os.path.isabs(value) and os.path.isdir(value):
+            wanted.append((Path(os.path.realpath(value)), name))
+    for folder, needed_by in list(wanted):  # a venv's python runs its base interpreter
+        base = venv_base(folder)
+        if base is not None:
+            said = f"{needed_by}'s base interpreter"
+            wanted += [(root, said) for root in installation_folders(base, home, emptied)]
+    return wanted
 
 
-def _hidden_by_private_tmp(folder: Path, visible: tuple[Path, ...]) -> bool:
-    """Under /tmp, and not in a folder the sandbox shows anyway (the project is bound over
-    the private /tmp)."""
-    if not within(folder, PRIVATE_TMP):
-        return False
-    return not any(within(folder, shown) for shown in visible)
+def _whole_root(needed_by: str, root: Path) -> str:
+    if root == PRIVATE_TMP:
+        return (
+            f"{needed_by} lies directly in /tmp, which the sandbox replaces by a private "
+            "one; showing all of /tmp would undo that: move it into a folder of its own "
+            "(or outside /tmp); nothing ran"
+        )
+    return (
+        f"{needed_by} lies directly in your home ({shown_argv([str(root)])}), which the "
+        "sandbox replaces by an empty one; showing all of it would undo that: move it into "
+        "a folder of its own (~/bin); nothing ran"
+    )
 
 
-def _refuse_if_others_can_swap(folder: Path, needed_by: str) -> None:
+def _emptied_root(
+    folder: Path, emptied: tuple[Path, ...], visible: tuple[Path, ...]
+) -> Path | None:
+    """The place the sandbox empties (/tmp, the home) that would hide `folder`, or None: it
+    lies in neither, or in a folder the sandbox shows anyway (the project is bound over
+    them). The innermost one when both hold it (a home under /tmp)."""
+    if any(within(folder, shown) for shown in visible):
+        return None
+    holding = [root for root in emptied if within(folder, root)]
+    return max(holding, key=lambda root: len(root.parts)) if holding else None
+
+
+def _refuse_if_others_can_swap(folder: Path, root: Path, needed_by: str) -> None:
     """Refuse a folder under /tmp that another user could swap for a link into the home: one
     of its folders below /tmp is theirs, or open to anyone's changes. bwrap binds what the path
     names when the command starts, so such a swap after every check of ours would still show
     ~/.ssh at the venv's path; only the folder's owner (and root) can rename what it holds."""
     me = os.geteuid()
     for part in (folder, *folder.parents):
-        if part == PRIVATE_TMP or not within(part, PRIVATE_TMP):
+        if part == root or not within(part, root):
             return
         try:
             status = os.lstat(part)
