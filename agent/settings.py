@@ -426,6 +426,7 @@ _HINTS = {
         " (the model's context window in tokens, a whole number such as 8192; null when "
         "litellm's table should say)"
     ),
+    "commands.visible_read_only": " (a list of paths, such as [~/.cargo/registry, ~/.gitconfig])",
 }
 
 

@@ -127,6 +127,26 @@ def test_a_user_file_can_be_given_explicitly(tmp_path: Path) -> None:
         ),
         ("model: 5\n", "model: Input should be a valid string"),
         ("- model\n", "settings must be a mapping of keys to values"),
+        (
+            "commands:\n  visible_read_only: [~/.gitconfig, .cargo]\n",
+            "commands.visible_read_only.1: Value error, '.cargo': an entry must be a path from / "
+            "or from your home (~/...), not relative or another user's (~name)",
+        ),
+        (
+            "commands:\n  visible_read_only: ['~/']\n",
+            "commands.visible_read_only.0: Value error, '~/': that is the whole home, which the "
+            "sandbox hides; name the folders or files in it a command needs (~/.cargo/registry)",
+        ),
+        (
+            "commands:\n  visible_read_only: ['  ']\n",
+            "commands.visible_read_only.0: Value error, '  ': an entry must name a folder or "
+            "file; this one is empty",
+        ),
+        (
+            "commands:\n  visible_read_only: ~/.gitconfig\n",
+            "commands.visible_read_only: Input should be a valid tuple (a list of paths, such as "
+            "[~/.cargo/registry, ~/.gitconfig])",
+        ),
     ],
 )
 def test_a_bad_key_or_value_is_an_error_naming_the_file_and_the_key(

@@ -13,6 +13,7 @@ the command's PATH). So a program's folder stands for:
   ~/.local, which holds every program's data too (~/.local/share, ~/.local/state): there its
   bin/ and lib/ only;
 - a version manager's root, for its shims/ beside versions/ or installs/;
+- rustup's proxies' folder (~/.cargo/bin, holding `rustup`) and the toolchains in ~/.rustup;
 - otherwise the folder itself.
 Never a root the sandbox empties (the home, /tmp) nor `/`: a program there gets its own folder
 only. Whether a folder may be shown at all (it must hold no hidden place) is for
@@ -46,6 +47,10 @@ def installation_folders(folder: Path, home: Path | None, roots: Iterable[Path])
             return [parent]
     if folder.name == "shims" and any((parent / name).is_dir() for name in VERSION_FOLDERS):
         return [parent]
+    if (folder / "rustup").is_file() and home is not None and (home / ".rustup").is_dir():
+        # rustup's proxies (~/.cargo/bin/cargo, rustc) run the toolchains in ~/.rustup; the
+        # rest of ~/.cargo holds crates.io's token and the registry's cache.
+        return [folder, home / ".rustup"]
     return [folder]
 
 

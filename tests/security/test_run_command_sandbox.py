@@ -177,8 +177,9 @@ def test_keys_lying_in_the_home_and_the_newer_token_files_are_not_visible(tmp_pa
         "    except OSError as error:\n"
         "        print('unreadable', error.strerror)\n"
     )
-    _, result = run(tool, argv=python(code))
+    lines, result = run(tool, argv=python(code))
 
+    assert "home: part of the project, so shown (your credential files in it hidden)" in lines
     assert result.text.startswith("exit code 0"), result.text
     for text in hidden.values():
         assert text not in result.text

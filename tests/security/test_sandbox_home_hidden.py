@@ -13,7 +13,6 @@ there would prove nothing); the interpreter the scripts run with lies outside it
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -121,13 +120,16 @@ def test_a_project_in_the_home_is_shown_and_nothing_else_of_the_home(
     from agent.tools.command_tool import RunCommand
     from agent.tools.sandbox import sandbox_state
 
-    tool = RunCommand(project.resolve(), [(tmp_path / "agent-home").resolve()],
-                      CommandsSettings(), sandbox=sandbox_state, environ=dict(os.environ))  # fmt: skip
+    own = (tmp_path / "agent-home").resolve()
+    tool = RunCommand(project.resolve(), [own], CommandsSettings(), sandbox=sandbox_state)
     paths = [project / "README", home / "work" / "other" / "secret.txt",
              home / ".kaggle" / "kaggle.json"]  # fmt: skip
     lines, result = run(tool, argv=reader(paths, home / "work"))
     _, wrote = run(tool, argv=["sh", "-c", "echo made > made.txt"])
 
+    assert f"home: {home} hidden (an empty one in its place: writable, thrown away after)" in (
+        lines
+    )
     assert "the project's own file" in result.text
     assert CANARY not in result.text
     assert "LISTING ['app']" in result.text
@@ -235,8 +237,9 @@ def test_a_listed_folder_is_readable_but_not_writable_and_a_missing_one_is_said(
 
     assert f"visible read-only: {registry} (commands.visible_read_only)" in lines, lines
     assert f"visible read-only: {home / '.gitconfig'} (commands.visible_read_only)" in lines
-    assert f"not found, so not shown: {home / '.m2' / 'repository'} (commands.visible_read_only)" in (
-        lines
+    assert (
+        f"not found, so not shown: {home / '.m2' / 'repository'} (commands.visible_read_only)"
+        in (lines)
     )
     assert "crates index" in result.text and "name = Me" in result.text, result.text
     assert CANARY not in result.text
