@@ -1,13 +1,18 @@
 """The fence run_command's programs run in: bubblewrap (bwrap) on Linux.
 
-What a sandboxed command gets (measured in tests/security/test_run_command_sandbox.py):
-- the whole filesystem read-only, but the project writable (its version control folders
+What a sandboxed command gets (measured in tests/security/test_run_command_sandbox.py and
+test_sandbox_home_hidden.py):
+- the home replaced by an empty tmpfs (writable, thrown away), in which only the project, the
+  program's own installation and the person's commands.visible_read_only are shown again
+  (sandbox_home.py): a token file no list names is out of reach;
+- the system folders read-only, the project writable (its version control folders
   and a hooks folder git's config points into the project read-only: a hook written there
   would run later, outside any sandbox) and a private, empty /tmp;
-- agent's own folders (settings, trust records, sessions, tokens) and the person's credential
-  files and folders in the home directory (~/.ssh, ~/.aws, ~/.netrc, ~/*.p12, ..., every
-  ~/*.pem and ~/*.key, and other agents' logins, browser profiles, keyrings, shell histories)
-  replaced by empty ones, by name (a key's content is not looked for); the sockets
+- inside what is shown, agent's own folders (settings, trust records, sessions, tokens) and the
+  person's credential files and folders by name (~/.ssh, ~/.aws, ~/.netrc, ~/*.p12, ..., every
+  ~/*.pem and ~/*.key, and other agents' logins, browser profiles, keyrings, shell histories:
+  a second layer, for a project that is the home) replaced by empty ones (a key's content is
+  not looked for); the sockets
   through which a process could act outside the fence (the user's D-Bus and runtime folder,
   the system bus, container engines) hidden too: a read-only mount does not stop a connect()
   to a socket;
@@ -15,8 +20,13 @@ What a sandboxed command gets (measured in tests/security/test_run_command_sandb
   it for this call; fresh process, IPC and host-name namespaces; no capabilities at all (as
   root bwrap would keep them, and CAP_SYS_ADMIN could remount / writable);
 - the skill's folder readable when the command belongs to a skill;
-- the program's own venv (or folder) read-only where the private /tmp would hide it: a venv
-  at /tmp/venvs/x runs as the approval named it (visible_environment.py).
+- the program's own installation read-only where the private /tmp or the empty home would
+  hide it: a venv at /tmp/venvs/x or ~/venvs/x, pyenv's ~/.pyenv, runs as the approval named
+  it (visible_environment.py, program_installation.py).
+
+The mounts in order, each over the ones before: / read-only; /tmp and the home emptied; the
+program's installation and the listed entries read-only; the project read-write; its read-only
+folders; the hidden places; the skill's folder.
 
 Where bwrap is missing or cannot make namespaces, `sandbox_state` says why, and the caller
 decides (settings: commands.unsandboxed).
