@@ -22,6 +22,7 @@ is skipped and said. At the run each must still lead where it led at the questio
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,7 @@ def listed_entries(
             continue
         real = Path(os.path.realpath(written))
         _refuse_listed(entry, real, home, hidden)
+        _refuse_if_others_can_swap(entry, written, real)
         shown.append((real, _destination(written, home_value, home)))
     return Listed(tuple(shown), tuple(missing))
 
@@ -80,7 +82,7 @@ def _written_path(entry: str, home_value: str) -> Path | None:
     if entry == "~" or entry.startswith("~/"):
         if not home_value or not os.path.isabs(home_value):
             return None
-        entry = home_value + entry[1:]
+        entry = home_value.rstrip("/") + entry[1:]  # a home of "/" gives "/x", not "//x"
     return Path(os.path.normpath(entry))
 
 
@@ -110,6 +112,28 @@ def _refuse_listed(entry: str, real: Path, home: Path | None, hidden: tuple[Path
                 "hides (agent's folders, your credentials); take it out of the list or list "
                 "what in it a command needs; nothing ran"
             )
+
+
+def _refuse_if_others_can_swap(entry: str, written: Path, real: Path) -> None:
+    """Refuse an entry another user could swap for a link into the home (a folder on its way
+    is theirs, or open to anyone's changes without the sticky bit, as a shared folder in /tmp
+    may be): bwrap binds what the path names when the command starts, after every check of
+    ours. Only a folder's owner (and root) can rename what it holds."""
+    me = os.geteuid()
+    for path in (written, real):
+        for part in path.parents:
+            try:
+                status = os.lstat(part)
+            except OSError:
+                continue  # gone meanwhile: the check at the run says so
+            shared = status.st_mode & stat.S_IWOTH and not status.st_mode & stat.S_ISVTX
+            if status.st_uid not in (me, 0) or shared:
+                raise CallRefusedError(
+                    f"{SETTING} in settings.yaml lists {shown_argv([entry])}, and "
+                    f"{shown_argv([str(part)])} is another user's or open to anyone's changes: "
+                    "they could swap it for a link into your home before the command starts, "
+                    "so it is not shown; nothing ran"
+                )
 
 
 def changed_listed(listed: Listed) -> str | None:
@@ -144,9 +168,10 @@ def home_lines(
     program's folders (visible_environment.py), then the listed entries."""
     lines = []
     if home is not None:
+        inside = "; the project in it read-write" if within(project, home) else ""
         lines.append(
             f"home: {shown_argv([str(home)])} hidden (an empty one in its place: writable, "
-            "thrown away after)"
+            f"thrown away after){inside}"
         )
     elif _in_project(home_value, project):
         lines.append("home: part of the project, so shown (your credential files in it hidden)")

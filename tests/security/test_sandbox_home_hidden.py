@@ -127,9 +127,10 @@ def test_a_project_in_the_home_is_shown_and_nothing_else_of_the_home(
     lines, result = run(tool, argv=reader(paths, home / "work"))
     _, wrote = run(tool, argv=["sh", "-c", "echo made > made.txt"])
 
-    assert f"home: {home} hidden (an empty one in its place: writable, thrown away after)" in (
-        lines
-    )
+    assert (
+        f"home: {home} hidden (an empty one in its place: writable, thrown away after); "
+        "the project in it read-write"
+    ) in lines
     assert "the project's own file" in result.text
     assert CANARY not in result.text
     assert "LISTING ['app']" in result.text

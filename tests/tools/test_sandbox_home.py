@@ -114,6 +114,23 @@ def test_without_a_home_a_tilde_entry_is_refused_and_an_absolute_one_kept(
     assert listed_entries((str(tmp_path),), None, "", hidden=[]).shown == ((tmp_path, tmp_path),)
 
 
+def test_a_listed_entry_in_a_folder_others_can_change_is_refused(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    (shared / "cache").mkdir(parents=True)
+    shared.chmod(0o777)  # anyone may rename what it holds: swap cache for a link into ~/.ssh
+    with pytest.raises(CallRefusedError) as caught:
+        listed_entries((str(shared / "cache"),), None, "", hidden=[])
+    assert f"{shared} is another user's or open to anyone's changes" in str(caught.value)
+    shared.chmod(0o1777)  # the sticky bit: only the owner renames what is theirs, as in /tmp
+    assert listed_entries((str(shared / "cache"),), None, "", hidden=[]).shown
+
+
+def test_a_home_of_slash_empties_nothing_and_expands_tilde_plainly(tmp_path: Path) -> None:
+    assert emptied_home("/", tmp_path) is None
+    listed = listed_entries(("~/etc/hostname",), None, "/", hidden=[])
+    assert listed.shown == ((Path("/etc/hostname"), Path("/etc/hostname")),)
+
+
 def test_hidden_places_in_the_emptied_home_are_covered_only_inside_what_is_shown(
     tmp_path: Path,
 ) -> None:
