@@ -1,21 +1,22 @@
-"""What of a program's own environment the sandbox's private /tmp would hide, shown again
-read-only at the same path.
+"""What of a program's own installation the sandbox's private /tmp or its empty home would
+hide, shown again read-only at the same path.
 
-Inside the sandbox /tmp is a fresh, empty one. A program that lies under the real /tmp (a
-venv at /tmp/venvs/x, a project cloned into /tmp with its tools elsewhere in /tmp) would be
-named in the approval and then be "not found" once the person said yes. So the folder it
-needs is bound back, read-only: for a Python venv the venv's root (the folder holding
-pyvenv.cfg above bin/), otherwise the program's own folder; and the VIRTUAL_ENV and
-CONDA_PREFIX the command is given, when they lie there too.
+Inside the sandbox /tmp is a fresh, empty one, and so is the home (sandbox_home.py). A program
+that lies under the real /tmp (a venv at /tmp/venvs/x, a project cloned into /tmp with its
+tools elsewhere in /tmp) or in the home (~/venvs/x, pyenv's ~/.pyenv, nvm's
+~/.nvm/versions/node/v20.11.0) would be named in the approval and then be "not found" once the
+person said yes. So what it needs is bound back, read-only: its installation as
+program_installation.py finds it (a venv's root and the interpreter it was made from, a
+toolchain's prefix, a version manager's root, a script's interpreter), otherwise the program's
+own folder; and the VIRTUAL_ENV and CONDA_PREFIX the command is given, when they lie there too.
 
 Nothing the sandbox hides on purpose is ever bound back (agent's folders, credential files,
-other agents' logins: the sandbox's own hidden list), nor /tmp whole (that would undo the
-private /tmp): such a call is refused, saying why. Every path is judged by where it really
+other agents' logins: the sandbox's own hidden list), nor /tmp or the home whole (that would
+undo emptying them): such a call is refused, saying why. Every path is judged by where it really
 is (symlinks resolved), so a link from /tmp into ~/.ssh shows nothing of ~/.ssh. A folder
 another user could swap for such a link (theirs, or writable by all) is refused, and at the
 run each folder must still be the one judged at the question.
 """
-
 from __future__ import annotations
 
 import os
