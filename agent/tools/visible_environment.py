@@ -17,6 +17,7 @@ is (symlinks resolved), so a link from /tmp into ~/.ssh shows nothing of ~/.ssh.
 another user could swap for such a link (theirs, or writable by all) is refused, and at the
 run each folder must still be the one judged at the question.
 """
+
 from __future__ import annotations
 
 import os
