@@ -190,7 +190,7 @@ def test_a_skill_folder_swapped_mid_chat_by_an_approved_command_reads_nothing_ou
 
     assert (project / ".agents" / "skills" / "helper").is_symlink()  # the swap happened
     assert_no_canary(requests)
-    results = tool_results(requests[4])
+    results = tool_results(requests[-1])
     for call_id in ("h1", "h2", "h3", "a2", "l1", "l2", "l3"):
         assert "is no longer the folder" in results[call_id], results[call_id]
 
@@ -215,6 +215,6 @@ def test_run_command_with_a_skill_whose_folder_became_a_link_is_refused_unasked(
         requests = fake.requests()
 
     assert_no_canary(requests)
-    result = tool_results(requests[4])["c1"]
+    result = tool_results(requests[-1])["c1"]
     assert "is no longer the folder" in result, result
     assert "credentials" not in asked  # refused before anyone was asked
