@@ -100,7 +100,9 @@ def _listed_files(walk: FolderWalk) -> list[str]:
         folder.dirs[:] = [d for d in folder.dirs if not d.startswith(".")]
         for name in folder.files:
             relative = "/".join((*folder.relative, name))
-            if relative != "SKILL.md" and not name.startswith("."):
+            # A link is never read (read_skill_resource): listing it would offer what fails.
+            listed = name not in folder.file_links and not name.startswith(".")
+            if relative != "SKILL.md" and listed:
                 files.append(relative)
             if len(files) >= MAX_LISTED_FILES:
                 return files

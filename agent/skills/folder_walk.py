@@ -32,6 +32,7 @@ class Folder:
     dirs: list[str] = field(default_factory=list)
     dir_links: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # files, links to files, FIFOs, devices
+    file_links: set[str] = field(default_factory=set)  # which of `files` are links
 
 
 class FolderWalk:
@@ -75,13 +76,15 @@ def _listed(where: Path | int, path: Path, relative: tuple[str, ...]) -> Folder 
             for entry in entries:
                 try:
                     is_dir = entry.is_dir()
-                    is_link = is_dir and entry.is_symlink()
+                    is_link = entry.is_symlink()
                 except OSError:
                     is_dir = is_link = False  # gone or unreadable meanwhile: counts as a file
-                if is_link:
+                if is_dir and is_link:
                     folder.dir_links.append(entry.name)
                 else:
                     (folder.dirs if is_dir else folder.files).append(entry.name)
+                    if is_link:
+                        folder.file_links.add(entry.name)
     except OSError:
         return None
     for names in (folder.dirs, folder.dir_links, folder.files):

@@ -92,7 +92,9 @@ async def test_every_bad_resource_read_is_a_clear_tool_error(tmp_path: Path) -> 
         "'../../secret.txt' is outside the skill 'guide'", is_error=True
     )
     assert await result("link.txt") == ToolResult(
-        "'link.txt' is outside the skill 'guide'", is_error=True
+        "'link.txt' is, or lies under, a link (or a file where a folder should be); a skill's "
+        "files are read only as they lie in its folder, never through a link",
+        is_error=True,
     )
     assert await result("sub") == ToolResult(
         "'sub' is a directory; name a file inside it", is_error=True
