@@ -44,6 +44,7 @@ from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regu
 
 MAX_RESOURCE_BYTES = READ_LIMIT_BYTES  # the same cap as read_file
 NOTHING_READ = "nothing was read from it"
+NOT_ACTIVATED = "it is not activated"
 
 
 class SkillError(AgentError):
@@ -190,9 +191,17 @@ class SkillSession:
             known = ", ".join(s.name for s in (self.skills if by_person else self.for_model()))
             raise SkillError(f"no skill named {name!r} (available: {known or 'none'})")
         try:
-            snapshot, new = self.active.activate(skill, refresh=by_person)
+            pin = skill.folder or pin_folder(skill.directory)
         except OSError as error:
             raise SkillError(f"skill {name!r}'s folder cannot be opened: {error}") from None
+        # Its folder must still be the one found: else nothing of it is taken on (a skill
+        # active in name whose files are all refused would only mislead).
+        try:
+            with opened(pin):
+                pass
+        except MovedFolderError as error:
+            raise SkillError(moved_text(skill.name, pin, str(error), NOT_ACTIVATED)) from None
+        snapshot, new = self.active.activate(replace(skill, folder=pin), refresh=by_person)
         if new:
             self.on_activate(snapshot)  # the session records the snapshot as given
         return snapshot, new
