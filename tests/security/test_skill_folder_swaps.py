@@ -185,11 +185,11 @@ def test_a_skill_folder_swapped_mid_chat_by_an_approved_command_reads_nothing_ou
         trusted_skill_active(chat)
         approve_each(chat, "swap it", "Swapped\\.")
         approve_each(chat, "read", "Done\\.")
-        finish(chat)
         requests = fake.requests()
+        assert_no_canary(requests)  # before leaving: a failure says what leaked
+        finish(chat)
 
     assert (project / ".agents" / "skills" / "helper").is_symlink()  # the swap happened
-    assert_no_canary(requests)
     results = tool_results(requests[-1])
     for call_id in ("h1", "h2", "h3", "a2", "l1", "l2", "l3"):
         assert "is no longer the folder" in results[call_id], results[call_id]
@@ -211,10 +211,10 @@ def test_run_command_with_a_skill_whose_folder_became_a_link_is_refused_unasked(
         trusted_skill_active(chat)
         approve_each(chat, "swap it", "Swapped\\.")
         asked = approve_each(chat, "run it", "Done\\.")
-        finish(chat)
         requests = fake.requests()
+        assert_no_canary(requests)  # before leaving: a failure says what leaked
+        finish(chat)
 
-    assert_no_canary(requests)
     result = tool_results(requests[-1])["c1"]
     assert "is no longer the folder" in result, result
     assert "credentials" not in asked  # refused before anyone was asked
