@@ -3,11 +3,10 @@ frontmatter says it expects to use (agent.tools.command_tool.SkillFolders)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from agent.skills.names import skill_key
-from agent.skills.tools import SkillSession
+from agent.skills.tools import SkillError, SkillSession
 from agent.tools.command_tool import SkillFolder
+from agent.tools.pinned_folder import MovedFolderError, moved_text, opened
 
 
 class ActiveSkillFolders:
@@ -29,10 +28,17 @@ class ActiveSkillFolders:
                 f"skill {name!r} is served by an MCP server: its files are not on this machine, "
                 "so none of them can run"
             )
-        directory = Path(snapshot.directory)
-        if not directory.is_dir():
-            raise LookupError(f"skill {name!r}'s folder {str(directory)!r} is gone")
-        return SkillFolder(snapshot.name, directory.resolve(), self._allowed_tools(name))
+        # The folder pinned when the skill was found, and still that folder now: checked here
+        # (the preview) and again when the command runs (agent.tools.skill_run_folder).
+        try:
+            pin = self.skills.folder_of(snapshot.name)
+            with opened(pin):
+                pass
+        except SkillError as error:
+            raise LookupError(str(error)) from None
+        except MovedFolderError as error:
+            raise LookupError(moved_text(snapshot.name, pin, str(error), "nothing ran")) from None
+        return SkillFolder(snapshot.name, pin.path, self._allowed_tools(name), pin)
 
     def _allowed_tools(self, name: str) -> str | None:
         key = skill_key(name)

@@ -200,12 +200,12 @@ class ChatSession:
         self.conversation.history.restore(
             rebuilt.messages, rebuilt.numbers, rebuilt.usage, rebuilt.memory
         )
-        self.skills.active = ActiveSkills(rebuilt.snapshots)
+        self.skills.active = ActiveSkills([self.skills.vouched(s) for s in rebuilt.snapshots])
         if self.conversation.deferral is not None:  # the tools its searches found
             self.conversation.deferral.restore(rebuilt.found_tools)
         if self.file_changes is not None:  # its changes can still be undone
             self.file_changes.restore(rebuilt.file_changes, rebuilt.undone, loaded.header.project)
-        notes.extend(self._changed_skills(rebuilt.snapshots))
+        notes.extend(self._changed_skills(self.skills.active.snapshots))
         if rebuilt.model and rebuilt.model != self.model_name:
             self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))
             notes.append(f"this session used {rebuilt.model}; it continues with {self.model_name}")
@@ -223,6 +223,12 @@ class ChatSession:
                 notes.append(
                     f"skill {snapshot.name!r} is no longer available; its saved instructions "
                     "stay in force for this session"
+                )
+            elif self.skills.moved_since_activated(snapshot):
+                notes.append(
+                    f"skill {snapshot.name!r}'s folder is not the one it was activated in; none "
+                    "of its files is read or run until you activate it again "
+                    f"(/skill {snapshot.name})"
                 )
             elif snapshot_of(skill).body_sha256 != snapshot.body_sha256:
                 notes.append(

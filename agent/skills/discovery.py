@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from agent.skills.model import (
@@ -24,6 +25,7 @@ from agent.skills.model import (
 )
 from agent.skills.names import skill_key
 from agent.skills.parse import SKILL_FILE, parse_skill_bytes
+from agent.tools.pinned_folder import MovedFolderError, opened, pin_folder
 
 SKILLS_FOLDER = Path(".agents") / "skills"
 
@@ -124,16 +126,29 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def _read_skill(directory: Path, scope: Scope) -> Skill | SkippedSkill | None:
-    """The skill in `directory`; None when it holds no SKILL.md (it is not a skill)."""
+    """The skill in `directory`; None when it holds no SKILL.md (it is not a skill).
+
+    The folder is pinned first and SKILL.md read through that very folder: the skill is that
+    folder from now on, wherever its name leads later (agent.tools.pinned_folder)."""
     path = directory / SKILL_FILE
     try:
-        data = path.read_bytes()
+        folder = pin_folder(directory)
+        with opened(folder) as fd:
+            data = _read_all(SKILL_FILE, fd)
     except FileNotFoundError:
         return _misnamed_skill_file(directory, scope)
-    except OSError as error:
-        message = f"cannot be read: {error.strerror or error}"
+    except (OSError, MovedFolderError) as error:
+        reason = error.strerror if isinstance(error, OSError) else None
+        message = f"cannot be read: {reason or error}"
         return SkippedSkill(path, scope, (Diagnostic("error", message),))
-    return parse_skill_bytes(data, path, scope)
+    skill = parse_skill_bytes(data, path, scope)
+    return replace(skill, folder=folder) if isinstance(skill, Skill) else skill
+
+
+def _read_all(name: str, folder: int) -> bytes:
+    fd = os.open(name, os.O_RDONLY, dir_fd=folder)  # a linked SKILL.md is read, as before
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
 
 
 def _misnamed_skill_file(directory: Path, scope: Scope) -> SkippedSkill | None:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.tools.pinned_folder import FolderPin
+
 # "server": a skill an MCP server serves (skills/served.py), named `server:skill`, lowest of
 # all: it never hides a skill of this machine, whatever its name.
 Scope = Literal["server", "bundled", "user", "project"]
@@ -44,6 +46,10 @@ class Skill:
     disable_model_invocation: bool = False
     diagnostics: tuple[Diagnostic, ...] = ()
     uri: str | None = None  # a served skill's SKILL.md (skill://...); its `path` is not a file
+    # The folder SKILL.md was read from, pinned when found (agent.tools.pinned_folder): what
+    # is trusted and activated is that folder, wherever its name leads later. None for a
+    # served skill, and for one built without discovery (pinned when activated).
+    folder: FolderPin | None = field(default=None, compare=False, repr=False)
 
     @property
     def directory(self) -> Path:

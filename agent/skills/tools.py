@@ -8,8 +8,9 @@ read-only and need no approval.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,21 @@ from agent.tools.credential_files import (
     refusal,
 )
 from agent.tools.credential_links import CredentialLinks
+from agent.tools.folder_descent import folder_below, is_link_or_file
+from agent.tools.pinned_folder import (
+    FolderPin,
+    MovedFolderError,
+    moved_text,
+    opened,
+    pin_folder,
+    place_refusal,
+    relative_parts,
+)
 from agent.tools.reading import READ_LIMIT_BYTES, UnreadableFileError, open_regular
 
 MAX_RESOURCE_BYTES = READ_LIMIT_BYTES  # the same cap as read_file
+NOTHING_READ = "nothing was read from it"
+NOT_ACTIVATED = "it is not activated"
 
 
 class SkillError(AgentError):
@@ -149,9 +162,14 @@ class SkillSession:
             raise SkillError(f"{relative!r} is not UTF-8 text") from None
 
     def listed_files(self, snapshot: SkillSnapshot) -> list[str]:
-        """The files of an active skill the model may read: a served one's as listed."""
+        """The files of an active skill the model may read: a served one's as listed, a local
+        one's through its pinned folder (SkillError when that is not the folder any more)."""
         if not snapshot.served:
-            return skill_files(Path(snapshot.directory))
+            pin = self.folder_of(snapshot.name)
+            try:
+                return skill_files(pin)
+            except MovedFolderError as error:
+                raise SkillError(moved_text(snapshot.name, pin, str(error), NOTHING_READ)) from None
         entry = self.served_entry(snapshot.name)
         files = entry.files if entry is not None else ()
         return [f.relative for f in files if f.uri != snapshot.path][:MAX_LISTED_FILES]
@@ -172,7 +190,18 @@ class SkillSession:
         if skill is None or (skill.disable_model_invocation and not by_person):
             known = ", ".join(s.name for s in (self.skills if by_person else self.for_model()))
             raise SkillError(f"no skill named {name!r} (available: {known or 'none'})")
-        snapshot, new = self.active.activate(skill, refresh=by_person)
+        try:
+            pin = skill.folder or pin_folder(skill.directory)
+        except OSError as error:
+            raise SkillError(f"skill {name!r}'s folder cannot be opened: {error}") from None
+        # Its folder must still be the one found: else nothing of it is taken on (a skill
+        # active in name whose files are all refused would only mislead).
+        try:
+            with opened(pin):
+                pass
+        except MovedFolderError as error:
+            raise SkillError(moved_text(skill.name, pin, str(error), NOT_ACTIVATED)) from None
+        snapshot, new = self.active.activate(replace(skill, folder=pin), refresh=by_person)
         if new:
             self.on_activate(snapshot)  # the session records the snapshot as given
         return snapshot, new
@@ -211,15 +240,51 @@ class SkillSession:
             tools.append(ReadSkillResource(self, tuple(readable)))
         return tools
 
-    def directory_of(self, name: str) -> Path | None:
-        """A local skill's folder (None for a served skill: its files are resources)."""
+    def folder_of(self, name: str) -> FolderPin:
+        """A local skill's folder as pinned when found: an active one's as its snapshot holds
+        it, another's as discovery found it. SkillError when there is none to read from (a
+        served skill's files are resources), or it lies where nothing is read."""
         snapshot = self.active.find(name)
-        if snapshot is not None:
-            return None if snapshot.served else Path(snapshot.directory)
-        skill = self.find(name)
-        if skill is None or skill.served or skill.disable_model_invocation:
-            return None
-        return skill.directory
+        skill = None if snapshot is not None else self.find(name)
+        if snapshot is not None and not snapshot.served:
+            pin = snapshot.folder
+            if pin is None:
+                raise SkillError(
+                    f"skill {snapshot.name!r} was activated by an earlier agent, which did not "
+                    "record which folder it is; nothing is read from it until you activate it "
+                    f"again (/skill {snapshot.name})"
+                )
+        elif skill is not None and not skill.served and not skill.disable_model_invocation:
+            try:
+                pin = skill.folder or pin_folder(skill.directory)
+            except OSError as error:
+                raise SkillError(f"skill {name!r}'s folder cannot be opened: {error}") from None
+        else:
+            raise SkillError(f"no skill named {name!r}")
+        from agent.home import own_folders
+
+        refused = place_refusal(pin.path, own_folders())
+        if refused is not None:
+            raise SkillError(f"skill {name!r}'s folder {pin.path}: {refused}; nothing was read")
+        return pin
+
+    def vouched(self, snapshot: SkillSnapshot) -> SkillSnapshot:
+        """A restored snapshot; one saved before folders were pinned gets the folder of the
+        skill this chat found (and, for a project's, trusted) at its SKILL.md path: the skill
+        as usable now vouches for it. Without one, nothing of its folder is read."""
+        if snapshot.served or snapshot.folder is not None:
+            return snapshot
+        found = next((s for s in self.local if str(s.path) == snapshot.path), None)
+        if found is None or found.folder is None:
+            return snapshot
+        return replace(snapshot, folder=found.folder)
+
+    def moved_since_activated(self, snapshot: SkillSnapshot) -> bool:
+        """Whether the skill found now at an active snapshot's name is another folder."""
+        skill = self.find(snapshot.name)
+        if skill is None or skill.served or snapshot.folder is None or skill.folder is None:
+            return False
+        return skill.folder != snapshot.folder
 
     def is_served(self, name: str) -> bool:
         """Whether `name` is a served skill (listed now, or active from a server)."""
@@ -227,13 +292,11 @@ class SkillSession:
         return self.served_entry(name) is not None or (snapshot is not None and snapshot.served)
 
 
-def activation_text(snapshot: SkillSnapshot, files: list[str] | None = None) -> str:
+def activation_text(snapshot: SkillSnapshot, files: list[str]) -> str:
     """What activate_skill returns: that the skill is active, and its files (not their text).
 
     The body itself is in the system prompt's active skills section from the next request
     on; repeating it here would send it twice in every later request."""
-    if files is None:
-        files = skill_files(Path(snapshot.directory))
     listing = "\n".join(f"- {name}" for name in files) if files else "(none)"
     # A script of the skill runs from its folder when run_command names the skill; a served
     # skill's files are resources, not a folder, so nothing of it runs.
@@ -283,7 +346,11 @@ class ActivateSkill:
                 f"Skill {snapshot.name!r} is already active; its instructions are in your "
                 "system prompt."
             )
-        return ToolResult(activation_text(snapshot, self.session.listed_files(snapshot)))
+        try:
+            files = self.session.listed_files(snapshot)
+        except SkillError as error:
+            return ToolResult(str(error), is_error=True)
+        return ToolResult(activation_text(snapshot, files))
 
 
 @dataclass(frozen=True)
@@ -331,39 +398,31 @@ class ReadSkillResource:
             return ToolResult(str(error), is_error=True)
 
     def _read(self, name: str, relative: str) -> str:
-        directory = self.session.directory_of(name)
-        if directory is None:
-            raise SkillError(f"no skill named {name!r}")
-        if Path(relative).is_absolute():
-            raise SkillError(
-                f"{relative!r}: give a path relative to the skill, not an absolute one"
-            )
-        root = directory.resolve()
-        target = (root / relative).resolve()
-        if target != root and root not in target.parents:
+        pin = self.session.folder_of(name)
+        parts = relative_parts(relative)
+        if parts is None:
+            if Path(relative).is_absolute():
+                raise SkillError(
+                    f"{relative!r}: give a path relative to the skill, not an absolute one"
+                )
             raise SkillError(f"{relative!r} is outside the skill {name!r}")
         # A skill keeps its scripts' keys beside them (`.env`, `.aws/`) as a project does: the
-        # same names read_file refuses, as asked and as resolved (a link to the skill's .env).
-        rule = credential_rule(Path(os.path.normpath(relative)).parts) or credential_rule(
-            target.relative_to(root).parts
-        )
+        # same names read_file refuses. No link is followed below, so the names are the path.
+        rule = credential_rule(parts)
         if rule is not None:
             raise SkillError(refusal(relative, rule))
-        if not target.exists():
-            raise SkillError(f"{relative!r} does not exist in the skill {name!r}")
-        if target.is_dir():
-            raise SkillError(f"{relative!r} is a directory; name a file inside it")
-        # Regular files only, opened without blocking: a FIFO would wait for a writer forever.
+        if not parts:
+            raise SkillError(f"{relative!r} is the skill's folder; name a file inside it")
+        from agent.home import own_folders
+
+        refused = place_refusal(pin.path.joinpath(*parts), own_folders())
+        if refused is not None:  # a skill folder holding agent's: never through it either
+            raise SkillError(f"{relative!r}: {refused}; nothing was read")
         try:
-            with open_regular(target) as handle:
-                status = os.fstat(handle.fileno())
-                linked_to = _linked_credential(status)
-                if linked_to is not None:
-                    raise SkillError(link_refusal(relative, linked_to))
-                data = handle.read(MAX_RESOURCE_BYTES + 1)
-                size = status.st_size
-        except UnreadableFileError as error:
-            raise SkillError(f"{relative!r} {error}") from None
+            with opened(pin) as root:
+                data, size = _read_below(root, parts, relative, name)
+        except MovedFolderError as error:
+            raise SkillError(moved_text(name, pin, str(error), NOTHING_READ)) from None
         if len(data) > MAX_RESOURCE_BYTES:
             raise SkillError(
                 f"{relative!r} is {size} bytes; files over {MAX_RESOURCE_BYTES} bytes are not read"
@@ -374,6 +433,45 @@ class ReadSkillResource:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise SkillError(f"{relative!r} is not UTF-8 text") from None
+
+
+def _read_below(root: int, parts: tuple[str, ...], relative: str, name: str) -> tuple[bytes, int]:
+    """At most MAX_RESOURCE_BYTES + 1 bytes of the file `parts` below the folder `root`, and
+    its size: every folder on the way and the file itself reached without following a link."""
+    try:
+        with folder_below(root, parts[:-1]) as folder:
+            try:
+                kind = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                raise SkillError(f"{relative!r} does not exist in the skill {name!r}") from None
+            if stat.S_ISLNK(kind):
+                raise SkillError(_LINK_REFUSAL.format(relative=relative))
+            if stat.S_ISDIR(kind):
+                raise SkillError(f"{relative!r} is a directory; name a file inside it")
+            # Regular files only, without blocking (a FIFO would wait for a writer forever),
+            # and never a link swapped in since the look above (O_NOFOLLOW).
+            with open_regular(parts[-1], dir_fd=folder) as handle:
+                status = os.fstat(handle.fileno())
+                linked_to = _linked_credential(status)
+                if linked_to is not None:
+                    raise SkillError(link_refusal(relative, linked_to))
+                return handle.read(MAX_RESOURCE_BYTES + 1), status.st_size
+    except FileNotFoundError:
+        raise SkillError(f"{relative!r} does not exist in the skill {name!r}") from None
+    except UnreadableFileError as error:
+        raise SkillError(f"{relative!r} {error}") from None
+    except OSError as error:
+        if is_link_or_file(error):
+            raise SkillError(_LINK_REFUSAL.format(relative=relative)) from None
+        raise SkillError(f"{relative!r} cannot be read ({error.strerror or error})") from None
+
+
+# Links are refused whole, in the skill or out of it: what the person trusted is the folder's
+# own files, and a link's target is whatever it names by the time it is read.
+_LINK_REFUSAL = (
+    "{relative!r} is, or lies under, a link (or a file where a folder should be); a skill's "
+    "files are read only as they lie in its folder, never through a link"
+)
 
 
 def _linked_credential(status: os.stat_result) -> str | None:

@@ -12,7 +12,10 @@ file never takes back the yes of a file that did not change. A declined set or f
 and is not asked about again until it changes; `agent skills trust` with nothing undecided
 decides everything found again. The decision binds the folders as hashed for the question
 the person saw, not as they are when the answer comes (the time-of-check/time-of-use gap of
-a slow answer).
+a slow answer), and the very folders they were: each skill's folder as pinned when found
+(real path and identity, agent.tools.pinned_folder). A skill found later in another folder,
+even one holding the same files (its name made a link to a copy, the folder made again), is
+asked about again; a record written before folders were pinned vouches by content alone.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from agent.skills.folder_walk import MAX_DEPTH
 from agent.skills.instruction_files import InstructionFile
 from agent.skills.model import SCOPE_PRECEDENCE, Skill
 from agent.skills.names import skill_key
+from agent.tools.pinned_folder import FolderPin
 
 TRUST_FILE_NAME = "skills-trust.json"
 TRUST_VERSION = 1
@@ -80,6 +84,7 @@ class SkillTrustRequest:
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    moved: tuple[str, ...] = ()  # of `changed`: in another folder than the one decided about
     asked_before: bool = False
     # Whether the answer decides the skills: not when only files are new or changed (then the
     # skills keep `skills_status`, and `skills` is empty).
@@ -137,6 +142,10 @@ class SkillTrustRequest:
             cut = f", the first {len(file.data):,} read" if len(file.data) < file.size else ""
             lines.append(f"  {file.label}: instruction file, {file.size:,} bytes{cut}")
             lines.append(f"      {file.path}")
+        if self.moved:
+            lines.append(
+                f"  in another folder than the one you decided about: {', '.join(self.moved)}"
+            )
         if self.trusted_before:
             lines.append(f"  already trusted: {', '.join(self.trusted_before)}")
         for skill in self.skills:
@@ -175,6 +184,8 @@ class _Record:
     declined_files: dict[str, str] = field(default_factory=dict)  # label -> digest, each no
     # name -> {file: [short digest, size]} of each skill decided: what changed since, by file
     skill_files: dict[str, dict[str, list[object]]] = field(default_factory=dict)
+    # name -> the skill's folder as pinned when it was shown (FolderPin.to_json)
+    folders: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -199,12 +210,16 @@ class ProjectTrust:
 
 
 def _assess(
-    record: _Record | None, skills: Mapping[str, str], files: Sequence[InstructionFile]
+    record: _Record | None,
+    skills: Mapping[str, str],
+    files: Sequence[InstructionFile],
+    moved: Sequence[str] = (),
 ) -> ProjectTrust:
-    """Each file on its own (by label and digest), the skills as one set."""
+    """Each file on its own (by label and digest), the skills as one set (`moved`: skills in
+    another folder than the one decided about)."""
     if not skills:
         skill_status: Status = "none"
-    elif record is not None and record.skills == dict(skills):
+    elif record is not None and record.skills == dict(skills) and not moved:
         skill_status = record.decision
     else:
         skill_status = "ask"
@@ -237,7 +252,22 @@ def _decided(before: _Record | None, request: SkillTrustRequest, decision: Decis
         name: {file: [short, size] for file, short, size in digest.files}
         for name, digest in request.digests.items()
     }
-    return _Record(decision, _fingerprint(request.digests), skills, trusted, declined, files)
+    folders = {s.name: s.folder.to_json() for s in request.skills if s.folder is not None}
+    fingerprint = _fingerprint(request.digests)
+    return _Record(decision, fingerprint, skills, trusted, declined, files, folders)
+
+
+def _moved(record: _Record | None, skills: Sequence[Skill]) -> tuple[str, ...]:
+    """The skills found in another folder than the one the record's decision was about."""
+    if record is None:
+        return ()
+    return tuple(
+        skill.name
+        for skill in skills
+        if skill.folder is not None
+        and skill.name in record.folders
+        and FolderPin.from_json(record.folders[skill.name]) != skill.folder
+    )
 
 
 class SkillTrustStore:
@@ -255,7 +285,7 @@ class SkillTrustStore:
         """What is decided about the project's skills and these instruction files."""
         record = self._load().get(str(project.resolve()))
         found = {name: digest.sha256 for name, digest in digests(skills).items()}
-        return _assess(record, found, instructions)
+        return _assess(record, found, instructions, _moved(record, skills))
 
     def status(
         self,
@@ -286,7 +316,8 @@ class SkillTrustStore:
         """What is decided, and a question about only what is not (None when nothing is)."""
         record = self._load().get(str(project.resolve()))
         found = digests(skills)
-        trust = _assess(record, {n: d.sha256 for n, d in found.items()}, instructions)
+        found_digests = {n: d.sha256 for n, d in found.items()}
+        trust = _assess(record, found_digests, instructions, _moved(record, skills))
         if trust.status != "ask":
             return trust, None
         asks_skills = trust.skills == "ask"
@@ -335,6 +366,8 @@ class SkillTrustStore:
     ) -> SkillTrustRequest:
         now = {name: digest.sha256 for name, digest in found.items()}
         added, changed, removed = _changes(record.skills if record else {}, now)
+        moved = _moved(record, skills)
+        changed += tuple(name for name in moved if name not in changed)
         if not skills:
             removed = ()  # the skills are not asked about: nothing to say about them
         known = {**(record.declined_files if record else {}), **(record.files if record else {})}
@@ -347,6 +380,7 @@ class SkillTrustStore:
             added=files_added + added,
             changed=files_changed + changed,
             removed=removed,
+            moved=moved,
             asked_before=record is not None,
         )
 
@@ -419,7 +453,8 @@ def _record_from(value: dict[str, object]) -> _Record:
         if not isinstance(label, str) or not isinstance(digest, str):
             raise TypeError(label)
     skill_files = value.get("skill_files") or {}
-    if not isinstance(skill_files, dict):
+    folders = value.get("folders") or {}
+    if not isinstance(skill_files, dict) or not isinstance(folders, dict):
         raise TypeError("skill_files")
     return _Record(
         value["decision"],
@@ -428,6 +463,7 @@ def _record_from(value: dict[str, object]) -> _Record:
         files,
         declined,
         skill_files,
+        folders,
     )
 
 
@@ -441,6 +477,8 @@ def _record_json(record: _Record) -> dict[str, object]:
     # says the files are per file, not the set an older record's decision covered.
     if record.skill_files:
         data["skill_files"] = record.skill_files
+    if record.folders:
+        data["folders"] = record.folders
     if record.files or record.declined_files:
         data["per_file"] = True
         data["files"] = record.files

@@ -35,6 +35,7 @@ from agent.tools.command_environment import command_environment, find_program, s
 from agent.tools.command_result import result_text
 from agent.tools.containment import inside_project, within
 from agent.tools.file_tools import call_key
+from agent.tools.pinned_folder import FolderPin
 from agent.tools.sandbox import (
     Fence,
     SandboxState,
@@ -51,6 +52,7 @@ from agent.tools.sandbox_home import (
     in_view,
     listed_entries,
 )
+from agent.tools.skill_run_folder import checked_descriptor, hidden_refusal, pinned, skill_cwd
 from agent.tools.socket_filter import unix_socket_filter
 from agent.tools.visible_environment import changed_since_checked, folders_to_show
 
@@ -70,6 +72,8 @@ class SkillFolder:
     name: str
     directory: Path
     allowed_tools: str | None  # the frontmatter's `allowed-tools`, as written
+    # The folder as pinned when the skill was found (None: pinned when the call is worked out).
+    pin: FolderPin | None = None
 
 
 class SkillFolders(Protocol):
@@ -91,6 +95,7 @@ class CommandPlan:
     environment: dict[str, str]
     timeout: float
     lines: tuple[str, ...]
+    skill: SkillFolder | None = None  # its pin set: checked again at the run, mounted by fd
 
 
 class RunCommand:
@@ -218,11 +223,18 @@ class RunCommand:
             changed = changed_listed(Listed(plan.fence.listed, ()))
         if changed is not None:
             return ToolResult(changed, is_error=True)
+        folders: dict[Path, int] = {}  # the skill's folder, checked again now, by descriptor
+        if plan.skill is not None and plan.skill.pin is not None:
+            try:
+                folders[plan.skill.pin.path] = checked_descriptor(plan.skill.name, plan.skill.pin)
+            except CallRefusedError as error:
+                return ToolResult(str(error), is_error=True)
         socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
         filter_fd = _filter_pipe(socket_filter) if socket_filter is not None else None
+        passed = (*(() if filter_fd is None else (filter_fd,)), *folders.values())
         command = list(plan.argv)
         if plan.fence is not None and plan.bwrap is not None:
-            command = bwrap_command(plan.bwrap, plan.fence, plan.argv, filter_fd)
+            command = bwrap_command(plan.bwrap, plan.fence, plan.argv, filter_fd, folders)
         try:
             outcome = await run_command(
                 command,
@@ -230,14 +242,14 @@ class RunCommand:
                 env=plan.environment,
                 timeout=plan.timeout,
                 cap=self.settings.output_limit_bytes,
-                pass_fds=() if filter_fd is None else (filter_fd,),
+                pass_fds=passed,
             )
         except (OSError, UnicodeEncodeError) as error:
             reason = error.strerror if isinstance(error, OSError) else None
             return ToolResult(f"the command could not start: {reason or error}", is_error=True)
         finally:
-            if filter_fd is not None:
-                os.close(filter_fd)
+            for fd in passed:
+                os.close(fd)
         return result_text(outcome, plan.timeout)
 
     def _plan(self, arguments: dict[str, Any]) -> CommandPlan:
@@ -281,7 +293,7 @@ class RunCommand:
         if not state.available and network:
             lines.append("  (the model asked for the network; without a sandbox it is not limited)")
         return CommandPlan(
-            tuple(argv), fence, state.program, cwd, environment, timeout, tuple(lines)
+            tuple(argv), fence, state.program, cwd, environment, timeout, tuple(lines), skill
         )
 
     def _fence(
@@ -299,10 +311,15 @@ class RunCommand:
         hidden = hidden_paths(Path.home(), self.private, self.project)
         home = emptied_home(home_value, self.project)
         listed = listed_entries(self.settings.visible_read_only, home, home_value, hidden)
-        readable = () if skill is None else (skill.directory,)
+        readable: tuple[Path, ...] = ()
+        if skill is not None and skill.pin is not None:
+            refused = hidden_refusal(skill.name, skill.pin, hidden)
+            if refused is not None:
+                raise CallRefusedError(refused)
+            readable = (skill.pin.path,)
         shown = (
             self.project,
-            *(Path(os.path.realpath(folder)) for folder in readable),
+            *readable,
             *(real for real, _ in listed.shown),
         )
         environments = folders_to_show(
@@ -343,24 +360,22 @@ class RunCommand:
         if self.skills is None:
             raise CallRefusedError("no skills are in use in this chat; leave out `skill`")
         try:
-            return self.skills.folder(str(name))
+            skill = self.skills.folder(str(name))
         except LookupError as error:
             raise CallRefusedError(str(error.args[0] if error.args else error)) from None
+        return replace(skill, pin=pinned(skill.name, skill.directory, skill.pin))
 
     def _cwd(self, relative: object, skill: SkillFolder | None) -> Path:
         """The folder the command runs in: inside the project, or inside the skill's folder."""
         text = "." if relative is None or relative == "" else str(relative)
         if "\0" in text:
             raise CallRefusedError("cwd holds a NUL character")
-        if skill is not None:
-            folder = (skill.directory / text).resolve()
-            if not within(folder, skill.directory.resolve()):
-                raise CallRefusedError(f"cwd {text!r} is outside the skill's folder")
-        else:
-            try:
-                folder = inside_project(self.project, text, self.private, verb="run commands in")
-            except ValueError as error:
-                raise CallRefusedError(str(error)) from None
+        if skill is not None and skill.pin is not None:
+            return skill_cwd(skill.name, skill.pin, text)
+        try:
+            folder = inside_project(self.project, text, self.private, verb="run commands in")
+        except ValueError as error:
+            raise CallRefusedError(str(error)) from None
         if not folder.is_dir():
             raise CallRefusedError(f"cwd {text!r} is not a folder")
         return folder

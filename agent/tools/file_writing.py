@@ -24,6 +24,7 @@ from pathlib import Path
 
 from agent.text import plural
 from agent.tools.containment import inside_project
+from agent.tools.folder_descent import is_link_or_file, open_below
 
 WRITE_LIMIT_BYTES = 10 * 1024 * 1024  # what write_file writes and edit_file edits, at most
 NEW_FILE_MODE = 0o644
@@ -158,17 +159,16 @@ def _folder(target: Target, create: bool) -> Iterator[int | None]:
 
 def _open_folder(parent: int, name: str, target: Target, create: bool) -> int:
     """The folder `name` in `parent` (-1: missing and not to be made)."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     for _attempt in range(2):
         try:
-            return os.open(name, flags, dir_fd=parent)
+            return open_below(parent, name)
         except FileNotFoundError:
             if not create:
                 return -1
             with contextlib.suppress(FileExistsError):
                 os.mkdir(name, NEW_FOLDER_MODE, dir_fd=parent)
         except OSError as error:
-            if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            if is_link_or_file(error):
                 raise FileRefusedError(
                     f"{target.shown}: the folder {name!r} on the way is a link or not a folder "
                     "(now); nothing is changed through a link"

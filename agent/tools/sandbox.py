@@ -19,14 +19,15 @@ test_sandbox_home_hidden.py):
 - no network (a network namespace of its own, loopback included) unless the person allowed
   it for this call; fresh process, IPC and host-name namespaces; no capabilities at all (as
   root bwrap would keep them, and CAP_SYS_ADMIN could remount / writable);
-- the skill's folder readable when the command belongs to a skill;
+- the skill's folder readable when the command belongs to a skill: the folder pinned when the
+  skill was found, mounted by its descriptor before anything hidden (skill_run_folder.py);
 - the program's own installation read-only where the private /tmp or the empty home would
   hide it: a venv at /tmp/venvs/x or ~/venvs/x, pyenv's ~/.pyenv, runs as the approval named
   it (visible_environment.py, program_installation.py).
 
 The mounts in order, each over the ones before: / read-only; /tmp and the home emptied; the
 program's installation and the listed entries read-only; the project read-write; its read-only
-folders; the hidden places; the skill's folder.
+folders; the skill's folder; the hidden places.
 
 Where bwrap is missing or cannot make namespaces, `sandbox_state` says why, and the caller
 decides (settings: commands.unsandboxed).
@@ -38,7 +39,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -82,7 +83,8 @@ class Fence:
     cwd: Path
     network: bool
     hidden: tuple[Path, ...]  # folders and files replaced by empty ones
-    readable: tuple[Path, ...] = ()  # shown again over anything hidden (a skill's folder)
+    # A skill's folder, read-only, mounted before the hidden places (never holding one).
+    readable: tuple[Path, ...] = ()
     # Shown again read-only over the private /tmp and the emptied home: the program's venv,
     # toolchain or folder that lies there (visible_environment.py); bound before the project,
     # which may lie inside one.
@@ -128,11 +130,17 @@ def _base_options(*, network: bool) -> list[str]:
 
 
 def bwrap_command(
-    program: str, fence: Fence, argv: Sequence[str], filter_fd: int | None = None
+    program: str,
+    fence: Fence,
+    argv: Sequence[str],
+    filter_fd: int | None = None,
+    folder_fds: Mapping[Path, int] | None = None,
 ) -> list[str]:
     """The bwrap command line that runs `argv` inside `fence` (`--` ends bwrap's options, so
     no argument of the command is read as one of them); `filter_fd`: a seccomp filter for
-    bwrap to read (socket_filter.py), which the caller passes to the child."""
+    bwrap to read (socket_filter.py), `folder_fds`: descriptors of `fence.readable` folders
+    to mount as they are (whatever their paths lead to by now); the caller passes them all to
+    the child."""
     options = [program, *_base_options(network=fence.network)]
     if filter_fd is not None:
         options += ["--seccomp", str(filter_fd)]
@@ -145,13 +153,17 @@ def bwrap_command(
     options += ["--bind", str(fence.project), str(fence.project)]
     for folder in read_only_in_project(fence.project):
         options += ["--ro-bind", str(folder), str(folder)]
+    # A skill's folder before the hidden places, never after: mounted after them, a folder
+    # holding one (a name swapped for a link to /) brought back everything they hide.
+    for folder in fence.readable:
+        fd = (folder_fds or {}).get(folder)
+        source = ["--ro-bind-fd", str(fd)] if fd is not None else ["--ro-bind", str(folder)]
+        options += [*source, str(folder)]
     for path in fence.hidden:
         if path.is_dir():
             options += ["--tmpfs", str(path)]
         elif path.exists() or path.is_symlink():
             options += ["--ro-bind", "/dev/null", str(path)]
-    for folder in fence.readable:
-        options += ["--ro-bind", str(folder), str(folder)]
     options += ["--chdir", str(fence.cwd), "--"]
     return [*options, *argv]
 

@@ -380,7 +380,7 @@ def test_a_project_inside_agents_own_folder_runs_nothing(tmp_path: Path) -> None
 
 
 def test_a_skills_script_runs_from_its_folder_which_it_cannot_change(tmp_path: Path) -> None:
-    skill_dir = tmp_path / "agent-home" / "skills" / "report"  # even inside a hidden folder
+    skill_dir = tmp_path / "skills" / "report"
     (skill_dir / "scripts").mkdir(parents=True)
     (skill_dir / "scripts" / "make.py").write_text(
         "import pathlib, sys\n"
@@ -405,6 +405,19 @@ def test_a_skills_script_runs_from_its_folder_which_it_cannot_change(tmp_path: P
     assert out.read_text() == "report"
     assert "not active in this chat" in refused(tool, argv=["ls"], skill="other")
     assert "outside the skill's folder" in refused(tool, argv=["ls"], skill="report", cwd="..")
+
+
+def test_a_skill_folder_in_a_hidden_place_is_refused_before_asking(tmp_path: Path) -> None:
+    # Mounted before the hidden places, it would be hidden with them; mounted after, it would
+    # show what they hide: neither is what the approval says, so it runs nothing.
+    inside = tmp_path / "agent-home" / "skills" / "report"
+    inside.mkdir(parents=True)
+    skills = Skills(SkillFolder("report", inside.resolve(), None))
+    tool = make_tool(tmp_path, skills=skills)
+
+    reason = refused(tool, argv=["ls"], skill="report")
+
+    assert f"lies in {(tmp_path / 'agent-home').resolve()}, which the sandbox hides" in reason
 
 
 @pytest.fixture

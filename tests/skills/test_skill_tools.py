@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent.messages import ToolResult
-from agent.skills.activation import ActiveSkills, SkillSnapshot
+from agent.skills.activation import ActiveSkills, SkillSnapshot, snapshot_of
 from agent.skills.tools import SkillSession
+from agent.tools.pinned_folder import pin_folder
 from tests.skills.skills_helpers import make_skill
 
 pytestmark = pytest.mark.anyio
@@ -92,7 +94,9 @@ async def test_every_bad_resource_read_is_a_clear_tool_error(tmp_path: Path) -> 
         "'../../secret.txt' is outside the skill 'guide'", is_error=True
     )
     assert await result("link.txt") == ToolResult(
-        "'link.txt' is outside the skill 'guide'", is_error=True
+        "'link.txt' is, or lies under, a link (or a file where a folder should be); a skill's "
+        "files are read only as they lie in its folder, never through a link",
+        is_error=True,
     )
     assert await result("sub") == ToolResult(
         "'sub' is a directory; name a file inside it", is_error=True
@@ -113,3 +117,31 @@ def test_snapshots_round_trip_through_json_unchanged(tmp_path: Path) -> None:
     snapshot, _ = active.activate(skill)
     assert SkillSnapshot.from_json(snapshot.to_json()) == snapshot
     assert ActiveSkills([snapshot]).prompt_section() == active.prompt_section()
+
+
+async def test_a_snapshot_saved_before_folders_were_pinned_is_vouched_for_by_the_skill_found_now(
+    tmp_path: Path,
+) -> None:
+    skill = make_skill(tmp_path, "guide")
+    (skill.directory / "notes.md").write_text("the notes")
+    found = replace(skill, folder=pin_folder(skill.directory))
+    saved = snapshot_of(found).to_json()
+    del saved["folder"]  # as an older agent wrote it
+    old = SkillSnapshot.from_json(saved)
+    assert old.folder is None
+
+    # The skill this chat found at the same SKILL.md vouches for the folder.
+    session = SkillSession([found])
+    session.active = ActiveSkills([session.vouched(old)])
+    read = tools_of(session)["read_skill_resource"]
+    assert await read.run({"name": "guide", "path": "notes.md"}) == ToolResult("the notes")  # type: ignore[attr-defined]
+
+    # Nothing found there: nothing vouches, nothing is read, until the person activates it.
+    alone = SkillSession([])
+    alone.active = ActiveSkills([alone.vouched(old)])
+    read = tools_of(alone)["read_skill_resource"]
+    refused = await read.run({"name": "guide", "path": "notes.md"})  # type: ignore[attr-defined]
+    assert refused.is_error and "did not record which folder it is" in refused.text
+    alone.skills = [found]
+    assert alone.activate("guide", by_person=True)[0].folder == found.folder
+    assert await read.run({"name": "guide", "path": "notes.md"}) == ToolResult("the notes")  # type: ignore[attr-defined]

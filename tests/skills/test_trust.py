@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.skills.model import Skill
 from agent.skills.trust import SkillTrustStore, usable_skills
 from tests.skills.skills_helpers import make_skill
 
@@ -115,3 +116,34 @@ def test_a_skill_only_record_is_written_as_before_and_files_are_kept_one_by_one(
         None,
     )
     assert store.state(project, [skill], files).declined_files == ("./AGENTS.md",)
+
+
+def test_a_skill_found_in_another_folder_than_the_one_decided_about_is_asked_about_again(
+    tmp_path: Path,
+) -> None:
+    import json
+    import shutil
+
+    from agent.skills.discovery import discover_skills
+
+    def found() -> list[Skill]:
+        none = tmp_path / "none"
+        return list(discover_skills(project, user_dir=none, bundled_dir=none).skills)
+
+    store = SkillTrustStore(tmp_path / "trust.json")
+    project = tmp_path / "project"
+    folder = make_skill(project / ".agents/skills", "deploy", scope="project").directory
+    store.record(store.request(project, found()), "trusted")
+    record = json.loads((tmp_path / "trust.json").read_text())["projects"][str(project)]
+    assert record["folders"]["deploy"]["path"] == str(folder.resolve())
+    assert store.status(project, found()) == "trusted"  # found again: the same folder
+
+    # The same files in another folder, the name now a link to it (a pulled commit can do so).
+    shutil.copytree(folder, tmp_path / "copy")
+    shutil.rmtree(folder)
+    folder.symlink_to(tmp_path / "copy", target_is_directory=True)
+
+    assert store.status(project, found()) == "ask"
+    request = store.request(project, found())
+    assert (request.changed, request.moved) == (("deploy",), ("deploy",))
+    assert "  in another folder than the one you decided about: deploy" in request.describe()
