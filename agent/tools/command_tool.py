@@ -43,7 +43,7 @@ from agent.tools.sandbox import (
     hidden_paths,
     sandbox_state,
 )
-from agent.tools.socket_filter import unix_socket_filter
+from agent.tools.seccomp_filter import command_filter
 from agent.tools.visible_environment import changed_since_checked, folders_to_show
 
 MAX_ARGV_ITEMS = 4096
@@ -208,8 +208,10 @@ class RunCommand:
         changed = changed_since_checked(plan.fence.environments if plan.fence else ())
         if changed is not None:
             return ToolResult(changed, is_error=True)
-        socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
-        filter_fd = _filter_pipe(socket_filter) if socket_filter is not None else None
+        # The filter in both modes: unix sockets (the host's abstract ones share a networked
+        # command's namespace) and keyrings are no namespace's (seccomp_filter.py).
+        seccomp = command_filter() if plan.fence is not None else None
+        filter_fd = _filter_pipe(seccomp) if seccomp is not None else None
         command = list(plan.argv)
         if plan.fence is not None and plan.bwrap is not None:
             command = bwrap_command(plan.bwrap, plan.fence, plan.argv, filter_fd)
