@@ -16,9 +16,11 @@ import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.pty_chat import finish, scripted_chat
 from tests.security.run_command_helpers import PYTHON, fake_home, folder_outside_tmp, make_tool, run
 
 ON_LINE = (
@@ -137,3 +139,33 @@ def test_with_the_network_tcp_to_this_machine_and_a_programs_own_pairs_still_wor
         assert ON_LINE in lines, lines
     finally:
         server.close()
+
+
+def test_in_the_chat_an_approved_networked_command_does_not_reach_the_x_display(
+    tmp_path: Path, unix_services: tuple[str, Path, list[Listener]], chat_env: dict[str, str]
+) -> None:
+    # As the review did it: the model asks for the network (a download, it says), the person
+    # says yes, and the command talks to the abstract socket the X server listens on.
+    abstract, path, listeners = unix_services
+    code = _CONNECT.format(abstract=abstract, path=str(path))
+    call: dict[str, Any] = {"argv": [PYTHON, "-c", code], "network": True}
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": "run_command", "arguments": call}]},
+        {"text": "Fetched."},
+    ]
+    with scripted_chat(tmp_path, turns, chat_env, dimensions=(40, 200)) as (chat, fake):
+        chat.expect("›")
+        chat.send("fetch the dependencies\r")
+        chat.expect("network: ON for this call")
+        chat.expect("Approve\\?")
+        shown = chat.before
+        chat.send("y")
+        chat.expect("Fetched.")
+        chat.expect("›")
+        finish(chat)
+        result = str(fake.requests()[1]["body"]["messages"][-1]["content"])
+
+    assert "IN" not in result, result
+    assert "abstract refused: Permission denied" in result, result
+    assert all(listener.accepted == [] for listener in listeners)
+    assert "TCP/UDP services on this machine; no unix sockets" in shown, shown
