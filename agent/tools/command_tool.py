@@ -52,8 +52,8 @@ from agent.tools.sandbox_home import (
     in_view,
     listed_entries,
 )
+from agent.tools.seccomp_filter import command_filter
 from agent.tools.skill_run_folder import checked_descriptor, hidden_refusal, pinned, skill_cwd
-from agent.tools.socket_filter import unix_socket_filter
 from agent.tools.visible_environment import changed_since_checked, folders_to_show
 
 MAX_ARGV_ITEMS = 4096
@@ -229,8 +229,10 @@ class RunCommand:
                 folders[plan.skill.pin.path] = checked_descriptor(plan.skill.name, plan.skill.pin)
             except CallRefusedError as error:
                 return ToolResult(str(error), is_error=True)
-        socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
-        filter_fd = _filter_pipe(socket_filter) if socket_filter is not None else None
+        # The filter in both modes: unix sockets (the host's abstract ones share a networked
+        # command's namespace) and keyrings are no namespace's (seccomp_filter.py).
+        seccomp = command_filter() if plan.fence is not None else None
+        filter_fd = _filter_pipe(seccomp) if seccomp is not None else None
         passed = (*(() if filter_fd is None else (filter_fd,)), *folders.values())
         command = list(plan.argv)
         if plan.fence is not None and plan.bwrap is not None:

@@ -17,8 +17,11 @@ test_sandbox_home_hidden.py):
   the system bus, container engines) hidden too: a read-only mount does not stop a connect()
   to a socket;
 - no network (a network namespace of its own, loopback included) unless the person allowed
-  it for this call; fresh process, IPC and host-name namespaces; no capabilities at all (as
-  root bwrap would keep them, and CAP_SYS_ADMIN could remount / writable);
+  it for this call (then this machine's: the internet and its TCP/UDP services); in both
+  modes no new unix socket and no kernel keyring (a seccomp filter, seccomp_filter.py: the
+  host's abstract sockets and its keyrings are no namespace's to hide); fresh process, IPC
+  and host-name namespaces; no capabilities at all (as root bwrap would keep them, and
+  CAP_SYS_ADMIN could remount / writable);
 - the skill's folder readable when the command belongs to a skill: the folder pinned when the
   skill was found, mounted by its descriptor before anything hidden (skill_run_folder.py);
 - the program's own installation read-only where the private /tmp or the empty home would
@@ -47,7 +50,7 @@ from pathlib import Path
 from agent.text import sanitize_line
 from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
 from agent.tools.credential_links import HIDDEN_HOME_PATHS, home_key_files, linked_names_in
-from agent.tools.socket_filter import unix_socket_filter
+from agent.tools.seccomp_filter import command_filter
 
 # Folders of version control inside the project: writable, a hook would run later unfenced.
 VCS_FOLDERS = (".git", ".hg", ".svn")
@@ -138,7 +141,7 @@ def bwrap_command(
 ) -> list[str]:
     """The bwrap command line that runs `argv` inside `fence` (`--` ends bwrap's options, so
     no argument of the command is read as one of them); `filter_fd`: a seccomp filter for
-    bwrap to read (socket_filter.py), `folder_fds`: descriptors of `fence.readable` folders
+    bwrap to read (seccomp_filter.py), `folder_fds`: descriptors of `fence.readable` folders
     to mount as they are (whatever their paths lead to by now); the caller passes them all to
     the child."""
     options = [program, *_base_options(network=fence.network)]
@@ -232,9 +235,15 @@ def describe(state: SandboxState, network: bool) -> list[str]:
             f"sandbox: NONE: {state.reason}",
             "  this command runs with all of your access: any file you can change, the network",
         ]
-    # Without the seccomp filter (a machine it does not know) unix socket files stay reachable.
-    closed = "off (unix sockets too)" if unix_socket_filter() is not None else "off"
-    reach = "ON for this call (the model asked for it)" if network else closed
+    # The seccomp filter (seccomp_filter.py) refuses new unix sockets in both modes; on a
+    # machine it does not know, unix socket files stay reachable, and with the network on, the
+    # host's abstract sockets (the X display) too. With the network on the command shares this
+    # machine's network namespace: its loopback services answer it.
+    filtered = command_filter() is not None
+    closed = "off (unix sockets too)" if filtered else "off"
+    reach = "ON for this call (the model asked for it): the internet and TCP/UDP services on "
+    reach += "this machine; " + ("no unix sockets" if filtered else "its unix sockets too")
+    reach = reach if network else closed
     return [
         "sandbox: bubblewrap: writes only in the project and a private /tmp; agent's folders "
         "and your credential files hidden",

@@ -249,7 +249,10 @@ def test_there_is_no_network_unless_the_call_asked_for_it(tmp_path: Path) -> Non
         assert "IN" not in result.text and "ConnectionRefusedError" in result.text
 
         lines, result = run(tool, argv=python(code), network=True)
-        assert "network: ON for this call (the model asked for it)" in lines
+        assert (
+            "network: ON for this call (the model asked for it): the internet and TCP/UDP "
+            "services on this machine; no unix sockets"
+        ) in lines
         assert "IN" in result.text, result.text
         thread.join(10)
         assert len(accepted) == 1
