@@ -12,7 +12,6 @@ the script asks again, saying so. Real `agent`, scripted model, real interpreter
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
