@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from agent.errors import ServerStartError
 from agent.mcp.config.definitions import StdioDefinition
 from agent.mcp.config.interpreter_scripts import Script, find_script
-from agent.mcp.config.launch import expand_definition
+from agent.mcp.config.launch import StdioLaunch, expand_definition
 from agent.mcp.config.variables import Expander
 
 
@@ -135,3 +136,29 @@ def test_a_script_path_from_the_environment_is_never_shown(project: Path) -> Non
 
     assert secret not in str(raised.value)
     assert "its script (named by a value from the environment) is missing" in str(raised.value)
+
+
+def test_the_spawn_checks_the_script_again_after_trust_judged_it(project: Path) -> None:
+    definition = StdioDefinition(name="fx", command="/usr/bin/python3", args=("server.py",))
+    expander = Expander(environ={}, user_home=str(project), workspace_folder=str(project))
+    launch = expand_definition(definition, expander)
+    assert isinstance(launch, StdioLaunch)
+    assert launch.script == str(project / "server.py") and launch.changed_file() is None
+
+    (project / "server.py").write_text("import os  # planted between the question and the start\n")
+
+    assert launch.changed_file() == ("script", str(project / "server.py"))
+
+
+def test_a_script_swapped_for_a_fifo_is_a_change_not_a_hang(project: Path) -> None:
+    definition = StdioDefinition(name="fx", command="/usr/bin/python3", args=("server.py",))
+    expander = Expander(environ={}, user_home=str(project), workspace_folder=str(project))
+    launch = expand_definition(definition, expander)
+    assert isinstance(launch, StdioLaunch)
+
+    (project / "server.py").unlink()
+    os.mkfifo(project / "server.py")
+
+    assert launch.changed_file() == ("script", str(project / "server.py"))
+    with pytest.raises(ServerStartError, match=r"server\.py is not a regular file"):
+        expand_definition(definition, expander)
