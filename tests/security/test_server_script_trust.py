@@ -16,9 +16,11 @@ import shutil
 import sys
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from agent.home import mcp_store_path
+from tests.pty_chat import pty_env, scripted_chat
 from tests.security.test_trust_binds_launch import (
     TOOLS_SERVER,
     agent,
@@ -164,3 +166,32 @@ def test_a_missing_script_is_a_clear_message_naming_the_server_and_the_file(
     assert f"MCP server fx cannot start: MCP server 'fx': its script {script} is missing" in (
         done.stderr
     ), done.stderr
+
+
+def test_the_chat_asks_about_a_changed_script_and_a_no_leaves_it_unrun(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    env = pty_env(agent_home, tmp_path)
+    project = _project(tmp_path)
+    definition, script, line = _layout(project, "script")
+    import_servers({"fx": definition}, project)
+    status, shown = at_terminal(
+        "mcp", "trust", "fx", cwd=project, env=env, answers=[("[y/N] ", "y")]
+    )
+    assert status == 0, shown
+    assert agent("mcp", "enable", "fx", cwd=project, env=env).returncode == 0
+    script.write_text(line + script.read_text(encoding="utf-8"), encoding="utf-8")
+
+    with scripted_chat(tmp_path, [{"text": "ok"}], env, project) as (chat, _):
+        chat.expect_exact("you are asked before your next message")
+        chat.send("hi\r")
+        chat.expect_exact("the script it runs changed")  # the path follows, wrapped
+        chat.expect_exact(f"script:      {script}")
+        chat.expect_exact("[y] yes  [n] no")
+        chat.send("n")
+        chat.expect_exact("Left off: server fx")
+        chat.expect_exact("ok")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+
+    assert not (project.parent / "CANARY").exists()
