@@ -425,7 +425,7 @@ def _files_changes(old: str | None, new: str | None, what: str) -> list[str]:
     changes = [_content_change(old, what)] if old is None or old_program != new_program else []
     if not new_script or new_script == old_script:  # no script now: the arguments say why
         return changes
-    return [*changes, *_script_change(old_script if old is not None else "", new_script, what)]
+    return [*changes, *_script_change(old_script, new_script, what)]
 
 
 def _script_change(old: str, new: str, what: str) -> list[str]:
