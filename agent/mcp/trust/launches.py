@@ -38,7 +38,7 @@ from agent.mcp.config.launch import (
 from agent.mcp.config.program_files import SCRIPT_MARK
 from agent.mcp.config.variables import Expander, references_environment
 from agent.mcp.trust.project_folder import depends_on_project as depends_on_project
-from agent.mcp.trust.project_folder import folder_change, resolves_elsewhere
+from agent.mcp.trust.project_folder import folder_change, inside, resolves_elsewhere
 from agent.mcp.trust.project_folder import headline as folder_headline
 from agent.text import plural, sanitize_line
 
@@ -307,7 +307,9 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     elif (old.command, old.executable) != (new.command, new.executable):
         changes.append(f"program: {_program(old)} -> {_program(new)}")
     elif old.program != new.program:
-        changes.extend(_files_changes(old.program, new.program, f"program {_program(new)}"))
+        what = f"program {_program(new)}"
+        projects = (old.project or "", new.project or "") if other_project else None
+        changes.extend(_files_changes(old.program, new.program, what, projects))
     changes.extend(_cwd_changes(old, new, other_project))
     changes.extend(_argument_changes(old.args, new.args))
     changes.extend(_moved_arguments(old, new))
@@ -417,14 +419,23 @@ def _tool_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     return changes
 
 
-def _files_changes(old: str | None, new: str | None, what: str) -> list[str]:
+def _files_changes(
+    old: str | None, new: str | None, what: str, projects: tuple[str, str] | None = None
+) -> list[str]:
     """Which files of a launch changed: its program, the script its interpreter runs, or
-    both; `old` and `new` as program_files.tool_content records them."""
+    both; `old` and `new` as program_files.tool_content records them. Between two projects
+    (`projects`), a script at the same place in each is the project's: the question says
+    the folder differs, not that the script does."""
     old_program, _, old_script = (old or "").partition(SCRIPT_MARK)
     new_program, _, new_script = (new or "").partition(SCRIPT_MARK)
     changes = [_content_change(old, what)] if old is None or old_program != new_program else []
     if not new_script or new_script == old_script:  # no script now: the arguments say why
         return changes
+    if projects is not None:
+        old_path, new_path = old_script.rpartition(" ")[0], new_script.rpartition(" ")[0]
+        place = inside(new_path, projects[1])
+        if old_path and place is not None and place == inside(old_path, projects[0]):
+            return changes
     return [*changes, *_script_change(old_script, new_script, what)]
 
 
