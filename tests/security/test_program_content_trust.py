@@ -2,7 +2,7 @@
 a pull): trust covers the program file's content, so the next start asks again and says the
 program file changed. Real `agent` binary with a commands server; the real trust module with
 real files for a stdio server. A command tool's interpreter script (`python tool.py`) is
-covered too; a stdio server's (`python server.py`) is not: only its program file."""
+covered too, as a stdio server's is (test_server_script_trust.py)."""
 
 from __future__ import annotations
 

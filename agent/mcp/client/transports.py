@@ -24,6 +24,7 @@ import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
+from agent.errors import ServerStartError
 from agent.mcp.client.sdk import TransportStreams
 from agent.mcp.client.stdio import ChildOutput, StdioCommand, stdio_transport
 from agent.mcp.config.definitions import display_url
@@ -67,7 +68,14 @@ async def open_transport(launch: Launch, output: ChildOutput) -> AsyncIterator[T
 @asynccontextmanager
 async def _open_stdio(launch: StdioLaunch, output: ChildOutput) -> AsyncIterator[TransportStreams]:
     # The child gets exactly the environment its trust was judged on (what it inherits,
-    # then the definition's env), spawned from the path the command resolved to then.
+    # then the definition's env), spawned from the path the command resolved to then, its
+    # program and script checked once more against what trust judged.
+    changed = launch.changed_file()
+    if changed is not None:
+        raise ServerStartError(
+            f"MCP server {launch.server!r} was not started: its {changed[0]} {changed[1]} "
+            "changed after trust was checked; start it again to be asked about it"
+        )
     command = StdioCommand(launch.executable(), launch.args, launch.child_environment(), launch.cwd)
     async with stdio_transport(command, output) as streams:
         yield streams

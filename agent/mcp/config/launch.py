@@ -19,20 +19,24 @@ from agent.mcp.config.definitions import (
     StdioDefinition,
 )
 from agent.mcp.config.document import url_problems
+from agent.mcp.config.interpreter_scripts import find_script
 from agent.mcp.config.launch_secrets import env_secrets
 from agent.mcp.config.oauth import OAuthConfig, missing_issuer
 from agent.mcp.config.program_files import (
     SCRIPT_MARK,
+    file_problem,
     interpreter_script,
     program_digest,
     tool_content,
 )
-from agent.mcp.config.variables import Expander
+from agent.mcp.config.variables import Expander, references_environment
 from agent.redaction import secret_values
 
 # What a stdio child inherits from us (the mcp SDK's list on POSIX); the rest comes from the
 # definition's env. Trust covers both, so both are decided once, when the launch is expanded.
 INHERITED_ENV_NAMES = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+# How a script path is said when it holds a value taken from the environment.
+SCRIPT_FROM_ENVIRONMENT = "(named by a value from the environment)"
 
 
 @dataclass(frozen=True)
@@ -50,10 +54,29 @@ class StdioLaunch:
     env: dict[str, str]  # the definition's env, expanded
     inherited_env: dict[str, str] = field(default_factory=dict)
     resolved: str | None = None  # the executable PATH resolved the command to at expansion
+    # The script the interpreter runs (program_files.interpreter_script), and the content of
+    # the program and script when the launch was expanded (program_files.tool_content): what
+    # trust judged, and what the files are checked against again just before the spawn.
+    script: str | None = None
+    content: str | None = None
+    # The script's path holds a value taken from the environment (`${env:X}/server.py`), so,
+    # like such an argument, it is never shown nor stored as text (SCRIPT_FROM_ENVIRONMENT).
+    script_from_environment: bool = False
 
     def secrets(self) -> list[str]:
         """Values that must never appear in output: the env values that are secrets."""
         return env_secrets(self.env, self.inherited_env)
+
+    def changed_file(self) -> tuple[str, str] | None:
+        """("program" or "script", its path) when that file is no longer the one trust judged
+        (rewritten, replaced by a rename, a link pointed elsewhere), else None. A stat per
+        file; a file is hashed again only when its stat differs."""
+        if self.resolved is None or tool_content(self.resolved, self.script) == self.content:
+            return None
+        trusted_program = (self.content or "").split(SCRIPT_MARK)[0]
+        if self.script is None or program_digest(self.resolved) != (trusted_program or None):
+            return ("program", self.resolved)
+        return ("script", self.script)
 
     def resolved_command(self) -> str | None:
         """The executable the command resolved to when the launch was expanded."""
@@ -191,25 +214,60 @@ def expand_definition(definition: ServerDefinition, expander: Expander) -> Launc
     if isinstance(definition, CommandsDefinition):
         return _expand_commands(definition, expander, where)
     if isinstance(definition, StdioDefinition):
-        cwd = _expand_cwd(definition.cwd, expander, where)
-        env = {
-            key: expander.expand(value, f"{where} env.{key}")
-            for key, value in definition.env.items()
-        }
-        inherited = inherited_environment(expander.environ)
-        return StdioLaunch(
-            server=definition.name,
-            command=definition.command,
-            args=tuple(
-                expander.expand(arg, f"{where} args[{index}]")
-                for index, arg in enumerate(definition.args)
-            ),
-            cwd=cwd,
-            env=env,
-            inherited_env=inherited,
-            resolved=resolve_command(definition.command, cwd, {**inherited, **env}),
-        )
+        return _expand_stdio(definition, expander, where)
     return _expand_http(definition, expander, where)
+
+
+def _expand_stdio(definition: StdioDefinition, expander: Expander, where: str) -> StdioLaunch:
+    cwd = _expand_cwd(definition.cwd, expander, where)
+    env = {
+        key: expander.expand(value, f"{where} env.{key}") for key, value in definition.env.items()
+    }
+    inherited = inherited_environment(expander.environ)
+    args = tuple(
+        expander.expand(arg, f"{where} args[{index}]") for index, arg in enumerate(definition.args)
+    )
+    resolved = resolve_command(definition.command, cwd, {**inherited, **env})
+    from_environment = [
+        value
+        for written, value in zip(
+            (definition.cwd or "", *definition.args), (cwd, *args), strict=True
+        )
+        if value and references_environment(written)
+    ]
+    script, hidden = _server_script(definition.name, resolved, args, cwd, from_environment)
+    return StdioLaunch(
+        server=definition.name,
+        command=definition.command,
+        args=args,
+        cwd=cwd,
+        env=env,
+        inherited_env=inherited,
+        resolved=resolved,
+        script=script,
+        content=tool_content(resolved, script) if script else program_digest(resolved),
+        script_from_environment=hidden,
+    )
+
+
+def _server_script(
+    name: str, resolved: str | None, args: tuple[str, ...], cwd: str, secrets: list[str]
+) -> tuple[str | None, bool]:
+    """The script a stdio server's interpreter runs, and whether its path holds one of the
+    values taken from the environment; one it is given that cannot be read means the server
+    cannot start (what trust would cover is not there)."""
+    script = find_script(resolved, args, cwd)
+    if script is None:
+        return None, False
+    hidden = any(value in script.path for value in secrets)
+    problem = file_problem(script.path) if script.required else None
+    if problem is not None:
+        shown = SCRIPT_FROM_ENVIRONMENT if hidden else script.path
+        raise ServerStartError(
+            f"MCP server {name!r}: its script {shown} {problem}; restore it, or change "
+            f"the server's arguments (agent mcp edit {name})"
+        )
+    return script.path, hidden
 
 
 def _expand_cwd(written: str | None, expander: Expander, where: str) -> str:

@@ -18,7 +18,7 @@ from agent.mcp.config.command_definitions import (
     CommandTool,
 )
 from agent.mcp.config.definitions import LocalDefinition
-from agent.mcp.config.launch import CommandsLaunch, StdioLaunch
+from agent.mcp.config.launch import SCRIPT_FROM_ENVIRONMENT, CommandsLaunch, StdioLaunch
 from agent.mcp.config.variables import references_environment
 from agent.mcp.trust.launches import (
     LaunchTrust,
@@ -143,6 +143,7 @@ def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustR
         changes=verdict.changes,
         project=verdict.record.project,
         why=verdict.headline(),
+        script=SCRIPT_FROM_ENVIRONMENT if launch.script_from_environment else launch.script,
     )
 
 

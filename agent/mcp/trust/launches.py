@@ -29,11 +29,16 @@ from agent.errors import ExpansionError, Problem, ServerStartError, StoreError
 from agent.home import data_home, ensure_private_dir
 from agent.mcp.config.command_definitions import CommandsDefinition
 from agent.mcp.config.definitions import LocalDefinition, StdioDefinition
-from agent.mcp.config.launch import CommandsLaunch, StdioLaunch, expand_definition
-from agent.mcp.config.program_files import SCRIPT_MARK, program_digest
+from agent.mcp.config.launch import (
+    SCRIPT_FROM_ENVIRONMENT,
+    CommandsLaunch,
+    StdioLaunch,
+    expand_definition,
+)
+from agent.mcp.config.program_files import SCRIPT_MARK
 from agent.mcp.config.variables import Expander, references_environment
 from agent.mcp.trust.project_folder import depends_on_project as depends_on_project
-from agent.mcp.trust.project_folder import folder_change, resolves_elsewhere
+from agent.mcp.trust.project_folder import folder_change, inside, resolves_elsewhere
 from agent.mcp.trust.project_folder import headline as folder_headline
 from agent.text import plural, sanitize_line
 
@@ -46,6 +51,8 @@ _UNBOUND_ENV = frozenset({"TERM"})
 # fields (command line, schema, limits: a change can be named), `executable` the JSON of each
 # tool's resolved program.
 COMMANDS_MARK = "commands:"
+# A script path holding a value from the environment, as recorded: this and its keyed hash.
+HIDDEN_SCRIPT_PREFIX = "hmac:"
 
 
 @dataclass(frozen=True)
@@ -177,7 +184,7 @@ class LaunchTrust:
             cwd=_recorded(key, definition.cwd or "", launch.cwd),
             args=args,
             env=_env_record(key, launch),
-            program=program_digest(launch.resolved_command()),
+            program=_stored_content(key, launch),
         )
 
     def commands_record(
@@ -207,6 +214,16 @@ class LaunchTrust:
         if self._key is None:
             self._key = load_or_create_key(self._key_path or data_home() / KEY_FILE_NAME)
         return self._key
+
+
+def _stored_content(key: bytes, launch: StdioLaunch) -> str | None:
+    """The program's and script's content as recorded: a script path holding a value from
+    the environment only as its keyed hash, like the argument it came from."""
+    content, script = launch.content, launch.script
+    if content is None or script is None or not launch.script_from_environment:
+        return content
+    hidden = f"{HIDDEN_SCRIPT_PREFIX}{_keyed_hash(key, script)}"
+    return content.replace(f"{SCRIPT_MARK}{script} ", f"{SCRIPT_MARK}{hidden} ", 1)
 
 
 def _recorded(key: bytes, written: str, expanded: str) -> TrustedValue:
@@ -290,7 +307,9 @@ def describe_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     elif (old.command, old.executable) != (new.command, new.executable):
         changes.append(f"program: {_program(old)} -> {_program(new)}")
     elif old.program != new.program:
-        changes.append(_content_change(old.program, f"program {_program(new)}"))
+        what = f"program {_program(new)}"
+        projects = (old.project or "", new.project or "") if other_project else None
+        changes.extend(_files_changes(old.program, new.program, what, projects))
     changes.extend(_cwd_changes(old, new, other_project))
     changes.extend(_argument_changes(old.args, new.args))
     changes.extend(_moved_arguments(old, new))
@@ -393,25 +412,50 @@ def _tool_changes(old: TrustedLaunch, new: TrustedLaunch) -> list[str]:
     if old.program is None:
         return changes or [_content_change(None, "its programs")]
     old_contents, new_contents = _programs(old.program), _programs(new.program)
-    changes.extend(
-        _tool_content_change(old_contents.get(tool), new_contents[tool], sanitize_line(tool))
-        for tool in sorted(new_contents)
-        if before.get(tool) == after.get(tool) and old_contents.get(tool) != new_contents[tool]
-    )
+    for tool in sorted(new_contents):
+        if before.get(tool) == after.get(tool) and old_contents.get(tool) != new_contents[tool]:
+            what = f"program of {sanitize_line(tool)}"
+            changes.extend(_files_changes(old_contents.get(tool), new_contents[tool], what))
     return changes
 
 
-def _tool_content_change(old: str | None, new: str | None, tool: str) -> str:
-    """Which of a tool's files changed: its program, or the script its interpreter runs."""
-    what = f"program of {tool}"
+def _files_changes(
+    old: str | None, new: str | None, what: str, projects: tuple[str, str] | None = None
+) -> list[str]:
+    """Which files of a launch changed: its program, the script its interpreter runs, or
+    both; `old` and `new` as program_files.tool_content records them. Between two projects
+    (`projects`), a script at the same place in each is the project's: the question says
+    the folder differs, not that the script does."""
     old_program, _, old_script = (old or "").partition(SCRIPT_MARK)
     new_program, _, new_script = (new or "").partition(SCRIPT_MARK)
-    if old is None or old_program != new_program or not new_script:
-        return _content_change(old, what)
-    script = sanitize_line(new_script.rsplit(" ", 1)[0])
-    if not old_script:  # a record from before trust covered the script
-        return f"{what}: trust now covers the script it runs ({script})"
-    return f"{what}: the script it runs changed ({script})"
+    changes = [_content_change(old, what)] if old is None or old_program != new_program else []
+    if not new_script or new_script == old_script:  # no script now: the arguments say why
+        return changes
+    if projects is not None:
+        old_path, new_path = old_script.rpartition(" ")[0], new_script.rpartition(" ")[0]
+        place = inside(new_path, projects[1])
+        if old_path and place is not None and place == inside(old_path, projects[0]):
+            return changes
+    return [*changes, *_script_change(old_script, new_script, what)]
+
+
+def _script_change(old: str, new: str, what: str) -> list[str]:
+    """What differs in the script: "<path> <digest>" each, `old` empty in a record from
+    before trust covered the script; a digest "None" when no such file is there."""
+    old_path, _, old_digest = old.rpartition(" ")
+    new_path, _, new_digest = new.rpartition(" ")
+    shown = sanitize_line(new_path)
+    if shown.startswith(HIDDEN_SCRIPT_PREFIX):
+        shown = SCRIPT_FROM_ENVIRONMENT
+    if not old:
+        return [f"{what}: trust now covers the script it runs ({shown})"]
+    if old_path != new_path:
+        if new_digest == "None":  # none there, nor run: where it looks says the rest
+            return []
+        return [f"{what}: it runs another script ({shown})"]
+    if old_digest == "None":  # `python -m mod` now finds the project's own mod.py
+        return [f"{what}: a script it runs appeared ({shown})"]
+    return [f"{what}: the script it runs changed ({shown})"]
 
 
 def _content_change(old: str | None, what: str) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from agent.text import sanitize_line
+
 
 @dataclass(frozen=True)
 class TrustRequest:
@@ -29,6 +31,8 @@ class TrustRequest:
     # Why it asks, from the person's view (LaunchVerdict.headline): "it runs in this project's
     # folder, and you trusted it in /src/a" when they changed folder.
     why: str = ""
+    # The script its interpreter runs (`python3 server.py`): a yes covers its content too.
+    script: str | None = None
 
     def reason(self) -> str:
         """Why it asks and what differs, in one line."""
@@ -67,6 +71,7 @@ class TrustRequest:
             return lines
         lines += [
             f"  executable:  {self.executable}  ({where})",
+            *([f"  script:      {sanitize_line(self.script)}"] if self.script else []),
             f"  arguments:   {shlex.join(self.args) if self.args else '(none)'}",
             f"  command:     {self.command_line()}",
             f"  working dir: {self.cwd}",

@@ -135,6 +135,7 @@ def test_a_damaged_key_is_an_error_that_says_what_to_do(tmp_path: Path) -> None:
 
 def test_records_round_trip_and_malformed_ones_are_named(tmp_path: Path) -> None:
     definition = StdioDefinition(name="s", command=PYTHON, args=("${K}", "x"))
+    (tmp_path / "v").write_text("")  # the script python is given
     record = judge(tmp_path, {"K": "v"}).verdict(definition, ()).record
     problems: list[Problem] = []
 
