@@ -35,6 +35,7 @@ from agent.tools.command_environment import command_environment, find_program, s
 from agent.tools.command_result import result_text
 from agent.tools.containment import inside_project, within
 from agent.tools.file_tools import call_key
+from agent.tools.later_run_files import LaterRunWatch
 from agent.tools.sandbox import (
     Fence,
     SandboxState,
@@ -211,7 +212,9 @@ class RunCommand:
         socket_filter = unix_socket_filter() if plan.fence and not plan.fence.network else None
         filter_fd = _filter_pipe(socket_filter) if socket_filter is not None else None
         command = list(plan.argv)
+        watch = None  # what git runs later and a mount cannot hold: put back after the run
         if plan.fence is not None and plan.bwrap is not None:
+            watch = LaterRunWatch(plan.fence.project)
             command = bwrap_command(plan.bwrap, plan.fence, plan.argv, filter_fd)
         try:
             outcome = await run_command(
@@ -228,7 +231,8 @@ class RunCommand:
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
-        return result_text(outcome, plan.timeout)
+        result = result_text(outcome, plan.timeout)
+        return result if watch is None else watch.noted(result)
 
     def _plan(self, arguments: dict[str, Any]) -> CommandPlan:
         argv = _checked_argv(arguments.get("argv"))

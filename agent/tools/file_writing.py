@@ -17,6 +17,7 @@ import errno
 import hashlib
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -176,6 +177,31 @@ def remove_file(target: Target, expected: FileState) -> None:
             raise FileChangedError(f"{target.shown} changed since; not deleted")
         os.unlink(target.parts[-1], dir_fd=folder)
         os.fsync(folder)
+
+
+def remove_entry(target: Target) -> bool:
+    """Remove what stands at the target's name now, a file, a link or a folder with all it
+    holds, reached without following a link (LinkInTheWayError); False: nothing stands there."""
+    name = target.parts[-1]
+    with _folder(target, create=False) as folder:
+        if folder is None:
+            return False
+        try:
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        if stat.S_ISDIR(info.st_mode):
+            shutil.rmtree(name, dir_fd=folder)  # by descriptors: never leaves the folder
+        else:
+            os.unlink(name, dir_fd=folder)
+        return True
+
+
+def restore_link(target: Target, link: str) -> None:
+    """Make the target's name the link `link` again (its folders made where missing)."""
+    with _folder(target, create=True) as folder:
+        assert folder is not None
+        os.symlink(link, target.parts[-1], dir_fd=folder)
 
 
 @contextlib.contextmanager

@@ -1,9 +1,8 @@
 """The fence run_command's programs run in: bubblewrap (bwrap) on Linux.
 
 What a sandboxed command gets (measured in tests/security/test_run_command_sandbox.py):
-- the whole filesystem read-only, but the project writable (its version control folders
-  and a hooks folder git's config points into the project read-only: a hook written there
-  would run later, outside any sandbox) and a private, empty /tmp;
+- the whole filesystem read-only, but the project writable (what of it git or a hook manager
+  runs later, outside any sandbox, read-only: later_run_files.py) and a private, empty /tmp;
 - agent's own folders (settings, trust records, sessions, tokens) and the person's credential
   files and folders in the home directory (~/.ssh, ~/.aws, ~/.netrc, ~/*.p12, ..., every
   ~/*.pem and ~/*.key, and other agents' logins, browser profiles, keyrings, shell histories)
@@ -36,10 +35,9 @@ from pathlib import Path
 from agent.text import sanitize_line
 from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
 from agent.tools.credential_links import HIDDEN_HOME_PATHS, home_key_files, linked_names_in
+from agent.tools.later_run_files import read_only_in_project
 from agent.tools.socket_filter import unix_socket_filter
 
-# Folders of version control inside the project: writable, a hook would run later unfenced.
-VCS_FOLDERS = (".git", ".hg", ".svn")
 # Sockets and runtime folders through which a fenced process could act outside the fence.
 HIDDEN_SYSTEM_PATHS = (
     "/run/user",
@@ -135,37 +133,6 @@ def bwrap_command(
         options += ["--ro-bind", str(folder), str(folder)]
     options += ["--chdir", str(fence.cwd), "--"]
     return [*options, *argv]
-
-
-def read_only_in_project(project: Path) -> list[Path]:
-    """The project's folders a command may not change: version control's (hooks run programs
-    later, outside any sandbox), and the hooks folder git's config names inside the project
-    (husky and its like: `core.hooksPath = .husky`)."""
-    found = [project / name for name in VCS_FOLDERS if (project / name).exists()]
-    hooks = _hooks_path(project / ".git" / "config")
-    if hooks is not None:
-        folder = Path(os.path.realpath(project / hooks))
-        if folder != project and project in folder.parents and folder.exists():
-            found.append(folder)
-    return found
-
-
-def _hooks_path(config: Path) -> str | None:
-    """core.hooksPath of a git config file, read plainly (no git is run to read it)."""
-    try:
-        text = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            section = line.strip("[]").strip().lower()
-        elif section == "core" and "=" in line:
-            key, value = line.split("=", 1)
-            if key.strip().lower() == "hookspath":
-                return value.strip().strip('"') or None
-    return None
 
 
 def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tuple[Path, ...]:

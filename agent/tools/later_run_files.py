@@ -1,0 +1,284 @@
+"""What of the project git or a hook manager runs later, outside any sandbox.
+
+A git hook, and what a hook manager's hook reads, runs at the person's next `git commit`,
+`git push` or checkout, with all of their access. So a fenced command (sandbox.py) gets these
+read-only, and the file tools (file_tools.py) show a warning in the approval when they change
+one. What they are:
+- version control's own folders (`.git`, `.hg`, `.svn`) of the project and of every repository
+  nested in it, found by a bounded walk (`.git` as a folder or as a file: a submodule's or a
+  worktree's, pointing at the repository);
+- the hooks folder git's config names (core.hooksPath) where it lies inside the project, and the
+  folder that holds it: husky 9 points hooksPath at `.husky/_`, whose stubs run `.husky/<hook>`;
+- by name, at the project's root and every nested repository's: the files and folders the hook
+  managers read (pre-commit, lefthook, husky, lint-staged, overcommit, simple-git-hooks) and the
+  usual hooks folder `.githooks`.
+
+A read-only mount holds only what exists and is not a link (a mount follows a link, and bwrap
+cannot mount on a missing name: it would create it in the project). So `LaterRunWatch` notes
+what stands at every name before a fenced command, and after it takes away what the command put
+there (`lefthook-local.yml`, which lefthook merges into the team's config, is usually missing),
+walking down from the project without following a link (file_writing.remove_entry).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections import deque
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from agent.messages import ToolResult
+from agent.tools.file_writing import FileRefusedError, Target, remove_entry, restore_link
+
+VCS_FOLDERS = (".git", ".hg", ".svn")
+# The walk for nested repositories, breadth first: at most this many folders are read (a large
+# monorepo has a few thousand outside its dependency trees; 10,000 of /usr took 0.45 s on a
+# loaded two-core machine, 2.8 s with a cold disk cache), and it never
+# enters version control's folders, links, or trees of installed dependencies and caches,
+# where a repository is nobody's working copy.
+WALK_FOLDERS = 10_000
+NOT_WALKED = frozenset(
+    {*VCS_FOLDERS, "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".cache",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", "target", ".gradle", ".terraform"}
+)  # fmt: skip
+
+_LEFTHOOK = tuple(
+    f"{folder}{dot}lefthook{local}.{extension}"
+    for folder, dot in (("", ""), ("", "."), (".config/", ""))
+    for local in ("", "-local")
+    for extension in ("yml", "yaml", "json", "jsonc", "toml")
+)
+_HUSKY_4 = (".huskyrc", ".huskyrc.json", ".huskyrc.js", ".huskyrc.yaml", ".huskyrc.yml")
+_LINT_STAGED = (
+    *(f".lintstagedrc{end}" for end in ("", ".json", ".yaml", ".yml", ".js", ".cjs", ".mjs")),
+    *(f"lint-staged.config.{end}" for end in ("js", "cjs", "mjs")),
+)
+_SIMPLE_GIT_HOOKS = tuple(
+    f"{dot}simple-git-hooks.{end}" for dot in ("", ".") for end in ("json", "js", "cjs", "mjs")
+)
+# What a hook manager reads at a repository's root, and whose it is (the hooks it installs
+# run it at the next commit, push or checkout).
+_GROUPS: tuple[tuple[tuple[str, ...], str], ...] = (
+    ((".pre-commit-config.yaml", ".pre-commit-config.yml"), "pre-commit's configuration"),
+    ((".pre-commit-hooks.yaml",), "pre-commit's hook definitions"),
+    (_LEFTHOOK, "lefthook's configuration"),
+    ((".lefthook", ".lefthook-local"), "lefthook's scripts"),
+    ((".husky",), "husky's hooks"),
+    ((*_HUSKY_4, "husky.config.js"), "husky's configuration"),
+    (_LINT_STAGED, "lint-staged's configuration, which the hooks run"),
+    ((".overcommit.yml",), "overcommit's configuration"),
+    (_SIMPLE_GIT_HOOKS, "simple-git-hooks' configuration"),
+    ((".githooks",), "a git hooks folder"),
+)
+BY_NAME: dict[str, str] = {name: why for names, why in _GROUPS for name in names}
+
+
+@dataclass(frozen=True)
+class LaterRun:
+    """A file or folder of the project that git or a hook manager runs later (it may not exist)."""
+
+    path: Path  # under the project, by the name git or the tool reads (not resolved)
+    why: str  # whose it is, for the approval: "lefthook's configuration"
+
+
+def later_run_files(project: Path) -> list[LaterRun]:
+    """Every such file and folder of the project, existing or not, each once."""
+    found: dict[Path, LaterRun] = {}
+    roots = repository_roots(project)
+    for root in roots:
+        for name in VCS_FOLDERS:
+            found.setdefault(root / name, LaterRun(root / name, "version control's own folder"))
+        for relative, why in BY_NAME.items():
+            found.setdefault(root / relative, LaterRun(root / relative, why))
+    for folder, why in _hook_folders(project, roots):
+        found.setdefault(folder, LaterRun(folder, why))
+    return list(found.values())
+
+
+def read_only_in_project(project: Path) -> list[Path]:
+    """What of those exists and can be mounted read-only: by real path, inside the project,
+    each once (a link is mounted at its target, which holds what git reads)."""
+    shown: dict[str, Path] = {}
+    for item in later_run_files(project):
+        if not item.path.exists():
+            continue
+        real = Path(os.path.realpath(item.path))
+        if real != project and project in real.parents:
+            shown.setdefault(str(real), real)
+    return list(shown.values())
+
+
+def later_run_reason(project: Path, path: Path) -> str | None:
+    """Why `path` (under the project, resolved) runs later: whose it is, or None."""
+    for item in later_run_files(project):
+        real = Path(os.path.realpath(item.path))
+        if path in (item.path, real) or item.path in path.parents or real in path.parents:
+            return item.why
+    return None
+
+
+def repository_roots(project: Path) -> list[Path]:
+    """The project and every folder below it that holds a `.git` (folder or file), by a walk
+    of at most WALK_FOLDERS folders that follows no link and skips NOT_WALKED."""
+    roots = [project]
+    waiting: deque[Path] = deque([project])
+    read = 0
+    while waiting and read < WALK_FOLDERS:
+        folder = waiting.popleft()
+        read += 1
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name == ".git" and folder != project:
+                roots.append(folder)
+            if entry.name not in NOT_WALKED and entry.is_dir(follow_symlinks=False):
+                waiting.append(Path(entry.path))
+    return roots
+
+
+def _hook_folders(project: Path, roots: list[Path]) -> list[tuple[Path, str]]:
+    """The hooks folders git's config names inside the project, for the project (or the
+    repository it lies in) and each nested repository (`roots`), with the folders that hold
+    them."""
+    found: list[tuple[Path, str]] = []
+    above = _enclosing_root(project)
+    for root in ([above] if above is not None else []) + roots[1:] + [project]:
+        hooks = _hooks_path(root)
+        if hooks is None:
+            continue
+        folder = Path(os.path.normpath(root / os.path.expanduser(hooks)))
+        why = f"the hooks folder git's config names (core.hooksPath {hooks})"
+        if folder != project and project in folder.parents:
+            found.append((folder, why))
+        # husky's stubs in `.husky/_` run `.husky/<hook>`: the folder holding them is hooks too.
+        holder = folder.parent
+        if holder not in (root, project) and project in holder.parents:
+            found.append((holder, why))
+    return found
+
+
+def _enclosing_root(project: Path) -> Path | None:
+    """The repository the project lies in, when its root is above the project."""
+    for folder in project.parents:
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _hooks_path(root: Path) -> str | None:
+    """core.hooksPath for the repository at `root`: its own config over the person's."""
+    value = None
+    for config in (*_global_configs(), *_repository_configs(root)):
+        value = _config_value(config, "core", "hookspath") or value
+    return value
+
+
+def _global_configs() -> list[Path]:
+    home = Path.home()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    return [Path("/etc/gitconfig"), xdg / "git" / "config", home / ".gitconfig"]
+
+
+def _repository_configs(root: Path) -> list[Path]:
+    """The repository's config and its worktree's, through a `.git` file's `gitdir:`."""
+    git = root / ".git"
+    folder = git
+    if git.is_file():
+        try:
+            line = git.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return []
+        if not line.startswith("gitdir:"):
+            return []
+        folder = Path(os.path.normpath(root / line.removeprefix("gitdir:").strip()))
+    common = folder  # a worktree's `commondir` names the repository's own folder
+    with contextlib.suppress(OSError):
+        common = Path(os.path.normpath(folder / (folder / "commondir").read_text().strip()))
+    return [common / "config", folder / "config.worktree"]
+
+
+def _config_value(config: Path, section: str, key: str) -> str | None:
+    """A value of a git config file, read plainly (no git is run to read it); the last wins."""
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    current, value = "", None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            current = line.strip("[]").strip().lower()
+        elif current == section and "=" in line:
+            name, found = line.split("=", 1)
+            if name.strip().lower() == key:
+                value = found.strip().strip('"') or None
+    return value
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What stood at a name: its type and identity, and a link's target."""
+
+    kind: int  # stat.S_IFMT; 0: nothing
+    identity: tuple[int, int] = (0, 0)
+    link: str | None = None
+
+
+class LaterRunWatch:
+    """What stands at every later-run name before a fenced command; afterwards, what the command
+    put in its place (a missing name made, a link replaced, a folder moved away and made again)
+    is taken away, and a link that was there put back."""
+
+    def __init__(self, project: Path) -> None:
+        self.project = project
+        self.before = {item.path: _seen(item.path) for item in later_run_files(project)}
+
+    def take_back(self) -> list[str]:
+        """Undo what changed at those names; one line for each."""
+        lines: list[str] = []
+        for path, before in self.before.items():
+            now = _seen(path)
+            if now == before or (now.kind == 0 and before.link is None):
+                continue
+            relative = path.relative_to(self.project).as_posix()
+            target = Target(self.project, tuple(relative.split("/")))
+            try:
+                removed = now.kind != 0 and remove_entry(target)
+                if before.link is not None:
+                    restore_link(target, before.link)
+            except (FileRefusedError, OSError) as error:
+                lines.append(f"{relative}: changed, and could not be put back ({error})")
+                continue
+            what = "removed" if removed else ""
+            if before.link is not None:
+                what = f"{what}, the link put back" if what else "the link put back"
+            lines.append(f"{relative}: {what} (git or a hook manager would run it later)")
+        return lines
+
+    def noted(self, result: ToolResult) -> ToolResult:
+        """The command's result, with what was taken back said after it."""
+        lines = self.take_back()
+        if not lines:
+            return result
+        head = "The command changed what git or a hook manager runs later, outside any sandbox"
+        said = "\n".join(["", f"{head}; that was undone:", *(f"  {line}" for line in lines)])
+        return replace(result, text=result.text + said)
+
+
+def _seen(path: Path) -> _Seen:
+    try:
+        info = path.lstat()
+    except OSError:
+        return _Seen(0)
+    kind = stat.S_IFMT(info.st_mode)
+    link = None
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            link = os.readlink(path)
+        except OSError:
+            link = ""
+    return _Seen(kind, (info.st_dev, info.st_ino), link)
