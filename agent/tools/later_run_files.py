@@ -26,23 +26,23 @@ import contextlib
 import os
 import stat
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.messages import ToolResult
 from agent.tools.file_writing import FileRefusedError, Target, remove_entry, restore_link
+from agent.tools.walk_rules import SKIPPED_DIRS
 
 VCS_FOLDERS = (".git", ".hg", ".svn")
 # The walk for nested repositories, breadth first: at most this many folders are read (a large
 # monorepo has a few thousand outside its dependency trees; 10,000 of /usr took 0.45 s on a
-# loaded two-core machine, 2.8 s with a cold disk cache), and it never
-# enters version control's folders, links, or trees of installed dependencies and caches,
-# where a repository is nobody's working copy.
+# loaded two-core machine, 2.8 s with a cold disk cache), and it never enters version control's
+# folders, links, or trees of installed dependencies and caches (walk_rules.py's and a few
+# more), where a repository is nobody's working copy.
 WALK_FOLDERS = 10_000
-NOT_WALKED = frozenset(
-    {*VCS_FOLDERS, "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".cache",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", "target", ".gradle", ".terraform"}
-)  # fmt: skip
+_INCLUDE_DEPTH = 5  # git's own limit is 10; a config including itself ends here
+NOT_WALKED = SKIPPED_DIRS | {".nox", "target", ".gradle", ".terraform"}
 
 _LEFTHOOK = tuple(
     f"{folder}{dot}lefthook{local}.{extension}"
@@ -94,20 +94,32 @@ def later_run_files(project: Path) -> list[LaterRun]:
             found.setdefault(root / relative, LaterRun(root / relative, why))
     for folder, why in _hook_folders(project, roots):
         found.setdefault(folder, LaterRun(folder, why))
-    return list(found.values())
+    for root in roots:
+        # A `.git` file's repository, and a config file git is told to include, may lie
+        # elsewhere in the project: its hooks and config run programs as the `.git` folder's do.
+        for folder in git_folders(root) or ():
+            found.setdefault(folder, LaterRun(folder, "a repository's own folder (gitdir)"))
+        for config in git_configs(root):
+            found.setdefault(config, LaterRun(config, "a config file git reads"))
+    return [item for path, item in found.items() if _inside(project, path)]
+
+
+def _inside(project: Path, path: Path) -> bool:
+    return project in path.parents
 
 
 def read_only_in_project(project: Path) -> list[Path]:
     """What of those exists and can be mounted read-only: by real path, inside the project,
     each once (a link is mounted at its target, which holds what git reads)."""
-    shown: dict[str, Path] = {}
+    shown: dict[Path, None] = {}
     for item in later_run_files(project):
         if not item.path.exists():
             continue
         real = Path(os.path.realpath(item.path))
-        if real != project and project in real.parents:
-            shown.setdefault(str(real), real)
-    return list(shown.values())
+        # Once each; not what lies in a folder already shown read-only (`.git/config`).
+        if _inside(project, real) and not any(folder in shown for folder in real.parents):
+            shown[real] = None
+    return list(shown)
 
 
 def later_run_reason(project: Path, path: Path) -> str | None:
@@ -172,51 +184,80 @@ def _enclosing_root(project: Path) -> Path | None:
 def _hooks_path(root: Path) -> str | None:
     """core.hooksPath for the repository at `root`: its own config over the person's."""
     value = None
-    for config in (*_global_configs(), *_repository_configs(root)):
-        value = _config_value(config, "core", "hookspath") or value
+    for config in git_configs(root):
+        found = _config_values(config, lambda section: section == "core", "hookspath")
+        value = (found[-1] if found else None) or value
     return value
 
 
-def _global_configs() -> list[Path]:
+def git_configs(root: Path) -> list[Path]:
+    """The config files git reads for the repository at `root`, in order (the last wins): the
+    system's, the person's, the repository's and its worktree's, each followed by the files
+    it includes (include.path, and includeIf's whatever its condition)."""
     home = Path.home()
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    return [Path("/etc/gitconfig"), xdg / "git" / "config", home / ".gitconfig"]
+    configs = [Path("/etc/gitconfig"), xdg / "git" / "config", home / ".gitconfig"]
+    folders = git_folders(root)
+    if folders:
+        folder, common = folders
+        configs += [common / "config", folder / "config.worktree"]
+    found: list[Path] = []
+    for config in configs:
+        _with_includes(config, found, depth=0)
+    return found
 
 
-def _repository_configs(root: Path) -> list[Path]:
-    """The repository's config and its worktree's, through a `.git` file's `gitdir:`."""
+def _with_includes(config: Path, found: list[Path], depth: int) -> None:
+    if config in found or depth > _INCLUDE_DEPTH:
+        return
+    found.append(config)
+    for value in _config_values(config, _includes, "path"):
+        included = Path(os.path.expanduser(value))
+        _with_includes(Path(os.path.normpath(config.parent / included)), found, depth + 1)
+
+
+def _includes(section: str) -> bool:
+    return section == "include" or section.startswith("includeif")
+
+
+def git_folders(root: Path) -> tuple[Path, Path] | None:
+    """The repository's own folder (`.git`, or where a `.git` file's `gitdir:` points) and its
+    common folder (a worktree's `commondir`); None: no repository there."""
     git = root / ".git"
     folder = git
     if git.is_file():
         try:
             line = git.read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
-            return []
+            return None
         if not line.startswith("gitdir:"):
-            return []
+            return None
         folder = Path(os.path.normpath(root / line.removeprefix("gitdir:").strip()))
-    common = folder  # a worktree's `commondir` names the repository's own folder
+    elif not git.is_dir():
+        return None
+    common = folder
     with contextlib.suppress(OSError):
         common = Path(os.path.normpath(folder / (folder / "commondir").read_text().strip()))
-    return [common / "config", folder / "config.worktree"]
+    return folder, common
 
 
-def _config_value(config: Path, section: str, key: str) -> str | None:
-    """A value of a git config file, read plainly (no git is run to read it); the last wins."""
+def _config_values(config: Path, accept: Callable[[str], bool], key: str) -> list[str]:
+    """The values of `key` in the sections `accept` takes, of a git config file read plainly
+    (no git is run to read it)."""
     try:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return None
-    current, value = "", None
+        return []
+    current, values = "", []
     for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("["):
             current = line.strip("[]").strip().lower()
-        elif current == section and "=" in line:
+        elif accept(current) and "=" in line:
             name, found = line.split("=", 1)
             if name.strip().lower() == key:
-                value = found.strip().strip('"') or None
-    return value
+                values.append(found.strip().strip('"'))
+    return [value for value in values if value]
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def test_the_folder_holding_a_hooks_path_inside_the_project_is_read_only_too(
 
     shown = read_only_in_project(project)
 
-    assert shown == [project / ".git", project / ".husky", project / ".husky" / "_"]
+    assert shown == [project / ".git", project / ".husky"]  # .husky/_ lies in .husky
     assert later_run_reason(project, project / ".husky" / "pre-commit") == "husky's hooks"
     assert later_run_reason(project, project / "src" / "app.py") is None
 
@@ -139,3 +139,23 @@ def test_removal_never_follows_a_link_out_of_the_project(tmp_path: Path, project
     target = Target(project, (".config", "lefthook.toml"))
     with pytest.raises(FileRefusedError, match="on the way is a link"):
         remove_entry(target)
+
+
+def test_a_gitdir_and_an_included_config_elsewhere_in_the_project_are_read_only(
+    project: Path,
+) -> None:
+    (project / "team.gitconfig").write_text("[core]\n\thooksPath = tools/hooks\n")
+    (project / ".git" / "config").write_text('[include]\n\tpath = "../team.gitconfig"\n')
+    (project / "tools" / "hooks").mkdir(parents=True)
+    (project / ".modules" / "lib").mkdir(parents=True)
+    (project / "lib").mkdir()
+    (project / "lib" / ".git").write_text("gitdir: ../.modules/lib\n")
+
+    shown = read_only_in_project(project)
+
+    for path in ("team.gitconfig", "tools/hooks", ".modules/lib", "lib/.git"):
+        assert project / path in shown, path
+    assert project / ".git" / "config" not in shown  # inside .git, shown read-only already
+    assert later_run_reason(project, project / ".modules" / "lib" / "hooks" / "x") == (
+        "a repository's own folder (gitdir)"
+    )
