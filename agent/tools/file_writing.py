@@ -7,7 +7,9 @@ own folders. Every later step walks down from the project's folder one real fold
 (a race with the person's approval) makes the step fail instead of writing elsewhere. New
 content goes to a temporary file in the same folder, is synced, then renamed over the old one
 (os.replace): a reader sees the old bytes or the new, never a mix. The file keeps its
-permissions (without set-id bits); a new file gets 0644.
+permissions (without set-id bits); a new file gets 0644. /undo reaches a changed file again by
+the path recorded (`recorded`), and what a fenced command left where git runs it later is taken
+away (`remove_entry`, later_run_files.py), through the same walk.
 """
 
 from __future__ import annotations

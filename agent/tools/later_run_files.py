@@ -6,7 +6,8 @@ read-only, and the file tools (file_tools.py) show a warning in the approval whe
 one. What they are:
 - version control's own folders (`.git`, `.hg`, `.svn`) of the project and of every repository
   nested in it, found by a bounded walk (`.git` as a folder or as a file: a submodule's or a
-  worktree's, pointing at the repository);
+  worktree's, pointing at the repository, whose folder is read-only too where it lies in the
+  project), and the config files git includes (include.path) that lie in the project;
 - the hooks folder git's config names (core.hooksPath) where it lies inside the project, and the
   folder that holds it: husky 9 points hooksPath at `.husky/_`, whose stubs run `.husky/<hook>`;
 - by name, at the project's root and every nested repository's: the files and folders the hook
@@ -83,10 +84,11 @@ class LaterRun:
     why: str  # whose it is, for the approval: "lefthook's configuration"
 
 
-def later_run_files(project: Path) -> list[LaterRun]:
-    """Every such file and folder of the project, existing or not, each once."""
+def later_run_files(project: Path, roots: list[Path] | None = None) -> list[LaterRun]:
+    """Every such file and folder of the project, existing or not, each once (`roots`: the
+    repositories found already, else walked for)."""
     found: dict[Path, LaterRun] = {}
-    roots = repository_roots(project)
+    roots = repository_roots(project) if roots is None else roots
     for root in roots:
         for name in VCS_FOLDERS:
             found.setdefault(root / name, LaterRun(root / name, "version control's own folder"))
@@ -272,42 +274,60 @@ class _Seen:
 class LaterRunWatch:
     """What stands at every later-run name before a fenced command; afterwards, what the command
     put in its place (a missing name made, a link replaced, a folder moved away and made again)
-    is taken away, and a link that was there put back."""
+    is taken away, and a link that was there put back. A repository the command made (`git
+    init`, `git clone`) is its work and stays, but is said: its hooks and config are what the
+    command wrote."""
 
     def __init__(self, project: Path) -> None:
         self.project = project
-        self.before = {item.path: _seen(item.path) for item in later_run_files(project)}
+        self.roots = repository_roots(project)
+        found = later_run_files(project, self.roots)
+        self.before = {item.path: _seen(item.path) for item in found}
 
-    def take_back(self) -> list[str]:
-        """Undo what changed at those names; one line for each."""
+    def take_back(self) -> tuple[list[str], list[str]]:
+        """Undo what changed at those names: a line for each; and the repositories made."""
         lines: list[str] = []
+        made = [root for root in repository_roots(self.project) if root not in self.roots]
         for path, before in self.before.items():
             now = _seen(path)
             if now == before or (now.kind == 0 and before.link is None):
                 continue
-            relative = path.relative_to(self.project).as_posix()
-            target = Target(self.project, tuple(relative.split("/")))
-            try:
-                removed = now.kind != 0 and remove_entry(target)
-                if before.link is not None:
-                    restore_link(target, before.link)
-            except (FileRefusedError, OSError) as error:
-                lines.append(f"{relative}: changed, and could not be put back ({error})")
+            if path.name in VCS_FOLDERS and before.kind == 0:
+                made.append(path.parent)
                 continue
-            what = "removed" if removed else ""
+            lines.append(self._put_back(path, before, now))
+        shown = [root.relative_to(self.project).as_posix() or "." for root in made]
+        return lines, [f"{folder}/" if folder != "." else "the project" for folder in shown]
+
+    def _put_back(self, path: Path, before: _Seen, now: _Seen) -> str:
+        relative = path.relative_to(self.project).as_posix()
+        target = Target(self.project, tuple(relative.split("/")))
+        try:
+            removed = now.kind != 0 and remove_entry(target)
             if before.link is not None:
-                what = f"{what}, the link put back" if what else "the link put back"
-            lines.append(f"{relative}: {what} (git or a hook manager would run it later)")
-        return lines
+                restore_link(target, before.link)
+        except (FileRefusedError, OSError) as error:
+            return f"{relative}: changed, and could not be put back ({error})"
+        what = "removed" if removed else ""
+        if before.link is not None:
+            what = f"{what}, the link put back" if what else "the link put back"
+        return f"{relative}: {what} (git or a hook manager would run it later)"
 
     def noted(self, result: ToolResult) -> ToolResult:
-        """The command's result, with what was taken back said after it."""
-        lines = self.take_back()
-        if not lines:
-            return result
-        head = "The command changed what git or a hook manager runs later, outside any sandbox"
-        said = "\n".join(["", f"{head}; that was undone:", *(f"  {line}" for line in lines)])
-        return replace(result, text=result.text + said)
+        """The command's result, with what was taken back, and the repositories made, said."""
+        lines, made = self.take_back()
+        said = []
+        if lines:
+            head = "The command changed what git or a hook manager runs later, outside any sandbox"
+            said += ["", f"{head}; that was undone:", *(f"  {line}" for line in lines)]
+        if made:
+            said += [
+                "",
+                f"The command made a git repository ({', '.join(made)}): its hooks and config "
+                "are what the command wrote, and git runs them when it is used there. Look at "
+                ".git/hooks and .git/config before using git in it.",
+            ]
+        return replace(result, text="\n".join([result.text, *said])) if said else result
 
 
 def _seen(path: Path) -> _Seen:

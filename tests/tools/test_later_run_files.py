@@ -109,8 +109,9 @@ def test_the_watch_takes_away_what_was_made_and_puts_a_replaced_link_back(
     (project / "src").mkdir()
     (project / "src" / "work.txt").write_text("kept\n")
 
-    lines = watch.take_back()
+    lines, made = watch.take_back()
 
+    assert made == []
     assert sorted(lines) == [
         ".lefthook-local: removed (git or a hook manager would run it later)",
         "lefthook.yml: removed, the link put back (git or a hook manager would run it later)",
@@ -128,7 +129,7 @@ def test_removal_never_follows_a_link_out_of_the_project(tmp_path: Path, project
     watch = LaterRunWatch(project)
     (project / ".config").symlink_to(outside, target_is_directory=True)
 
-    lines = watch.take_back()
+    lines, _made = watch.take_back()
 
     assert lines == [
         ".config/lefthook.toml: changed, and could not be put back (.config/lefthook.toml: "
@@ -158,4 +159,23 @@ def test_a_gitdir_and_an_included_config_elsewhere_in_the_project_are_read_only(
     assert project / ".git" / "config" not in shown  # inside .git, shown read-only already
     assert later_run_reason(project, project / ".modules" / "lib" / "hooks" / "x") == (
         "a repository's own folder (gitdir)"
+    )
+
+
+def test_a_repository_the_command_made_stays_and_is_said(tmp_path: Path) -> None:
+    from agent.messages import ToolResult
+
+    project = tmp_path / "plain"
+    project.mkdir()
+    watch = LaterRunWatch(project)
+    (project / ".git" / "hooks").mkdir(parents=True)  # git init
+    (project / "vendor" / "lib" / ".git").mkdir(parents=True)  # git clone
+
+    result = watch.noted(ToolResult("exit code 0"))
+
+    assert (project / ".git" / "hooks").is_dir() and (project / "vendor" / "lib" / ".git").is_dir()
+    assert result.text == (
+        "exit code 0\n\nThe command made a git repository (vendor/lib/, the project): its hooks "
+        "and config are what the command wrote, and git runs them when it is used there. Look "
+        "at .git/hooks and .git/config before using git in it."
     )
