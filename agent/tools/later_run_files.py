@@ -42,6 +42,8 @@ VCS_FOLDERS = (".git", ".hg", ".svn")
 # folders, links, or trees of installed dependencies and caches (walk_rules.py's and a few
 # more), where a repository is nobody's working copy.
 WALK_FOLDERS = 10_000
+# Nested repositories found by a walk in this process, per project (see repository_roots).
+_KNOWN_ROOTS: dict[Path, set[Path]] = {}
 _INCLUDE_DEPTH = 5  # git's own limit is 10; a config including itself ends here
 NOT_WALKED = SKIPPED_DIRS | {".nox", "target", ".gradle", ".terraform"}
 
@@ -134,8 +136,15 @@ def later_run_reason(project: Path, path: Path) -> str | None:
 
 
 def repository_roots(project: Path) -> list[Path]:
-    """The project and every folder below it that holds a `.git` (folder or file), by a walk
-    of at most WALK_FOLDERS folders that follows no link and skips NOT_WALKED."""
+    """The project and every folder below it that holds a `.git` (folder or file): those a
+    walk of at most WALK_FOLDERS folders finds (no link followed, NOT_WALKED skipped), and
+    those found before in this process that still hold one: a command that makes thousands of
+    folders cannot push a repository found earlier out of the walk's reach."""
+    return _walk(project)[0]
+
+
+def _walk(project: Path) -> tuple[list[Path], bool]:
+    """The repositories, and whether the walk stopped at its bound."""
     roots = [project]
     waiting: deque[Path] = deque([project])
     read = 0
@@ -151,7 +160,10 @@ def repository_roots(project: Path) -> list[Path]:
                 roots.append(folder)
             if entry.name not in NOT_WALKED and entry.is_dir(follow_symlinks=False):
                 waiting.append(Path(entry.path))
-    return roots
+    known = _KNOWN_ROOTS.setdefault(project, set())
+    known.update(roots[1:])
+    roots += sorted(root for root in known - set(roots) if os.path.lexists(root / ".git"))
+    return roots, bool(waiting)
 
 
 def _hook_folders(project: Path, roots: list[Path]) -> list[tuple[Path, str]]:
@@ -280,7 +292,7 @@ class LaterRunWatch:
 
     def __init__(self, project: Path) -> None:
         self.project = project
-        self.roots = repository_roots(project)
+        self.roots, self.cut = _walk(project)
         found = later_run_files(project, self.roots)
         self.before = {item.path: _seen(item.path) for item in found}
 
@@ -326,6 +338,12 @@ class LaterRunWatch:
                 f"The command made a git repository ({', '.join(made)}): its hooks and config "
                 "are what the command wrote, and git runs them when it is used there. Look at "
                 ".git/hooks and .git/config before using git in it.",
+            ]
+        if self.cut:
+            said += [
+                "",
+                f"(Nested repositories were looked for in the first {WALK_FOLDERS:,} folders of "
+                "the project only; the .git folders of any further down were writable.)",
             ]
         return replace(result, text="\n".join([result.text, *said])) if said else result
 

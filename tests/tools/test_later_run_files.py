@@ -86,6 +86,19 @@ def test_the_walk_stops_after_its_bound(project: Path, monkeypatch: pytest.Monke
     assert repository_roots(project) == [project]
 
 
+def test_a_repository_found_once_stays_known_when_folders_push_it_out_of_reach(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "vendor" / "lib" / ".git").mkdir(parents=True)
+    assert repository_roots(project) == [project, project / "vendor" / "lib"]
+    for index in range(5):  # a command makes many folders beside it
+        (project / f"filler{index}").mkdir()
+    monkeypatch.setattr(later_run_files, "WALK_FOLDERS", 3)
+
+    assert repository_roots(project) == [project, project / "vendor" / "lib"]
+    assert project / "vendor" / "lib" / ".git" in read_only_in_project(project)
+
+
 def test_the_hook_managers_names_are_known_at_every_repository_root(project: Path) -> None:
     (project / "vendor" / "lib" / ".git").mkdir(parents=True)
     for name in (".pre-commit-config.yaml", ".lefthook-local.jsonc", ".config/lefthook.toml"):
