@@ -8,7 +8,9 @@ the contents stay in memory: undo still works until the chat ends, and the model
 
 /undo restores the last change not yet undone (again to go further back), only while the file
 holds exactly what the change wrote: a file changed since is left alone, and the person is
-shown what changed. A file the change created is deleted, under the same condition.
+shown what changed. A file the change created is deleted, under the same condition. The file
+is reached by the path recorded, walked down without following links (file_writing.recorded):
+a folder on the way that became a link since is refused, named, never followed elsewhere.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from agent.tools.file_diff import capped, diff_lines
 from agent.tools.file_tools import FileChange
 from agent.tools.file_writing import (
     FileRefusedError,
+    LinkInTheWayError,
     current_state,
-    locate,
+    recorded,
     remove_file,
     replace_file,
 )
@@ -133,8 +136,10 @@ class FileChangeLog:
         if change.elsewhere is not None:
             return UndoOutcome(False, [f"Cannot undo {about}: it was made in {change.elsewhere}."])
         try:
-            target = locate(self.project, event.path, self.private)
+            target = recorded(self.project, event.path, self.private)
             state = current_state(target, _STATE_LIMIT)
+        except LinkInTheWayError as error:
+            return UndoOutcome(False, [f"Cannot undo {about}: {error.now}; nothing was undone."])
         except (FileRefusedError, OSError) as error:
             return UndoOutcome(False, [f"Cannot undo {about}: {error}"])
         if state.sha256 != event.after:
@@ -149,6 +154,8 @@ class FileChangeLog:
                 remove_file(target, state)
             else:
                 replace_file(target, before, state)
+        except LinkInTheWayError as error:  # swapped in since the look above
+            return UndoOutcome(False, [f"Cannot undo {about}: {error.now}; nothing was undone."])
         except (FileRefusedError, OSError) as error:
             return UndoOutcome(False, [f"Cannot undo {about}: {error}"])
         change.undone = True

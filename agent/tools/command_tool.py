@@ -35,6 +35,7 @@ from agent.tools.command_environment import command_environment, find_program, s
 from agent.tools.command_result import result_text
 from agent.tools.containment import inside_project, within
 from agent.tools.file_tools import call_key
+from agent.tools.later_run_files import LaterRunWatch
 from agent.tools.pinned_folder import FolderPin
 from agent.tools.sandbox import (
     Fence,
@@ -235,7 +236,9 @@ class RunCommand:
         filter_fd = _filter_pipe(seccomp) if seccomp is not None else None
         passed = (*(() if filter_fd is None else (filter_fd,)), *folders.values())
         command = list(plan.argv)
+        watch = None  # what git runs later and a mount cannot hold: put back after the run
         if plan.fence is not None and plan.bwrap is not None:
+            watch = LaterRunWatch(plan.fence.project)
             command = bwrap_command(plan.bwrap, plan.fence, plan.argv, filter_fd, folders)
         try:
             outcome = await run_command(
@@ -252,7 +255,8 @@ class RunCommand:
         finally:
             for fd in passed:
                 os.close(fd)
-        return result_text(outcome, plan.timeout)
+        result = result_text(outcome, plan.timeout)
+        return result if watch is None else watch.noted(result)
 
     def _plan(self, arguments: dict[str, Any]) -> CommandPlan:
         argv = _checked_argv(arguments.get("argv"))

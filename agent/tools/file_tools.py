@@ -1,12 +1,14 @@
 """write_file and edit_file: the built-in tools that change the project's files.
 
 Every call asks the person (requires_approval, no "always"). The approval shows the path on
-top and the exact diff the call makes (agent.tools.file_diff), worked out by `preview` from
-the file as it is then; the run writes exactly that change, and only if the file still holds
-what the preview read: if it changed meanwhile, nothing is written and the model is told. A
-call that cannot run as asked (outside the project, an edit whose text is not there once)
-is refused before anyone is asked (CallRefusedError). Every change made is handed to the
-chat's ChangeJournal, which keeps what the file held before, for /undo.
+top, a warning when git or a hook manager runs the file later, outside any sandbox
+(agent.tools.later_run_files: allowed, since the person sees the whole diff and may well want
+a hook changed), and the exact diff the call makes (agent.tools.file_diff), worked out by
+`preview` from the file as it is then; the run writes exactly that change, and only if the
+file still holds what the preview read: if it changed meanwhile, nothing is written and the
+model is told. A call that cannot run as asked (outside the project, an edit whose text is
+not there once) is refused before anyone is asked (CallRefusedError). Every change made is
+handed to the chat's ChangeJournal, which keeps what the file held before, for /undo.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from agent.tools.file_writing import (
     locate,
     replace_file,
 )
+from agent.tools.later_run_files import later_run_reason
 
 _PLANS_KEPT = 8  # previews waiting for their run (one at a time in practice)
 _COUNT_LIMIT = 1000  # matches of an edit's old text counted before "at least"
@@ -118,6 +121,9 @@ class FileChanger:
         old = None if before.content is None else before.content.decode("utf-8")
         diff = diff_lines(target.shown, old, after)
         lines = _summary(plan_head(target, before, data, action), diff)
+        why = later_run_reason(target.project, target.path)
+        if why is not None:  # allowed, the diff is shown whole; but the person must know
+            lines.insert(2, f"warning: git runs this later, outside any sandbox ({why})")
         plan = Plan(target, before, data, action, tuple(lines))
         self._plans[key] = plan
         self._plans.move_to_end(key)

@@ -7,7 +7,9 @@ own folders. Every later step walks down from the project's folder one real fold
 (a race with the person's approval) makes the step fail instead of writing elsewhere. New
 content goes to a temporary file in the same folder, is synced, then renamed over the old one
 (os.replace): a reader sees the old bytes or the new, never a mix. The file keeps its
-permissions (without set-id bits); a new file gets 0644.
+permissions (without set-id bits); a new file gets 0644. /undo reaches a changed file again by
+the path recorded (`recorded`), and what a fenced command left where git runs it later is taken
+away (`remove_entry`, later_run_files.py), through the same walk.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import errno
 import hashlib
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from agent.text import plural
 from agent.tools.containment import inside_project
@@ -39,6 +42,20 @@ class FileRefusedError(Exception):
 
 class FileChangedError(FileRefusedError):
     """The file is not what the approval showed any more (someone changed it meanwhile)."""
+
+
+class LinkInTheWayError(FileRefusedError):
+    """A folder on the way to the file, or the file itself, is a link (or not a folder) now."""
+
+    def __init__(self, message: str, where: str, link: bool) -> None:
+        super().__init__(message)
+        self.where = where  # that folder or file, relative to the project
+        self.link = link  # False: something else than a folder stands there
+
+    @property
+    def now(self) -> str:
+        """What stands there now, in words: "docs is now a link"."""
+        return f"{self.where} is now a link" if self.link else f"{self.where} is not a folder now"
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,32 @@ def locate(project: Path, relative: str, private: Sequence[Path]) -> Target:
     return Target(root, parts)
 
 
+def recorded(project: Path, relative: str, private: Sequence[Path]) -> Target:
+    """The file a change was made to, by the very path recorded (for /undo): walked down from
+    the project without following a link (LinkInTheWayError names the one in the way: a
+    folder swapped for a link since would turn the undo onto another file), then fenced as
+    `locate` fences a new change."""
+    written = PurePosixPath(relative)
+    if written.is_absolute() or not written.parts or ".." in written.parts:
+        locate(project, relative, private)  # says why, for one outside the project
+        raise FileRefusedError(f"{relative!r} is not a path from the project down")
+    target = Target(project.resolve(), written.parts)
+    with _folder(target, create=False) as folder:
+        if folder is not None and _is_link(folder, target.parts[-1]):
+            shown = target.shown
+            raise LinkInTheWayError(f"{shown} is a link (now)", shown, link=True)
+    if locate(project, relative, private).parts != target.parts:
+        raise FileRefusedError(f"{relative!r} resolves to another file now")
+    return target
+
+
+def _is_link(folder: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return False
+
+
 def current_state(target: Target, limit: int = WRITE_LIMIT_BYTES) -> FileState:
     """What the file holds now; FileRefusedError for a link, a folder, a device, a big file."""
     with _folder(target, create=False) as folder:
@@ -139,14 +182,39 @@ def remove_file(target: Target, expected: FileState) -> None:
         os.fsync(folder)
 
 
+def remove_entry(target: Target) -> bool:
+    """Remove what stands at the target's name now, a file, a link or a folder with all it
+    holds, reached without following a link (LinkInTheWayError); False: nothing stands there."""
+    name = target.parts[-1]
+    with _folder(target, create=False) as folder:
+        if folder is None:
+            return False
+        try:
+            info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        if stat.S_ISDIR(info.st_mode):
+            shutil.rmtree(name, dir_fd=folder)  # by descriptors: never leaves the folder
+        else:
+            os.unlink(name, dir_fd=folder)
+        return True
+
+
+def restore_link(target: Target, link: str) -> None:
+    """Make the target's name the link `link` again (its folders made where missing)."""
+    with _folder(target, create=True) as folder:
+        assert folder is not None
+        os.symlink(link, target.parts[-1], dir_fd=folder)
+
+
 @contextlib.contextmanager
 def _folder(target: Target, create: bool) -> Iterator[int | None]:
     """A descriptor of the file's folder reached without following any link (None: a folder
     on the way is missing and `create` is False)."""
     fd = os.open(target.project, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for name in target.parts[:-1]:
-            below = _open_folder(fd, name, target, create)
+        for depth in range(len(target.parts) - 1):
+            below = _open_folder(fd, depth, target, create)
             os.close(fd)
             fd = below
             if fd < 0:
@@ -157,8 +225,9 @@ def _folder(target: Target, create: bool) -> Iterator[int | None]:
             os.close(fd)
 
 
-def _open_folder(parent: int, name: str, target: Target, create: bool) -> int:
-    """The folder `name` in `parent` (-1: missing and not to be made)."""
+def _open_folder(parent: int, depth: int, target: Target, create: bool) -> int:
+    """The folder `target.parts[depth]` in `parent` (-1: missing and not to be made)."""
+    name = target.parts[depth]
     for _attempt in range(2):
         try:
             return open_below(parent, name)
@@ -169,9 +238,11 @@ def _open_folder(parent: int, name: str, target: Target, create: bool) -> int:
                 os.mkdir(name, NEW_FOLDER_MODE, dir_fd=parent)
         except OSError as error:
             if is_link_or_file(error):
-                raise FileRefusedError(
+                raise LinkInTheWayError(
                     f"{target.shown}: the folder {name!r} on the way is a link or not a folder "
-                    "(now); nothing is changed through a link"
+                    "(now); nothing is changed through a link",
+                    "/".join(target.parts[: depth + 1]),
+                    link=_is_link(parent, name),
                 ) from None
             raise
     raise FileRefusedError(f"{target.shown}: the folder {name!r} could not be made")
@@ -185,8 +256,10 @@ def _state_at(folder: int, target: Target, limit: int | None) -> FileState:
         return FileState(None)
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise FileRefusedError(
-                f"{target.shown} is a link (now); nothing is changed through a link"
+            raise LinkInTheWayError(
+                f"{target.shown} is a link (now); nothing is changed through a link",
+                target.shown,
+                link=True,
             ) from None
         raise FileRefusedError(f"{target.shown} cannot be opened ({error.strerror})") from None
     try:

@@ -5,9 +5,8 @@ test_sandbox_home_hidden.py):
 - the home replaced by an empty tmpfs (writable, thrown away), in which only the project, the
   program's own installation and the person's commands.visible_read_only are shown again
   (sandbox_home.py): a token file no list names is out of reach;
-- the system folders read-only, the project writable (its version control folders
-  and a hooks folder git's config points into the project read-only: a hook written there
-  would run later, outside any sandbox) and a private, empty /tmp;
+- the system folders read-only, the project writable (what of it git or a hook manager runs
+  later, outside any sandbox, read-only: later_run_files.py) and a private, empty /tmp;
 - inside what is shown, agent's own folders (settings, trust records, sessions, tokens) and the
   person's credential files and folders by name (~/.ssh, ~/.aws, ~/.netrc, ~/*.p12, ..., every
   ~/*.pem and ~/*.key, and other agents' logins, browser profiles, keyrings, shell histories:
@@ -50,10 +49,9 @@ from pathlib import Path
 from agent.text import sanitize_line
 from agent.tools.credential_files import CREDENTIAL_FILES, CREDENTIAL_FOLDERS, CREDENTIAL_PATHS
 from agent.tools.credential_links import HIDDEN_HOME_PATHS, home_key_files, linked_names_in
+from agent.tools.later_run_files import read_only_in_project
 from agent.tools.seccomp_filter import command_filter
 
-# Folders of version control inside the project: writable, a hook would run later unfenced.
-VCS_FOLDERS = (".git", ".hg", ".svn")
 # Sockets and runtime folders through which a fenced process could act outside the fence.
 HIDDEN_SYSTEM_PATHS = (
     "/run/user",
@@ -169,37 +167,6 @@ def bwrap_command(
             options += ["--ro-bind", "/dev/null", str(path)]
     options += ["--chdir", str(fence.cwd), "--"]
     return [*options, *argv]
-
-
-def read_only_in_project(project: Path) -> list[Path]:
-    """The project's folders a command may not change: version control's (hooks run programs
-    later, outside any sandbox), and the hooks folder git's config names inside the project
-    (husky and its like: `core.hooksPath = .husky`)."""
-    found = [project / name for name in VCS_FOLDERS if (project / name).exists()]
-    hooks = _hooks_path(project / ".git" / "config")
-    if hooks is not None:
-        folder = Path(os.path.realpath(project / hooks))
-        if folder != project and project in folder.parents and folder.exists():
-            found.append(folder)
-    return found
-
-
-def _hooks_path(config: Path) -> str | None:
-    """core.hooksPath of a git config file, read plainly (no git is run to read it)."""
-    try:
-        text = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            section = line.strip("[]").strip().lower()
-        elif section == "core" and "=" in line:
-            key, value = line.split("=", 1)
-            if key.strip().lower() == "hookspath":
-                return value.strip().strip('"') or None
-    return None
 
 
 def hidden_paths(home: Path, own_folders: Iterable[Path], project: Path) -> tuple[Path, ...]:

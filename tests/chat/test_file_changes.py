@@ -175,3 +175,33 @@ def test_a_kept_content_altered_on_disk_is_not_restored(
         "(or was altered)."
     ]
     assert (project / "app.py").read_text() == "print('rewritten')\n"
+
+
+def test_undo_refuses_a_file_that_is_now_a_link_and_a_folder_that_is_now_a_file(
+    project: Path, recorders: list[SessionRecorder]
+) -> None:
+    log, tools = chat_files(project, recorders)
+    approved(tools["write_file"], path="made.txt", content="new\n")
+    approved(tools["write_file"], path="sub/inner.txt", content="inner\n")
+    # made.txt becomes a link to a file holding the same: undo would delete that file.
+    (project / "made.txt").rename(project / "other.txt")
+    (project / "made.txt").symlink_to("other.txt")
+    # sub becomes a plain file: nothing to walk through.
+    (project / "sub" / "inner.txt").unlink()
+    (project / "sub").rmdir()
+    (project / "sub").write_text("a file now\n")
+
+    second = log.undo()
+    first = log.undo(1)
+
+    assert second.lines == [
+        "Cannot undo change 2 (write_file created sub/inner.txt): sub is not a folder now; "
+        "nothing was undone."
+    ]
+    assert first.lines == [
+        "Cannot undo change 1 (write_file created made.txt): made.txt is now a link; "
+        "nothing was undone."
+    ]
+    assert not first.done and not second.done
+    assert (project / "other.txt").read_text() == "new\n"
+    assert (project / "sub").read_text() == "a file now\n"
