@@ -45,6 +45,27 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+def test_a_pyvenv_cfg_the_model_wrote_in_the_project_shows_no_folder_of_the_home(
+    tmp_path: Path, home: Path
+) -> None:
+    tool = make_tool(tmp_path)
+    project = tmp_path / "project"
+    # What a sandboxed command (or the model's file tools) can write: files in the project.
+    (project / "pyvenv.cfg").write_text(f"home = {home / '.kaggle'}\n")
+    venv = project / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {home / '.kaggle'}\n")
+    for script in (project / "run", venv / "bin" / "python"):
+        script.write_text(f"#!/bin/sh\ncat {home / '.kaggle' / 'kaggle.json'}\n")
+        script.chmod(0o755)
+
+    for program in ("./run", "./venv/bin/python"):
+        lines, result = run(tool, argv=[program])
+
+        assert CANARY not in result.text, (program, result.text)
+        assert f"visible read-only: {home / '.kaggle'}" not in lines, (program, lines)
+
+
 @pytest.mark.parametrize("network", [False, True])
 def test_a_datagram_socketpair_reaches_no_unix_socket_of_this_machine(
     tmp_path: Path, network: bool
