@@ -15,6 +15,7 @@ The home is a fake one under /var/tmp (inside the sandbox /tmp is private alread
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +110,31 @@ def test_a_datagram_socketpair_reaches_no_unix_socket_of_this_machine(
     assert "REACHED" not in result.text, result.text
     assert received == [], received
     assert "own pair b'own'" in result.text, result.text  # a stream pair still works
+
+
+@pytest.mark.parametrize("home_value", ["relative/home", "/", ""])
+def test_a_home_value_that_names_no_home_still_hides_the_accounts_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home_value: str
+) -> None:
+    # $HOME relative, `/` or empty named nothing to empty, and the credential names were
+    # looked for under it: the account's real home (~/.ssh, every token file) was all there.
+    import pwd
+
+    account = tmp_path / "account"
+    (account / ".ssh").mkdir(parents=True)
+    (account / ".ssh" / "id_ed25519").write_text(f"{CANARY} key\n")
+    (account / ".kaggle").mkdir()
+    (account / ".kaggle" / "kaggle.json").write_text(f"{CANARY} token\n")
+    real = pwd.getpwuid(os.getuid())
+    entry = pwd.struct_passwd((*real[:5], str(account), *real[6:]))
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: entry)
+    monkeypatch.setenv("HOME", home_value)
+    tool = make_tool(tmp_path)
+    paths = [str(account / ".ssh" / "id_ed25519"), str(account / ".kaggle" / "kaggle.json")]
+
+    lines, result = run(tool, argv=["/bin/cat", *paths])
+
+    assert CANARY not in result.text, (home_value, result.text)
+    assert f"home: {account} hidden (an empty one in its place: writable, thrown away after)" in (
+        lines
+    )
