@@ -53,6 +53,7 @@ from agent.tools.sandbox_home import (
     in_view,
     listed_entries,
 )
+from agent.tools.sandbox_home import home_value as sandbox_home_value
 from agent.tools.seccomp_filter import command_filter
 from agent.tools.skill_run_folder import checked_descriptor, hidden_refusal, pinned, skill_cwd
 from agent.tools.visible_environment import changed_since_checked, folders_to_show
@@ -313,8 +314,8 @@ class RunCommand:
         """What the command may reach, and the approval's lines on the home and on what is
         shown of it: the home emptied, the program's installation and the listed entries
         shown again read-only (sandbox_home.py)."""
-        home_value = str(Path.home())
-        hidden = hidden_paths(Path.home(), self.private, self.project)
+        home_value = sandbox_home_value()
+        hidden = hidden_paths(Path(home_value), self.private, self.project)
         home = emptied_home(home_value, self.project)
         listed = listed_entries(self.settings.visible_read_only, home, home_value, hidden)
         readable: tuple[Path, ...] = ()

@@ -22,6 +22,7 @@ visible_environment.py to judge.
 
 from __future__ import annotations
 
+import filecmp
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -29,6 +30,7 @@ from pathlib import Path
 
 SHEBANG_BYTES = 256  # the kernel reads no more of a `#!` line either
 VERSION_FOLDERS = ("versions", "installs")  # pyenv, rbenv, nodenv; asdf
+MAX_VENV_PROGRAMS = 500  # a venv's bin/ looked through for its interpreter, no further
 
 
 def installation_folders(folder: Path, home: Path | None, roots: Iterable[Path]) -> list[Path]:
@@ -56,7 +58,12 @@ def installation_folders(folder: Path, home: Path | None, roots: Iterable[Path])
 
 def venv_base(root: Path) -> Path | None:
     """The real folder of the interpreter a venv was made from (pyvenv.cfg's `home`), which the
-    venv's python runs: its link leads there and its standard library lies beside it."""
+    venv's python runs: its link leads there and its standard library lies beside it.
+
+    Only when the venv's interpreter is that folder's (a link to it, or a copy): pyvenv.cfg is
+    a text file anyone who writes in the venv's folder writes, the model too in the project,
+    and `home = ~/.kaggle` would otherwise have the sandbox show a token folder no list names.
+    Whoever cannot read that folder cannot copy an interpreter out of it either."""
     try:
         text = (root / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -65,8 +72,27 @@ def venv_base(root: Path) -> Path | None:
         key, _, value = line.partition("=")
         if key.strip() == "home" and os.path.isabs(value.strip()):
             folder = Path(os.path.realpath(value.strip()))
-            return folder if folder.is_dir() else None
+            return folder if folder.is_dir() and _made_from(root, folder) else None
     return None
+
+
+def _made_from(root: Path, base: Path) -> bool:
+    """Whether an executable of the venv's bin/ is the one of the same name in `base`: the
+    same file (the venv's link leads there) or an equal copy (`venv --copies`)."""
+    try:
+        names = sorted(os.listdir(root / "bin"))[:MAX_VENV_PROGRAMS]
+    except OSError:
+        return False
+    for name in names:
+        own, theirs = root / "bin" / name, base / name
+        if not (own.is_file() and os.access(own, os.X_OK) and theirs.is_file()):
+            continue
+        try:
+            if os.path.samefile(own, theirs) or filecmp.cmp(own, theirs, shallow=False):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def interpreter_of(program: Path, environment: Mapping[str, str]) -> Path | None:

@@ -10,8 +10,10 @@ command ends. Shown in it again, read-only: the program's own installation
 of credential names stay a second layer for what is shown (the project, a listed folder).
 
 The home is not emptied when it is the project or lies in it (agent started in ~: the person
-made it the project, and the file tools read it already), nor when HOME is `/`, relative or
-missing (there is nothing to hide, or hiding it would hide everything).
+made it the project, and the file tools read it already). When $HOME is `/`, relative or empty
+it names no home, and the account's home (the password database's) is the one hidden: with
+nothing emptied and the credential names looked for under `relative/.ssh`, the real ~/.ssh and
+every token file were there.
 
 A listed entry is judged by where it really is (links resolved) and shown at the path written
 (so ~/.gitconfig, a link into a dotfiles folder, is there as ~/.gitconfig): one that is or holds
@@ -22,6 +24,7 @@ is skipped and said. At the run each must still lead where it led at the questio
 from __future__ import annotations
 
 import os
+import pwd
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -40,6 +43,18 @@ class Listed:
 
     shown: tuple[tuple[Path, Path], ...]  # (its real path, the path written): bound read-only
     missing: tuple[Path, ...]  # not there now: skipped, and said
+
+
+def home_value() -> str:
+    """The home to hide: $HOME when it names a folder other than `/` by an absolute path,
+    otherwise the account's home (see the module); "" when there is none."""
+    value = os.environ.get("HOME", "")
+    if os.path.isabs(value) and os.path.realpath(value) != "/":
+        return value
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:  # an account the password database does not know
+        return value
 
 
 def emptied_home(home: str, project: Path) -> Path | None:

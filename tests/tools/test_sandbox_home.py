@@ -237,6 +237,25 @@ def test_a_venvs_base_interpreter_is_read_from_its_pyvenv_cfg(tmp_path: Path) ->
     assert venv_base(tmp_path) is None
 
 
+def test_a_venvs_base_is_trusted_only_when_its_interpreter_is_the_bases(tmp_path: Path) -> None:
+    copied = tmp_path / "copied"
+    made = [sys.executable, "-m", "venv", "--without-pip", "--copies", str(copied)]
+    subprocess.run(made, check=True)
+    assert venv_base(copied) is not None  # an equal copy of the base's interpreter
+    # A pyvenv.cfg written by hand (the model writes in the project) naming a token folder:
+    # no interpreter of its bin/ is that folder's, so the folder is not the venv's base.
+    secrets = tmp_path / "home" / ".kaggle"
+    secrets.mkdir(parents=True)
+    (secrets / "kaggle.json").write_text("token")
+    forged = tmp_path / "forged"
+    (forged / "bin").mkdir(parents=True)
+    (forged / "pyvenv.cfg").write_text(f"home = {secrets}\n")
+    (forged / "bin" / "python").write_text("#!/bin/sh\n")
+    (forged / "bin" / "python").chmod(0o755)
+    (forged / "bin" / "kaggle.json").symlink_to(secrets / "kaggle.json")  # not executable
+    assert venv_base(forged) is None
+
+
 def test_the_approval_says_a_home_that_is_the_project_is_shown(tmp_path: Path) -> None:
     lines = home_lines(None, str(tmp_path), tmp_path, [tmp_path / "v"], Listed((), ()))
     assert lines == [
