@@ -295,10 +295,23 @@ class LaterRunWatch:
         self.roots, self.cut = _walk(project)
         found = later_run_files(project, self.roots)
         self.before = {item.path: _seen(item.path) for item in found}
+        # The folders on the way to those names: a command that makes one a link puts what it
+        # wants at every name below it (`.config` -> `evil`: `.config/lefthook.yml`).
+        self.on_the_way = {
+            folder: _seen(folder)
+            for item in found
+            for folder in item.path.parents
+            if project in folder.parents
+        }
 
     def take_back(self) -> tuple[list[str], list[str]]:
         """Undo what changed at those names: a line for each; and the repositories made."""
         lines: list[str] = []
+        # Links made on the way first, shallowest first: below them, the names are as before.
+        for folder in sorted(self.on_the_way, key=lambda path: len(path.parts)):
+            before, now = self.on_the_way[folder], _seen(folder)
+            if now.link is not None and now != before:
+                lines.append(self._put_back(folder, before, now))
         made = [root for root in repository_roots(self.project) if root not in self.roots]
         for path, before in self.before.items():
             now = _seen(path)
@@ -314,6 +327,12 @@ class LaterRunWatch:
     def _put_back(self, path: Path, before: _Seen, now: _Seen) -> str:
         relative = path.relative_to(self.project).as_posix()
         target = Target(self.project, tuple(relative.split("/")))
+        # Through a link on the way that was there before (the person's: `.config` ->
+        # `dotfiles/config`), what git reads is the link's target: taken away there, when it is
+        # in the project (reached again without following a link); never outside it.
+        real = Path(os.path.realpath(path.parent)) / path.name
+        if real != path and _inside(self.project, real):
+            target = Target(self.project, real.relative_to(self.project).parts)
         try:
             removed = now.kind != 0 and remove_entry(target)
             if before.link is not None:
