@@ -105,7 +105,28 @@ def later_run_files(project: Path, roots: list[Path] | None = None) -> list[Late
             found.setdefault(folder, LaterRun(folder, "a repository's own folder (gitdir)"))
         for config in git_configs(root):
             found.setdefault(config, LaterRun(config, "a config file git reads"))
+    # A hook that is a link (`ln -s ../../scripts/pre-commit .git/hooks/pre-commit`) runs
+    # what it links to: that file is the hook, wherever in the project it lies.
+    hook_folders = [folders[1] / "hooks" for root in roots if (folders := git_folders(root))]
+    hook_folders += [folder for folder, _ in _hook_folders(project, roots)]
+    for folder in hook_folders:
+        for hook, target in _linked_hooks(folder):
+            why = f"what the git hook {hook.name} links to, which git runs"
+            found.setdefault(target, LaterRun(target, why))
     return [item for path, item in found.items() if _inside(project, path)]
+
+
+def _linked_hooks(folder: Path) -> list[tuple[Path, Path]]:
+    """The links in a hooks folder, with the real path each leads to."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return [
+        (Path(entry.path), Path(os.path.realpath(entry.path)))
+        for entry in entries
+        if entry.is_symlink()
+    ]
 
 
 def _inside(project: Path, path: Path) -> bool:
