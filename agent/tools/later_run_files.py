@@ -309,11 +309,15 @@ class LaterRunWatch:
     put in its place (a missing name made, a link replaced, a folder moved away and made again)
     is taken away, and a link that was there put back. A repository the command made (`git
     init`, `git clone`) is its work and stays, but is said: its hooks and config are what the
-    command wrote."""
+    command wrote; but not one made at the root of a project that lies in a repository: git,
+    run in the project, would use it instead of that one."""
 
     def __init__(self, project: Path) -> None:
         self.project = project
         self.roots, self.cut = _walk(project)
+        # The repository git uses in the project when the project has none of its own: a
+        # `.git` made at the project's root would take every git command there over.
+        self.enclosing = _enclosing_root(project)
         found = later_run_files(project, self.roots)
         self.before = {item.path: _seen(item.path) for item in found}
         # The folders on the way to those names: a command that makes one a link puts what it
@@ -339,13 +343,23 @@ class LaterRunWatch:
             if now == before or (now.kind == 0 and before.link is None):
                 continue
             if path.name in VCS_FOLDERS and before.kind == 0:
+                if path.parent == self.project and self.enclosing is not None:
+                    why = f"git, run in the project, would use it, not the one at {self.enclosing}"
+                    lines.append(self._put_back(path, before, now, why))
+                    continue
                 made.append(path.parent)
                 continue
             lines.append(self._put_back(path, before, now))
         shown = [root.relative_to(self.project).as_posix() or "." for root in made]
         return lines, [f"{folder}/" if folder != "." else "the project" for folder in shown]
 
-    def _put_back(self, path: Path, before: _Seen, now: _Seen) -> str:
+    def _put_back(
+        self,
+        path: Path,
+        before: _Seen,
+        now: _Seen,
+        why: str = "git or a hook manager would run it later",
+    ) -> str:
         relative = path.relative_to(self.project).as_posix()
         target = Target(self.project, tuple(relative.split("/")))
         # Through a link on the way that was there before (the person's: `.config` ->
@@ -363,7 +377,7 @@ class LaterRunWatch:
         what = "removed" if removed else ""
         if before.link is not None:
             what = f"{what}, the link put back" if what else "the link put back"
-        return f"{relative}: {what} (git or a hook manager would run it later)"
+        return f"{relative}: {what} ({why})"
 
     def noted(self, result: ToolResult) -> ToolResult:
         """The command's result, with what was taken back, and the repositories made, said."""
