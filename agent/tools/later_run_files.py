@@ -320,6 +320,11 @@ class LaterRunWatch:
         self.enclosing = _enclosing_root(project)
         found = later_run_files(project, self.roots)
         self.before = {item.path: _seen(item.path) for item in found}
+        if self.enclosing is not None:
+            # A folder holding HEAD, objects/ and refs/ is a (bare) repository to git too, and
+            # its config runs programs (core.pager at the next `git log`): HEAD is what it needs.
+            head = project / "HEAD"
+            self.before.setdefault(head, _seen(head))
         # The folders on the way to those names: a command that makes one a link puts what it
         # wants at every name below it (`.config` -> `evil`: `.config/lefthook.yml`).
         self.on_the_way = {
@@ -342,7 +347,7 @@ class LaterRunWatch:
             now = _seen(path)
             if now == before or (now.kind == 0 and before.link is None):
                 continue
-            if path.name in VCS_FOLDERS and before.kind == 0:
+            if (path.name in VCS_FOLDERS or path.name == "HEAD") and before.kind == 0:
                 if path.parent == self.project and self.enclosing is not None:
                     why = f"git, run in the project, would use it, not the one at {self.enclosing}"
                     lines.append(self._put_back(path, before, now, why))

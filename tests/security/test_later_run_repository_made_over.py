@@ -45,3 +45,26 @@ def test_a_repository_made_over_the_enclosing_one_is_taken_away(fenced: Path) ->
     git(project, "commit", "-q", "--allow-empty", "-m", "the person's next commit")
     assert not planted.exists(), result.text
     assert not (project / ".git").exists()
+
+
+def test_a_bare_repository_made_at_the_projects_root_is_taken_away(fenced: Path) -> None:
+    """The same with a bare repository: git takes a folder holding HEAD, objects/ and refs/
+    for one (before it looks further up), and its config's core.pager ran at `git branch`."""
+    outer = fenced / "monorepo"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    tool = make_tool(outer)
+    project = outer / "project"
+    planted = fenced / "planted"
+    script = (
+        "mkdir objects refs && echo 'ref: refs/heads/main' > HEAD && "
+        f"printf '[core]\\n\\tbare = true\\n\\tpager = \"touch {planted}; cat\"\\n' > config && "
+        "echo finished"
+    )
+
+    _, result = run(tool, argv=["sh", "-c", script])
+
+    assert "finished" in result.text, result.text
+    said = git(project, "-c", "core.pager=cat", "rev-parse", "--show-toplevel")
+    assert said.strip() == str(outer.resolve()), result.text  # the enclosing repository again
+    assert not (project / "HEAD").exists()
