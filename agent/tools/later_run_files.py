@@ -107,13 +107,39 @@ def later_run_files(project: Path, roots: list[Path] | None = None) -> list[Late
             found.setdefault(config, LaterRun(config, "a config file git reads"))
     # A hook that is a link (`ln -s ../../scripts/pre-commit .git/hooks/pre-commit`) runs
     # what it links to: that file is the hook, wherever in the project it lies.
-    hook_folders = [folders[1] / "hooks" for root in roots if (folders := git_folders(root))]
-    hook_folders += [folder for folder, _ in _hook_folders(project, roots)]
-    for folder in hook_folders:
+    for folder in hook_folders(project, roots):
         for hook, target in _linked_hooks(folder):
             why = f"what the git hook {hook.name} links to, which git runs"
             found.setdefault(target, LaterRun(target, why))
     return [item for path, item in found.items() if _inside(project, path)]
+
+
+def hook_folders(project: Path, roots: list[Path]) -> list[Path]:
+    """The folders git runs hooks from: each repository's `hooks`, and core.hooksPath's."""
+    above = _enclosing_root(project)  # its hooks may run what lies in the project too
+    repositories = [*roots, *([above] if above is not None else [])]
+    folders = [found[1] / "hooks" for root in repositories if (found := git_folders(root))]
+    return folders + [folder for folder, _ in _hook_folders(project, roots)]
+
+
+def _shared_hooks(project: Path, roots: list[Path]) -> dict[Path, bytes]:
+    """The hooks that are one file with another name (a hard link: `ln scripts/pre-commit
+    .git/hooks/pre-commit`), and what each holds: a mount holds the name, not the file, so a
+    command could write the hook through the other name."""
+    shared: dict[Path, bytes] = {}
+    for folder in hook_folders(project, roots):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                    shared[Path(entry.path)] = Path(entry.path).read_bytes()
+            except OSError:
+                continue
+    return shared
 
 
 def _linked_hooks(folder: Path) -> list[tuple[Path, Path]]:
@@ -319,6 +345,7 @@ class LaterRunWatch:
         # `.git` made at the project's root would take every git command there over.
         self.enclosing = _enclosing_root(project)
         found = later_run_files(project, self.roots)
+        self.shared = _shared_hooks(project, self.roots)
         self.before = {item.path: _seen(item.path) for item in found}
         if self.enclosing is not None:
             # A folder holding HEAD, objects/ and refs/ is a (bare) repository to git too, and
@@ -342,6 +369,8 @@ class LaterRunWatch:
             before, now = self.on_the_way[folder], _seen(folder)
             if now.link is not None and now != before:
                 lines.append(self._put_back(folder, before, now))
+        for hook, held in self.shared.items():
+            lines.extend(_rewritten(hook, held))
         made = [root for root in repository_roots(self.project) if root not in self.roots]
         for path, before in self.before.items():
             now = _seen(path)
@@ -405,6 +434,29 @@ class LaterRunWatch:
                 "the project only; the .git folders of any further down were writable.)",
             ]
         return replace(result, text="\n".join([result.text, *said])) if said else result
+
+
+def _rewritten(hook: Path, held: bytes) -> list[str]:
+    """The hard-linked hook given back what it held, when the command changed it: through its
+    own name, by descriptor, never a link (the command cannot change that name: it lies in
+    the hooks folder, read-only to it)."""
+    try:
+        fd = os.open(hook, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return [f"{hook}: could not be checked ({error.strerror or error})"]
+    try:
+        with os.fdopen(os.dup(fd), "r+b") as handle:
+            if handle.read() == held:
+                return []
+            handle.seek(0)
+            handle.write(held)
+            handle.truncate()
+    finally:
+        os.close(fd)
+    return [
+        f"{hook}: changed through another name of the same file (a hard link); what it held "
+        "put back (git runs it later)"
+    ]
 
 
 def _seen(path: Path) -> _Seen:

@@ -70,3 +70,53 @@ def test_a_script_a_hook_links_to_cannot_be_changed_by_a_fenced_command(
         assert script.read_text() == "#!/bin/sh\ntrue\n", result.text
     git(project, "commit", "-q", "--allow-empty", "-m", "next commit")
     assert not planted.exists()
+
+
+def test_a_hook_hard_linked_to_a_project_script_is_put_back(fenced: Path) -> None:
+    """`ln scripts/pre-commit .git/hooks/pre-commit`: one file, two names; the read-only
+    `.git` holds the name, not the file, which the command wrote through the other name."""
+    project = fenced / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    script = project / "scripts" / "pre-commit"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\ntrue\n")
+    script.chmod(0o755)
+    os.link(script, project / ".git" / "hooks" / "pre-commit")
+    planted = fenced / "planted"
+
+    _, result = run(
+        make_tool(fenced),
+        argv=["sh", "-c", f"echo 'touch {planted}' >> scripts/pre-commit; echo finished"],
+    )
+
+    assert "finished" in result.text, result.text
+    assert (project / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\ntrue\n"
+    git(project, "commit", "-q", "--allow-empty", "-m", "next commit")
+    assert not planted.exists()
+    assert "pre-commit" in result.text
+
+
+def test_a_hook_of_the_enclosing_repository_linking_into_the_project(fenced: Path) -> None:
+    """A monorepo's `.git/hooks/pre-commit` -> `../../project/scripts/pre-commit`, the agent
+    started in `monorepo/project`: that script is the monorepo's hook."""
+    outer = fenced / "monorepo"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    project = outer / "project"
+    script = project / "scripts" / "pre-commit"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\ntrue\n")
+    script.chmod(0o755)
+    os.symlink("../../project/scripts/pre-commit", outer / ".git" / "hooks" / "pre-commit")
+    planted = fenced / "planted"
+
+    _, result = run(
+        make_tool(outer),
+        argv=["sh", "-c", f"echo 'touch {planted}' >> scripts/pre-commit; echo finished"],
+    )
+
+    assert "finished" in result.text, result.text
+    assert script.read_text() == "#!/bin/sh\ntrue\n", result.text
+    git(outer, "commit", "-q", "--allow-empty", "-m", "next commit")
+    assert not planted.exists()
