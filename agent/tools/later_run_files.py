@@ -328,6 +328,7 @@ class _Seen:
     kind: int  # stat.S_IFMT; 0: nothing
     identity: tuple[int, int] = (0, 0)
     link: str | None = None
+    behind: tuple[int, int] = (0, 0)  # a link's: the identity of what it leads to; (0, 0): none
 
 
 class LaterRunWatch:
@@ -367,13 +368,17 @@ class LaterRunWatch:
         # Links made on the way first, shallowest first: below them, the names are as before.
         for folder in sorted(self.on_the_way, key=lambda path: len(path.parts)):
             before, now = self.on_the_way[folder], _seen(folder)
-            if now.link is not None and now != before:
+            if now.link is not None and now.link != before.link:
                 lines.append(self._put_back(folder, before, now))
         for hook, held in self.shared.items():
             lines.extend(_rewritten(hook, held))
         made = [root for root in repository_roots(self.project) if root not in self.roots]
         for path, before in self.before.items():
             now = _seen(path)
+            if now.link is not None and now.link == before.link and now.behind != before.behind:
+                # The link is as it was; what it leads to was made (or swapped) by the command.
+                lines.extend(self._behind_link(path, now))
+                continue
             if now == before or (now.kind == 0 and before.link is None):
                 continue
             if (path.name in VCS_FOLDERS or path.name == "HEAD") and before.kind == 0:
@@ -412,6 +417,20 @@ class LaterRunWatch:
         if before.link is not None:
             what = f"{what}, the link put back" if what else "the link put back"
         return f"{relative}: {what} ({why})"
+
+    def _behind_link(self, path: Path, now: _Seen) -> list[str]:
+        """Take away what a link unchanged by the command now leads to, in the project."""
+        real = Path(os.path.realpath(path))
+        if now.behind == (0, 0) or not _inside(self.project, real):
+            return []
+        relative = real.relative_to(self.project)
+        try:
+            removed = remove_entry(Target(self.project, relative.parts))
+        except (FileRefusedError, OSError) as error:
+            return [f"{relative.as_posix()}: changed, and could not be put back ({error})"]
+        shown = path.relative_to(self.project).as_posix()
+        return [f"{relative.as_posix()}: removed (the link {shown} leads to it; git or a hook "
+                "manager would run it later)"] if removed else []  # fmt: skip
 
     def noted(self, result: ToolResult) -> ToolResult:
         """The command's result, with what was taken back, and the repositories made, said."""
@@ -465,10 +484,13 @@ def _seen(path: Path) -> _Seen:
     except OSError:
         return _Seen(0)
     kind = stat.S_IFMT(info.st_mode)
-    link = None
+    link, behind = None, (0, 0)
     if stat.S_ISLNK(info.st_mode):
         try:
             link = os.readlink(path)
         except OSError:
             link = ""
-    return _Seen(kind, (info.st_dev, info.st_ino), link)
+        with contextlib.suppress(OSError):
+            followed = path.stat()
+            behind = (followed.st_dev, followed.st_ino)
+    return _Seen(kind, (info.st_dev, info.st_ino), link, behind)

@@ -71,3 +71,24 @@ def test_a_hook_config_written_through_the_persons_own_link_is_taken_away(fenced
 
     assert not (project / "dotfiles" / "config" / "lefthook.yml").exists(), result.text
     assert os.readlink(project / ".config") == "dotfiles/config"  # the person's link stays
+
+
+def test_a_hooks_folder_made_behind_the_persons_dangling_link_is_taken_away(
+    fenced: Path,
+) -> None:
+    """core.hooksPath `.githooks`, a link to `hooks-src` that is not there (yet): the link
+    itself is unchanged after the command, but what it leads to is the command's."""
+    project = fenced / "project"
+    repository(project)
+    git(project, "config", "core.hooksPath", ".githooks")
+    os.symlink("hooks-src", project / ".githooks")
+    planted = fenced / "planted"
+    script = (
+        f"mkdir hooks-src && printf '#!/bin/sh\\ntouch {planted}\\n' > hooks-src/pre-commit"
+        " && chmod +x hooks-src/pre-commit"
+    )
+    _, result = run(make_tool(fenced), argv=["sh", "-c", script])
+
+    git(project, "commit", "-q", "--allow-empty", "-m", "the person's next commit")
+    assert not planted.exists(), result.text
+    assert os.readlink(project / ".githooks") == "hooks-src"
