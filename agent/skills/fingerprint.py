@@ -15,15 +15,18 @@ changes past the cap go unnoticed, and the trust dialog says so.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent.skills.folder_walk import MAX_DEPTH, FolderWalk
 from agent.skills.model import Skill
+from agent.tools.folder_descent import folder_below
+from agent.tools.pinned_folder import MovedFolderError, opened
 from agent.tools.reading import UnreadableFileError, open_regular
 
 MAX_FILES = 1000
@@ -44,17 +47,42 @@ class SkillDigest:
 
 
 def skill_digest(skill: Skill) -> SkillDigest:
-    """sha256 over SKILL.md as parsed and every other entry of the skill's folder, bounded."""
+    """sha256 over SKILL.md as parsed and every other entry of the skill's folder, bounded:
+    the folder as pinned when it was found (the one whose SKILL.md was read, and whose files
+    are read and run later), walked by descriptor; never whatever its name leads to by now."""
+    try:
+        with _root(skill) as root:
+            return _digest(skill, root)
+    except (MovedFolderError, OSError) as error:
+        why = f"the folder found is not at its path any more ({error})"
+        digest = hashlib.sha256(f"{SKILL_FILE}\0{skill.content_sha256}\n{why}\n".encode())
+        return SkillDigest(digest.hexdigest(), True, ((SKILL_FILE, skill.content_sha256[:16], 0),))
+
+
+@contextlib.contextmanager
+def _root(skill: Skill) -> Iterator[int]:
+    if skill.folder is not None:
+        with opened(skill.folder) as root:
+            yield root
+        return
+    fd = os.open(skill.directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _digest(skill: Skill, root: int) -> SkillDigest:
     digest = hashlib.sha256(f"{SKILL_FILE}\0{skill.content_sha256}\n".encode())
-    files = [(SKILL_FILE, skill.content_sha256[:16], _size(skill.directory / SKILL_FILE))]
+    files = [(SKILL_FILE, skill.content_sha256[:16], _size(root, (SKILL_FILE,)))]
     budget = _Budget()
-    entries, incomplete = _entries(skill.directory)
-    for relative, path in entries:
+    entries, incomplete = _entries(skill.directory, root)
+    for relative, parts in entries:
         if not budget.take_file():
             break
-        line = _entry_line(relative, path, budget).encode("utf-8", "surrogateescape")
+        line = _entry_line(relative, root, parts, budget).encode("utf-8", "surrogateescape")
         digest.update(line)
-        files.append((relative, hashlib.sha256(line).hexdigest()[:16], _size(path)))
+        files.append((relative, hashlib.sha256(line).hexdigest()[:16], _size(root, parts)))
         if budget.exhausted:
             break
     if incomplete and not budget.exhausted:
@@ -65,9 +93,10 @@ def skill_digest(skill: Skill) -> SkillDigest:
     return SkillDigest(digest.hexdigest(), budget.exhausted, tuple(files))
 
 
-def _size(path: Path) -> int:
+def _size(root: int, parts: tuple[str, ...]) -> int:
     try:
-        return os.lstat(path).st_size
+        with folder_below(root, parts[:-1]) as folder:
+            return os.stat(parts[-1], dir_fd=folder, follow_symlinks=False).st_size
     except OSError:
         return 0
 
@@ -94,44 +123,54 @@ class _Budget:
         return True
 
 
-def _entries(root: Path) -> tuple[list[tuple[str, Path]], bool]:
-    """Every entry under `root` but the top SKILL.md, sorted, without following links, and
-    whether the walk left something out (too deep, or a folder it could not list).
+def _entries(path: Path, root: int) -> tuple[list[tuple[str, tuple[str, ...]]], bool]:
+    """Every entry under the folder `root` (shown as `path`) but the top SKILL.md, sorted,
+    without following links, and whether the walk left something out (too deep, or a folder
+    it could not list).
 
     Stops listing once more than MAX_FILES are found: the caller stops there anyway.
     """
-    found: list[tuple[str, Path]] = []
-    walk = FolderWalk(root)
+    found: list[tuple[str, tuple[str, ...]]] = []
+    walk = FolderWalk(path, root_fd=root)
     for folder in walk:
         for name in sorted([*folder.files, *folder.dir_links]):
-            relative = "/".join((*folder.relative, name))
+            parts = (*folder.relative, name)
+            relative = "/".join(parts)
             if relative != SKILL_FILE:
-                found.append((relative, folder.path / name))
+                found.append((relative, parts))
         if len(found) > MAX_FILES:
             break
     found.sort()
     return found, walk.incomplete
 
 
-def _entry_line(relative: str, path: Path, budget: _Budget) -> str:
+def _entry_line(relative: str, root: int, parts: tuple[str, ...], budget: _Budget) -> str:
     try:
-        mode = os.lstat(path).st_mode
+        with folder_below(root, parts[:-1]) as folder:
+            return _line_at(relative, folder, parts[-1], budget)
+    except OSError:
+        return f"gone\0{relative}\n"  # removed (or its folder made a link) while we looked
+
+
+def _line_at(relative: str, folder: int, name: str, budget: _Budget) -> str:
+    try:
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
     except OSError:
         return f"gone\0{relative}\n"  # removed while we looked
     if stat.S_ISLNK(mode):
         try:
-            return f"link\0{relative}\0{os.readlink(path)}\n"
+            return f"link\0{relative}\0{os.readlink(name, dir_fd=folder)}\n"
         except OSError:
             return f"link\0{relative}\0?\n"
     if not stat.S_ISREG(mode):
         return f"special\0{relative}\0{stat.S_IFMT(mode)}\n"
-    return f"file\0{relative}\0{_content_sha256(path, budget)}\n"
+    return f"file\0{relative}\0{_content_sha256(name, folder, budget)}\n"
 
 
-def _content_sha256(path: Path, budget: _Budget) -> str:
+def _content_sha256(name: str, folder: int, budget: _Budget) -> str:
     digest = hashlib.sha256()
     try:
-        with open_regular(path) as handle:
+        with open_regular(name, dir_fd=folder) as handle:
             while chunk := handle.read(min(_CHUNK, budget.bytes + 1)):
                 if len(chunk) > budget.bytes:
                     budget.exhausted = True

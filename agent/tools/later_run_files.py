@@ -105,7 +105,54 @@ def later_run_files(project: Path, roots: list[Path] | None = None) -> list[Late
             found.setdefault(folder, LaterRun(folder, "a repository's own folder (gitdir)"))
         for config in git_configs(root):
             found.setdefault(config, LaterRun(config, "a config file git reads"))
+    # A hook that is a link (`ln -s ../../scripts/pre-commit .git/hooks/pre-commit`) runs
+    # what it links to: that file is the hook, wherever in the project it lies.
+    for folder in hook_folders(project, roots):
+        for hook, target in _linked_hooks(folder):
+            why = f"what the git hook {hook.name} links to, which git runs"
+            found.setdefault(target, LaterRun(target, why))
     return [item for path, item in found.items() if _inside(project, path)]
+
+
+def hook_folders(project: Path, roots: list[Path]) -> list[Path]:
+    """The folders git runs hooks from: each repository's `hooks`, and core.hooksPath's."""
+    above = _enclosing_root(project)  # its hooks may run what lies in the project too
+    repositories = [*roots, *([above] if above is not None else [])]
+    folders = [found[1] / "hooks" for root in repositories if (found := git_folders(root))]
+    return folders + [folder for folder, _ in _hook_folders(project, roots)]
+
+
+def _shared_hooks(project: Path, roots: list[Path]) -> dict[Path, bytes]:
+    """The hooks that are one file with another name (a hard link: `ln scripts/pre-commit
+    .git/hooks/pre-commit`), and what each holds: a mount holds the name, not the file, so a
+    command could write the hook through the other name."""
+    shared: dict[Path, bytes] = {}
+    for folder in hook_folders(project, roots):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                    shared[Path(entry.path)] = Path(entry.path).read_bytes()
+            except OSError:
+                continue
+    return shared
+
+
+def _linked_hooks(folder: Path) -> list[tuple[Path, Path]]:
+    """The links in a hooks folder, with the real path each leads to."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return [
+        (Path(entry.path), Path(os.path.realpath(entry.path)))
+        for entry in entries
+        if entry.is_symlink()
+    ]
 
 
 def _inside(project: Path, path: Path) -> bool:
@@ -281,6 +328,7 @@ class _Seen:
     kind: int  # stat.S_IFMT; 0: nothing
     identity: tuple[int, int] = (0, 0)
     link: str | None = None
+    behind: tuple[int, int] = (0, 0)  # a link's: the identity of what it leads to; (0, 0): none
 
 
 class LaterRunWatch:
@@ -288,32 +336,77 @@ class LaterRunWatch:
     put in its place (a missing name made, a link replaced, a folder moved away and made again)
     is taken away, and a link that was there put back. A repository the command made (`git
     init`, `git clone`) is its work and stays, but is said: its hooks and config are what the
-    command wrote."""
+    command wrote; but not one made at the root of a project that lies in a repository: git,
+    run in the project, would use it instead of that one."""
 
     def __init__(self, project: Path) -> None:
         self.project = project
         self.roots, self.cut = _walk(project)
+        # The repository git uses in the project when the project has none of its own: a
+        # `.git` made at the project's root would take every git command there over.
+        self.enclosing = _enclosing_root(project)
         found = later_run_files(project, self.roots)
+        self.shared = _shared_hooks(project, self.roots)
         self.before = {item.path: _seen(item.path) for item in found}
+        if self.enclosing is not None:
+            # A folder holding HEAD, objects/ and refs/ is a (bare) repository to git too, and
+            # its config runs programs (core.pager at the next `git log`): HEAD is what it needs.
+            head = project / "HEAD"
+            self.before.setdefault(head, _seen(head))
+        # The folders on the way to those names: a command that makes one a link puts what it
+        # wants at every name below it (`.config` -> `evil`: `.config/lefthook.yml`).
+        self.on_the_way = {
+            folder: _seen(folder)
+            for item in found
+            for folder in item.path.parents
+            if project in folder.parents
+        }
 
     def take_back(self) -> tuple[list[str], list[str]]:
         """Undo what changed at those names: a line for each; and the repositories made."""
         lines: list[str] = []
+        # Links made on the way first, shallowest first: below them, the names are as before.
+        for folder in sorted(self.on_the_way, key=lambda path: len(path.parts)):
+            before, now = self.on_the_way[folder], _seen(folder)
+            if now.link is not None and now.link != before.link:
+                lines.append(self._put_back(folder, before, now))
+        for hook, held in self.shared.items():
+            lines.extend(_rewritten(hook, held))
         made = [root for root in repository_roots(self.project) if root not in self.roots]
         for path, before in self.before.items():
             now = _seen(path)
+            if now.link is not None and now.link == before.link and now.behind != before.behind:
+                # The link is as it was; what it leads to was made (or swapped) by the command.
+                lines.extend(self._behind_link(path, now))
+                continue
             if now == before or (now.kind == 0 and before.link is None):
                 continue
-            if path.name in VCS_FOLDERS and before.kind == 0:
+            if (path.name in VCS_FOLDERS or path.name == "HEAD") and before.kind == 0:
+                if path.parent == self.project and self.enclosing is not None:
+                    why = f"git, run in the project, would use it, not the one at {self.enclosing}"
+                    lines.append(self._put_back(path, before, now, why))
+                    continue
                 made.append(path.parent)
                 continue
             lines.append(self._put_back(path, before, now))
         shown = [root.relative_to(self.project).as_posix() or "." for root in made]
         return lines, [f"{folder}/" if folder != "." else "the project" for folder in shown]
 
-    def _put_back(self, path: Path, before: _Seen, now: _Seen) -> str:
+    def _put_back(
+        self,
+        path: Path,
+        before: _Seen,
+        now: _Seen,
+        why: str = "git or a hook manager would run it later",
+    ) -> str:
         relative = path.relative_to(self.project).as_posix()
         target = Target(self.project, tuple(relative.split("/")))
+        # Through a link on the way that was there before (the person's: `.config` ->
+        # `dotfiles/config`), what git reads is the link's target: taken away there, when it is
+        # in the project (reached again without following a link); never outside it.
+        real = Path(os.path.realpath(path.parent)) / path.name
+        if real != path and _inside(self.project, real):
+            target = Target(self.project, real.relative_to(self.project).parts)
         try:
             removed = now.kind != 0 and remove_entry(target)
             if before.link is not None:
@@ -323,7 +416,21 @@ class LaterRunWatch:
         what = "removed" if removed else ""
         if before.link is not None:
             what = f"{what}, the link put back" if what else "the link put back"
-        return f"{relative}: {what} (git or a hook manager would run it later)"
+        return f"{relative}: {what} ({why})"
+
+    def _behind_link(self, path: Path, now: _Seen) -> list[str]:
+        """Take away what a link unchanged by the command now leads to, in the project."""
+        real = Path(os.path.realpath(path))
+        if now.behind == (0, 0) or not _inside(self.project, real):
+            return []
+        relative = real.relative_to(self.project)
+        try:
+            removed = remove_entry(Target(self.project, relative.parts))
+        except (FileRefusedError, OSError) as error:
+            return [f"{relative.as_posix()}: changed, and could not be put back ({error})"]
+        shown = path.relative_to(self.project).as_posix()
+        return [f"{relative.as_posix()}: removed (the link {shown} leads to it; git or a hook "
+                "manager would run it later)"] if removed else []  # fmt: skip
 
     def noted(self, result: ToolResult) -> ToolResult:
         """The command's result, with what was taken back, and the repositories made, said."""
@@ -348,16 +455,42 @@ class LaterRunWatch:
         return replace(result, text="\n".join([result.text, *said])) if said else result
 
 
+def _rewritten(hook: Path, held: bytes) -> list[str]:
+    """The hard-linked hook given back what it held, when the command changed it: through its
+    own name, by descriptor, never a link (the command cannot change that name: it lies in
+    the hooks folder, read-only to it)."""
+    try:
+        fd = os.open(hook, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return [f"{hook}: could not be checked ({error.strerror or error})"]
+    try:
+        with os.fdopen(os.dup(fd), "r+b") as handle:
+            if handle.read() == held:
+                return []
+            handle.seek(0)
+            handle.write(held)
+            handle.truncate()
+    finally:
+        os.close(fd)
+    return [
+        f"{hook}: changed through another name of the same file (a hard link); what it held "
+        "put back (git runs it later)"
+    ]
+
+
 def _seen(path: Path) -> _Seen:
     try:
         info = path.lstat()
     except OSError:
         return _Seen(0)
     kind = stat.S_IFMT(info.st_mode)
-    link = None
+    link, behind = None, (0, 0)
     if stat.S_ISLNK(info.st_mode):
         try:
             link = os.readlink(path)
         except OSError:
             link = ""
-    return _Seen(kind, (info.st_dev, info.st_ino), link)
+        with contextlib.suppress(OSError):
+            followed = path.stat()
+            behind = (followed.st_dev, followed.st_ino)
+    return _Seen(kind, (info.st_dev, info.st_ino), link, behind)

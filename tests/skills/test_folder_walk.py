@@ -66,13 +66,13 @@ def test_a_walk_enters_no_folder_deeper_than_its_cap_and_says_it_left_something_
     assert not whole.incomplete
 
 
-def test_a_skill_folder_past_the_longest_path_is_fingerprinted_as_over_the_cap(
+def test_a_skill_folder_past_the_longest_path_is_fingerprinted_whole(
     tmp_path: Path,
 ) -> None:
     skill = make_skill(tmp_path, "deploy", scope="project")
     within = skill_digest(skill)
     # Twenty folders of 250 characters: within the depth cap, past PATH_MAX (4096), so the
-    # bottom cannot be listed by its path and its contents cannot be hashed.
+    # bottom cannot be listed by its path; the fingerprint walks by descriptor, so it is.
     handle = os.open(skill.directory, os.O_RDONLY)
     for _ in range(20):
         os.mkdir("d" * 250, dir_fd=handle)
@@ -86,5 +86,6 @@ def test_a_skill_folder_past_the_longest_path_is_fingerprinted_as_over_the_cap(
 
     deep = skill_digest(skill)
 
-    assert (within.over_cap, deep.over_cap) == (False, True)
+    assert (within.over_cap, deep.over_cap) == (False, False)
     assert deep.sha256 != within.sha256
+    assert any(name.endswith("/hidden.md") for name, _, _ in deep.files)
