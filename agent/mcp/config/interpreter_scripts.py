@@ -46,6 +46,9 @@ class Script:
 
     path: str
     required: bool = True
+    # Files of the project the interpreter runs before the script (`node -r ./pre.js`,
+    # `--import ./loader.mjs`): a pull controls them as it does the script.
+    preloads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,8 +173,35 @@ def _script_of(family: str, elements: list[str], cwd: str) -> Script | None:
     if value == "-":  # standard input
         return None
     if family in ("node", "nodejs"):
-        return Script(_node_entry(os.path.join(cwd, value)))
+        preloads = node_preloads(elements[: position[2] - 1], cwd)
+        return Script(_node_entry(os.path.join(cwd, value)), preloads=preloads)
     return _file_script(value, cwd)
+
+
+_NODE_PRELOAD_OPTIONS = frozenset(
+    {"-r", "--require", "--import", "--loader", "--experimental-loader"}
+)
+
+
+def node_preloads(options: Sequence[str], cwd: str) -> tuple[str, ...]:
+    """The project files node's options (or NODE_OPTIONS) run before the script: the value of
+    -r, --require, --import or a loader that is a path (`./pre.js`, `/abs/x.mjs`,
+    `file:///x.mjs`); a bare name is a package, found by node's rules, not covered."""
+    found = []
+    elements = list(options)
+    for index, element in enumerate(elements):
+        name, equals, value = element.partition("=")
+        if not equals:
+            if element not in _NODE_PRELOAD_OPTIONS or index + 1 >= len(elements):
+                continue
+            value = elements[index + 1]
+        elif name not in _NODE_PRELOAD_OPTIONS:
+            continue
+        if value.startswith("file://"):
+            value = value[len("file://") :]
+        if value.startswith(("./", "../", "/")):
+            found.append(_node_entry(os.path.abspath(os.path.join(cwd, value))))
+    return tuple(found)
 
 
 def _first_operand(grammar: _Grammar, elements: list[str]) -> tuple[str, str, int] | None:
@@ -285,7 +315,11 @@ def _launcher_script(family: str, elements: list[str], cwd: str) -> Script | Non
     package's bin. What a launcher runs may be fetched or chosen by rules of its own, so its
     script is recorded but not required."""
     if family in ("npm", "pnpm"):
-        return _package_bin(elements[1:], cwd) if elements[:1] in (["exec"], ["x"]) else None
+        command = [element for element in elements if not element.startswith("-")][:1]
+        if command in (["exec"], ["x"]):
+            return _package_bin(elements[elements.index(command[0]) + 1 :], cwd)
+        # `npm start`, `npm run serve`, `npm test`: what runs is what package.json says.
+        return Script(os.path.join(_local_prefix(cwd), "package.json"), required=False)
     if family in ("npx", "bunx"):
         return _package_bin(elements, cwd)
     if family == "uv":
@@ -296,8 +330,12 @@ def _launcher_script(family: str, elements: list[str], cwd: str) -> Script | Non
         position = _first_operand(grammar, elements[position[2] :])
     elif position is not None and family == "bun" and position[1] == "x":  # `bun x` is bunx
         return _package_bin(elements[position[2] :], cwd)
+    bun_script = position is not None and family == "bun" and ":" not in position[1]
+    if bun_script and position is not None and not _names_a_file(position[1], cwd):
+        # `bun run start`: what runs is what package.json's script says.
+        return Script(os.path.join(_local_prefix(cwd), "package.json"), required=False)
     if position is None or not _names_a_file(position[1], cwd):
-        return None  # another subcommand, a package.json script, a URL, `npm:` or `jsr:`
+        return None  # another subcommand, a URL, `npm:` or `jsr:`
     return Script(os.path.abspath(os.path.join(cwd, position[1])), required=False)
 
 

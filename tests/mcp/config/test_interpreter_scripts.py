@@ -61,6 +61,32 @@ def test_the_script_is_the_file_the_interpreter_is_given(
 @pytest.mark.parametrize(
     ("program", "args"),
     [
+        ("npm", ["start"]),
+        ("npm", ["--silent", "run", "serve"]),
+        ("pnpm", ["test"]),
+        ("bun", ["run", "start"]),
+        ("bun", ["install"]),
+    ],
+)
+def test_a_package_json_script_is_covered_by_the_project_package_json(
+    project: Path, program: str, args: list[str]
+) -> None:
+    """`npm start` runs what package.json says: a pull that rewrites it asks again."""
+    found = find_script(f"/usr/bin/{program}", args, str(project))
+    assert found == Script(str(project / "package.json"), required=False)
+
+
+def test_node_preloads_given_as_paths_are_recorded_with_the_script(project: Path) -> None:
+    (project / "pre.js").write_text("", encoding="utf-8")
+    args = ["-r", "./pre.js", "--import=file:///abs/l.mjs", "--require", "pkg", "x.js"]
+    found = find_script("/usr/bin/node", args, str(project))
+    assert found is not None and found.path == str(project / "x.js")
+    assert found.preloads == (str(project / "pre.js"), "/abs/l.mjs")
+
+
+@pytest.mark.parametrize(
+    ("program", "args"),
+    [
         ("python3", ["-c", "print(1)"]),
         ("python3", ["-"]),
         ("python3", ["--version"]),
@@ -71,8 +97,6 @@ def test_the_script_is_the_file_the_interpreter_is_given(
         ("bash", ["-s"]),
         ("deno", ["task", "start"]),
         ("deno", ["run", "https://example.com/x.ts"]),
-        ("bun", ["install"]),
-        ("npm", ["start"]),
         ("git", ["log"]),
     ],
 )

@@ -1,0 +1,82 @@
+"""A trusted stdio server's files that run before or decide its script (issue 39, finding 5 again).
+
+Trust covers the script an interpreter runs (test_server_script_trust.py). Two launches run
+other files of the project first, files a hostile pull controls as much as the script:
+`node --import ./preload.js server.js` (or `-r`, or NODE_OPTIONS=--require ./preload.js in
+the server's env) runs preload.js before the script, and `npm start` runs what
+the project's package.json says. After either file is rewritten to plant a canary outside the
+project, the next `agent -p hi` must not start the server and must say what changed.
+Real `agent`, scripted model, real node and npm.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.security.test_server_script_trust import (
+    NODE_SERVER,
+    _add_server,
+    _offered,
+    _project,
+    _starts,
+    _trust,
+)
+from tests.security.test_trust_binds_launch import say_hi
+
+NODE = shutil.which("node")
+NPM = shutil.which("npm")
+
+
+def _node_layout(project: Path, how: str) -> tuple[dict[str, object], Path, str, str]:
+    """The definition, the file the attack rewrites, its new content, and what the question
+    says changed."""
+    assert NODE is not None
+    canary = project.parent / "CANARY"
+    (project / "server.js").write_text(NODE_SERVER, encoding="utf-8")
+    plant = f"require('fs').writeFileSync({json.dumps(str(canary))}, 'ran');\n"
+    said = f"the script it runs, or a file it runs before it, changed ({project / 'server.js'})"
+    if how in ("preload", "node-options"):
+        preload = project / "preload.js"
+        preload.write_text("// sets things up\n", encoding="utf-8")
+        if how == "node-options":  # in the server's env, as trusted
+            env = {"NODE_OPTIONS": "--require ./preload.js"}
+            return {"command": NODE, "args": ["server.js"], "env": env}, preload, plant, said
+        definition = {"command": NODE, "args": ["--import", "./preload.js", "server.js"]}
+        return definition, preload, plant, said
+    assert NPM is not None
+    (project / "evil.js").write_text(plant, encoding="utf-8")
+    manifest = project / "package.json"
+    package = {"name": "fx", "version": "1.0.0", "scripts": {"start": "node server.js"}}
+    manifest.write_text(json.dumps(package), encoding="utf-8")
+    package["scripts"]["start"] = "node evil.js; node server.js"  # type: ignore[index]
+    said = f"the script it runs changed ({manifest})"
+    return {"command": NPM, "args": ["--silent", "start"]}, manifest, json.dumps(package), said
+
+
+@pytest.mark.skipif(NODE is None or NPM is None, reason="node or npm is not installed")
+@pytest.mark.parametrize("how", ["preload", "node-options", "npm-start"])
+def test_a_changed_file_run_before_the_script_is_not_run_until_trusted_again(
+    tmp_path: Path, agent_home: Path, how: str
+) -> None:
+    project = _project(tmp_path)
+    definition, target, content, said = _node_layout(project, how)
+    _add_server(project, definition)
+    _starts(project)
+
+    target.write_text(content, encoding="utf-8")
+    done, requests = say_hi(project)
+
+    assert done.returncode == 0, done.stderr
+    assert not (project.parent / "CANARY").exists(), done.stderr
+    assert not [name for name in _offered(requests) if name.startswith("mcp__fx__")]
+    assert "MCP server fx is not trusted here: what it runs changed" in done.stderr
+    assert said in done.stderr, done.stderr
+
+    shown = _trust(project)
+    assert said in shown, shown
+    _starts(project)
+    assert (project.parent / "CANARY").exists()  # the person trusted the new file
