@@ -4,7 +4,8 @@ Trust covers the script an interpreter runs (test_server_script_trust.py). Two l
 other files of the project first, files a hostile pull controls as much as the script:
 `node --import ./preload.js server.js` (or `-r`, or NODE_OPTIONS=--require ./preload.js in
 the server's env) runs preload.js before the script, and `npm start` runs what
-the project's package.json says. After either file is rewritten to plant a canary outside the
+the project's package.json says; `python -m fx_pkg` runs fx_pkg/__init__.py before
+fx_pkg/__main__.py. After either file is rewritten to plant a canary outside the
 project, the next `agent -p hi` must not start the server and must say what changed.
 Real `agent`, scripted model, real node and npm.
 """
@@ -13,12 +14,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.security.test_server_script_trust import (
     NODE_SERVER,
+    PYTHON_SERVER,
     _add_server,
     _offered,
     _project,
@@ -57,13 +60,34 @@ def _node_layout(project: Path, how: str) -> tuple[dict[str, object], Path, str,
     return {"command": NPM, "args": ["--silent", "start"]}, manifest, json.dumps(package), said
 
 
-@pytest.mark.skipif(NODE is None or NPM is None, reason="node or npm is not installed")
-@pytest.mark.parametrize("how", ["preload", "node-options", "npm-start"])
+def _package_layout(project: Path) -> tuple[dict[str, object], Path, str, str]:
+    """`python -m fx_pkg` runs fx_pkg/__init__.py before fx_pkg/__main__.py."""
+    package = project / "fx_pkg"
+    package.mkdir()
+    (package / "__main__.py").write_text(PYTHON_SERVER, encoding="utf-8")
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    plant = f"open({str(project.parent / 'CANARY')!r}, 'w').write('ran')\n"
+    said = f"the script it runs, or a file it runs before it, changed ({package / '__main__.py'})"
+    definition: dict[str, object] = {"command": sys.executable, "args": ["-m", "fx_pkg"]}
+    return definition, package / "__init__.py", plant, said
+
+
+def _modes() -> list[object]:
+    node = pytest.mark.skipif(NODE is None or NPM is None, reason="node or npm is not installed")
+    return [
+        "python-package",
+        *(pytest.param(how, marks=node) for how in ("preload", "node-options", "npm-start")),
+    ]
+
+
+@pytest.mark.parametrize("how", _modes())
 def test_a_changed_file_run_before_the_script_is_not_run_until_trusted_again(
     tmp_path: Path, agent_home: Path, how: str
 ) -> None:
     project = _project(tmp_path)
-    definition, target, content, said = _node_layout(project, how)
+    definition, target, content, said = (
+        _package_layout(project) if how == "python-package" else _node_layout(project, how)
+    )
     _add_server(project, definition)
     _starts(project)
 

@@ -7,7 +7,8 @@ interpreter is known by its name as written and by the file a link leads to (`./
 python3.12), `env` by the program it runs, and each interpreter's arguments are read as it
 reads them: options that take a value skip it (`python -W ignore x.py`, `node -r pre.js x.js`),
 code given as text has no script (`-c`, `-e`: the text is in the arguments, covered already),
-`-m pkg.mod` is the module's file where Python finds it first (the working directory), and
+`-m pkg.mod` is the module's file where Python finds it first (the working directory), with
+each package's __init__.py it runs before (Script.preloads, as node's `-r ./pre.js`), and
 `npx NAME` is the project's `node_modules/.bin/NAME` (the package's bin file it leads to).
 
 Only the file the interpreter is given is covered, not what it imports; finding it costs a
@@ -270,19 +271,22 @@ def python_module(name: str, cwd: str) -> Script | None:
     if not all(part.isidentifier() for part in parts):
         return None
     base = cwd
+    inits: list[str] = []  # each package's __init__.py: Python runs them before the module
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         folder = os.path.join(base, part)
         package = os.path.isfile(os.path.join(folder, "__init__.py"))
         if not package and last and os.path.isfile(folder + ".py"):
-            return Script(folder + ".py")
+            return Script(folder + ".py", preloads=tuple(inits))
         if not os.path.isdir(folder):
             break
+        if package:
+            inits.append(os.path.join(folder, "__init__.py"))
         if last:
             main = os.path.join(folder, "__main__.py")
-            return Script(main, required=os.path.isfile(main))
+            return Script(main, required=os.path.isfile(main), preloads=tuple(inits))
         base = folder
-    return Script(os.path.join(cwd, *parts) + ".py", required=False)
+    return Script(os.path.join(cwd, *parts) + ".py", required=False, preloads=tuple(inits))
 
 
 def _node_entry(path: str) -> str:

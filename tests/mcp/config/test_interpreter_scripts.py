@@ -186,3 +186,12 @@ def test_a_script_swapped_for_a_fifo_is_a_change_not_a_hang(project: Path) -> No
     assert launch.changed_file() == ("script", str(project / "server.py"))
     with pytest.raises(ServerStartError, match=r"server\.py is not a regular file"):
         expand_definition(definition, expander)
+
+
+def test_a_package_module_records_the_package_inits_python_runs_first(project: Path) -> None:
+    (project / "pkg/m.py").write_text("", encoding="utf-8")  # the fixture made pkg/sub
+    found = find_script("/usr/bin/python3", ["-m", "pkg.sub"], str(project))
+    inits = (str(project / "pkg/__init__.py"), str(project / "pkg/sub/__init__.py"))
+    assert found == Script(str(project / "pkg/sub/__main__.py"), preloads=inits)
+    found = find_script("/usr/bin/python3", ["-m", "pkg.m"], str(project))
+    assert found == Script(str(project / "pkg/m.py"), preloads=inits[:1])
