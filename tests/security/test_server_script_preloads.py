@@ -32,6 +32,8 @@ from tests.security.test_trust_binds_launch import say_hi
 
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
+NPX = shutil.which("npx")
+NODE_MODES = ("preload", "node-options", "npm-start", "npx-runner")
 
 
 def _node_layout(project: Path, how: str) -> tuple[dict[str, object], Path, str, str]:
@@ -41,7 +43,7 @@ def _node_layout(project: Path, how: str) -> tuple[dict[str, object], Path, str,
     canary = project.parent / "CANARY"
     (project / "server.js").write_text(NODE_SERVER, encoding="utf-8")
     plant = f"require('fs').writeFileSync({json.dumps(str(canary))}, 'ran');\n"
-    said = f"the script it runs, or a file it runs before it, changed ({project / 'server.js'})"
+    said = f"the script it runs or a file it loads changed ({project / 'server.js'})"
     if how in ("preload", "node-options"):
         preload = project / "preload.js"
         preload.write_text("// sets things up\n", encoding="utf-8")
@@ -56,6 +58,19 @@ def _node_layout(project: Path, how: str) -> tuple[dict[str, object], Path, str,
     package = {"name": "fx", "version": "1.0.0", "scripts": {"start": "node server.js"}}
     manifest.write_text(json.dumps(package), encoding="utf-8")
     package["scripts"]["start"] = "node evil.js; node server.js"  # type: ignore[index]
+    if how == "npx-runner":  # `npx runjs server.js`: the package's bin runs the file given
+        runner = project / "node_modules" / "runjs"
+        runner.mkdir(parents=True)
+        (runner / "package.json").write_text('{"name": "runjs", "bin": "cli.js"}')
+        cli = runner / "cli.js"
+        cli.write_text("#!/usr/bin/env node\nrequire(require('path').resolve(process.argv[2]));\n")
+        cli.chmod(0o755)
+        (project / "node_modules" / ".bin").mkdir()
+        (project / "node_modules" / ".bin" / "runjs").symlink_to("../runjs/cli.js")
+        manifest.write_text('{"name": "fx", "version": "1.0.0"}', encoding="utf-8")
+        said = f"the script it runs or a file it loads changed ({cli})"
+        definition: dict[str, object] = {"command": NPX, "args": ["runjs", "server.js"]}
+        return definition, project / "server.js", plant + NODE_SERVER, said
     said = f"the script it runs changed ({manifest})"
     return {"command": NPM, "args": ["--silent", "start"]}, manifest, json.dumps(package), said
 
@@ -67,7 +82,7 @@ def _package_layout(project: Path) -> tuple[dict[str, object], Path, str, str]:
     (package / "__main__.py").write_text(PYTHON_SERVER, encoding="utf-8")
     (package / "__init__.py").write_text("", encoding="utf-8")
     plant = f"open({str(project.parent / 'CANARY')!r}, 'w').write('ran')\n"
-    said = f"the script it runs, or a file it runs before it, changed ({package / '__main__.py'})"
+    said = f"the script it runs or a file it loads changed ({package / '__main__.py'})"
     definition: dict[str, object] = {"command": sys.executable, "args": ["-m", "fx_pkg"]}
     return definition, package / "__init__.py", plant, said
 
@@ -76,7 +91,10 @@ def _modes() -> list[object]:
     node = pytest.mark.skipif(NODE is None or NPM is None, reason="node or npm is not installed")
     return [
         "python-package",
-        *(pytest.param(how, marks=node) for how in ("preload", "node-options", "npm-start")),
+        *(
+            pytest.param(how, marks=node)
+            for how in ("preload", "node-options", "npm-start", "npx-runner")
+        ),
     ]
 
 

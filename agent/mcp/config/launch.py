@@ -7,7 +7,7 @@ import os
 import shlex
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -21,7 +21,12 @@ from agent.mcp.config.definitions import (
     StdioDefinition,
 )
 from agent.mcp.config.document import url_problems
-from agent.mcp.config.interpreter_scripts import find_script, interpreter_family, node_preloads
+from agent.mcp.config.interpreter_scripts import (
+    Script,
+    find_script,
+    interpreter_family,
+    node_preloads,
+)
 from agent.mcp.config.launch_secrets import env_secrets
 from agent.mcp.config.oauth import OAuthConfig, missing_issuer
 from agent.mcp.config.program_files import (
@@ -270,6 +275,15 @@ def _server_script(
     values taken from the environment, and the files run before it; one it is given that
     cannot be read means the server cannot start (what trust would cover is not there)."""
     script = find_script(resolved, args, cwd)
+    named = tuple(
+        path
+        for path in _named_files(args, cwd)
+        if script is None or path not in (script.path, *script.preloads)
+    )
+    if script is None and named:  # `tsx server.ts`, `./run config.json`: what it is given
+        script = Script(named[0], preloads=named[1:])
+    elif script is not None and named:  # `npx tsx server.ts`, `--env-file=.env`
+        script = replace(script, preloads=(*script.preloads, *named))
     if script is None:
         return None, False, ()
     hidden = any(value in script.path for value in secrets)
@@ -281,6 +295,24 @@ def _server_script(
             f"the server's arguments (agent mcp edit {name})"
         )
     return script.path, hidden, script.preloads
+
+
+def _named_files(args: tuple[str, ...], cwd: str) -> list[str]:
+    """The project's files the arguments name (`server.ts`, `--env-file=.env`): whatever the
+    program does with them (runs, loads, reads its settings from), a pull may rewrite them,
+    so trust covers them like the script. A stat per argument; files outside `cwd` are not
+    the project's."""
+    found: list[str] = []
+    for argument in args:
+        values = [argument, argument.partition("=")[2]] if argument.startswith("-") else [argument]
+        for value in values:
+            if not value or value.startswith("-"):
+                continue
+            path = os.path.abspath(os.path.join(cwd, value))
+            inside = os.path.commonpath([path, cwd]) == cwd
+            if inside and path != cwd and path not in found and os.path.isfile(path):
+                found.append(path)
+    return found
 
 
 def _expand_cwd(written: str | None, expander: Expander, where: str) -> str:

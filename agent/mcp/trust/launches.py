@@ -458,7 +458,7 @@ def _script_change(old: str, new: str, what: str) -> list[str]:
     if new_digest.startswith(PRELOADS_MARK):  # `node -r ./pre.js server.js`
         if not old_digest.startswith(PRELOADS_MARK):
             return [f"{what}: trust now covers the files it runs before its script ({shown})"]
-        return [f"{what}: the script it runs, or a file it runs before it, changed ({shown})"]
+        return [f"{what}: the script it runs or a file it loads changed ({shown})"]
     return [f"{what}: the script it runs changed ({shown})"]
 
 
