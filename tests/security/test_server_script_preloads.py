@@ -87,10 +87,23 @@ def _package_layout(project: Path) -> tuple[dict[str, object], Path, str, str]:
     return definition, package / "__init__.py", plant, said
 
 
+def _env_split_layout(project: Path) -> tuple[dict[str, object], Path, str, str]:
+    """`env -S "python3 server.py"`: env splits the string into the command it runs."""
+    script = project / "server.py"
+    script.write_text(PYTHON_SERVER, encoding="utf-8")
+    plant = f"open({str(project.parent / 'CANARY')!r}, 'w').write('ran')\n" + PYTHON_SERVER
+    definition: dict[str, object] = {
+        "command": "env",
+        "args": ["-S", f"{sys.executable} server.py"],
+    }
+    return definition, script, plant, f"the script it runs changed ({script})"
+
+
 def _modes() -> list[object]:
     node = pytest.mark.skipif(NODE is None or NPM is None, reason="node or npm is not installed")
     return [
         "python-package",
+        "env-split",
         *(
             pytest.param(how, marks=node)
             for how in ("preload", "node-options", "npm-start", "npx-runner")
@@ -103,9 +116,11 @@ def test_a_changed_file_run_before_the_script_is_not_run_until_trusted_again(
     tmp_path: Path, agent_home: Path, how: str
 ) -> None:
     project = _project(tmp_path)
-    definition, target, content, said = (
-        _package_layout(project) if how == "python-package" else _node_layout(project, how)
-    )
+    if how in ("python-package", "env-split"):
+        layout = _package_layout if how == "python-package" else _env_split_layout
+        definition, target, content, said = layout(project)
+    else:
+        definition, target, content, said = _node_layout(project, how)
     _add_server(project, definition)
     _starts(project)
 

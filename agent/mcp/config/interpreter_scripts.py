@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -424,6 +425,16 @@ def _after_env(elements: Sequence[str]) -> list[str]:
     rest = list(elements)
     while rest and (rest[0].startswith("-") or "=" in rest[0]):
         option = rest.pop(0)
-        if option in _ENV_OPTIONS_WITH_VALUE and rest:
+        split = None  # `env -S "python3 server.py"`: the string is the command's first words
+        if option in ("-S", "--split-string") and rest:
+            split = rest.pop(0)
+        elif option.startswith(("-S", "--split-string=")):
+            split = option.split("=", 1)[1] if option.startswith("--") else option[2:]
+        elif option in _ENV_OPTIONS_WITH_VALUE and rest:
             rest.pop(0)
+        if split is not None:
+            try:
+                return _after_env([*shlex.split(split), *rest])
+            except ValueError:  # env refuses unbalanced quotes: nothing runs
+                return []
     return rest

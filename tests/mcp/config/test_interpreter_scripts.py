@@ -195,3 +195,12 @@ def test_a_package_module_records_the_package_inits_python_runs_first(project: P
     assert found == Script(str(project / "pkg/sub/__main__.py"), preloads=inits)
     found = find_script("/usr/bin/python3", ["-m", "pkg.m"], str(project))
     assert found == Script(str(project / "pkg/m.py"), preloads=inits[:1])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-S", "python3 server.py"], ["--split-string=python3 server.py"], ["-Spython3 -u server.py"]],
+)
+def test_env_split_string_runs_the_script_it_names(project: Path, args: list[str]) -> None:
+    found = find_script("/usr/bin/env", args, str(project))
+    assert found is not None and found.path == str(project / "server.py")
