@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
+import sysconfig
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
@@ -33,6 +36,7 @@ from tests.security.test_trust_binds_launch import say_hi
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
 NPX = shutil.which("npx")
+GCC = shutil.which("gcc")
 NODE_MODES = ("preload", "node-options", "npm-start", "npx-runner")
 
 
@@ -87,6 +91,35 @@ def _package_layout(project: Path) -> tuple[dict[str, object], Path, str, str]:
     return definition, package / "__init__.py", plant, said
 
 
+def _compiled_init_layout(project: Path) -> tuple[dict[str, object], Path, str, str]:
+    """`python -m fx_pkg`, then a compiled fx_pkg/__init__ added beside __init__.py: Python
+    loads an extension module before the source of the same name."""
+    definition, init, _plant, said = _package_layout(project)
+    return definition, init.with_name("__init__" + EXTENSION_SUFFIXES[0]), "compiled", said
+
+
+def _compile_init(target: Path) -> None:
+    """An extension module that plants the canary and is still the package fx_pkg."""
+    canary = json.dumps(str(target.parent.parent.parent / "CANARY"))
+    package = json.dumps(str(target.parent))
+    source = target.parent.parent / "init.c"
+    source.write_text(
+        "#include <Python.h>\n#include <stdio.h>\n"
+        'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "fx_pkg", 0, -1, 0};\n'
+        "PyMODINIT_FUNC PyInit_fx_pkg(void) {\n"
+        f'  FILE *f = fopen({canary}, "w"); if (f) {{ fputs("ran", f); fclose(f); }}\n'
+        "  PyObject *o = PyModule_Create(&m);\n"
+        f'  PyModule_AddObject(o, "__path__", Py_BuildValue("[s]", {package}));\n'
+        "  return o;\n}\n"
+    )
+    include = sysconfig.get_paths()["include"]
+    assert GCC is not None
+    subprocess.run(
+        [GCC, "-shared", "-fPIC", f"-I{include}", str(source), "-o", str(target)], check=True
+    )
+    source.unlink()
+
+
 def _env_split_layout(project: Path) -> tuple[dict[str, object], Path, str, str]:
     """`env -S "python3 server.py"`: env splits the string into the command it runs."""
     script = project / "server.py"
@@ -100,10 +133,13 @@ def _env_split_layout(project: Path) -> tuple[dict[str, object], Path, str, str]
 
 
 def _modes() -> list[object]:
+    headers = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
+    compiled = pytest.mark.skipif(GCC is None or not headers, reason="no C compiler or headers")
     node = pytest.mark.skipif(NODE is None or NPM is None, reason="node or npm is not installed")
     return [
         "python-package",
         "env-split",
+        pytest.param("compiled-init", marks=compiled),
         *(
             pytest.param(how, marks=node)
             for how in ("preload", "node-options", "npm-start", "npx-runner")
@@ -116,15 +152,22 @@ def test_a_changed_file_run_before_the_script_is_not_run_until_trusted_again(
     tmp_path: Path, agent_home: Path, how: str
 ) -> None:
     project = _project(tmp_path)
-    if how in ("python-package", "env-split"):
-        layout = _package_layout if how == "python-package" else _env_split_layout
-        definition, target, content, said = layout(project)
+    if how in ("python-package", "env-split", "compiled-init"):
+        layouts = {
+            "python-package": _package_layout,
+            "env-split": _env_split_layout,
+            "compiled-init": _compiled_init_layout,
+        }
+        definition, target, content, said = layouts[how](project)
     else:
         definition, target, content, said = _node_layout(project, how)
     _add_server(project, definition)
     _starts(project)
 
-    target.write_text(content, encoding="utf-8")
+    if how == "compiled-init":
+        _compile_init(target)
+    else:
+        target.write_text(content, encoding="utf-8")
     done, requests = say_hi(project)
 
     assert done.returncode == 0, done.stderr

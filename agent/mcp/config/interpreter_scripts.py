@@ -282,12 +282,27 @@ def python_module(name: str, cwd: str) -> Script | None:
         if not os.path.isdir(folder):
             break
         if package:
-            inits.append(os.path.join(folder, "__init__.py"))
+            inits.extend(_package_inits(folder))
         if last:
             main = os.path.join(folder, "__main__.py")
             return Script(main, required=os.path.isfile(main), preloads=tuple(inits))
         base = folder
     return Script(os.path.join(cwd, *parts) + ".py", required=False, preloads=tuple(inits))
+
+
+def _package_inits(folder: str) -> list[str]:
+    """A package's __init__.py and any compiled __init__ beside it (`__init__.cpython-312-
+    x86_64-linux-gnu.so`): Python loads an extension module before the source of the same
+    name, so one that appears runs instead of the __init__.py trust judged. One listing of
+    the package's folder."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    compiled = sorted(
+        name for name in names if name.startswith("__init__.") and name.endswith((".so", ".pyd"))
+    )
+    return [os.path.join(folder, name) for name in ("__init__.py", *compiled)]
 
 
 def _node_entry(path: str) -> str:

@@ -204,3 +204,14 @@ def test_a_package_module_records_the_package_inits_python_runs_first(project: P
 def test_env_split_string_runs_the_script_it_names(project: Path, args: list[str]) -> None:
     found = find_script("/usr/bin/env", args, str(project))
     assert found is not None and found.path == str(project / "server.py")
+
+
+def test_a_compiled_package_init_python_would_load_first_is_recorded(project: Path) -> None:
+    """Found by review: pkg/__init__.cpython-311-x86_64-linux-gnu.so beside __init__.py runs
+    instead of it (extension modules come first), so its appearing must change the record."""
+    before = find_script("/usr/bin/python3", ["-m", "pkg.sub"], str(project))
+    compiled = project / "pkg" / "__init__.cpython-311-x86_64-linux-gnu.so"
+    compiled.write_bytes(b"\x7fELF")
+    after = find_script("/usr/bin/python3", ["-m", "pkg.sub"], str(project))
+    assert before is not None and after is not None
+    assert str(compiled) in after.preloads and before.preloads != after.preloads
