@@ -7,7 +7,8 @@ interpreter is known by its name as written and by the file a link leads to (`./
 python3.12), `env` by the program it runs, and each interpreter's arguments are read as it
 reads them: options that take a value skip it (`python -W ignore x.py`, `node -r pre.js x.js`),
 code given as text has no script (`-c`, `-e`: the text is in the arguments, covered already),
-`-m pkg.mod` is the module's file where Python finds it first (the working directory), and
+`-m pkg.mod` is the module's file where Python finds it first (the working directory), with
+each package's __init__.py it runs before (Script.preloads, as node's `-r ./pre.js`), and
 `npx NAME` is the project's `node_modules/.bin/NAME` (the package's bin file it leads to).
 
 Only the file the interpreter is given is covered, not what it imports; finding it costs a
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +48,9 @@ class Script:
 
     path: str
     required: bool = True
+    # Files of the project the interpreter runs before the script (`node -r ./pre.js`,
+    # `--import ./loader.mjs`): a pull controls them as it does the script.
+    preloads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,8 +175,35 @@ def _script_of(family: str, elements: list[str], cwd: str) -> Script | None:
     if value == "-":  # standard input
         return None
     if family in ("node", "nodejs"):
-        return Script(_node_entry(os.path.join(cwd, value)))
+        preloads = node_preloads(elements[: position[2] - 1], cwd)
+        return Script(_node_entry(os.path.join(cwd, value)), preloads=preloads)
     return _file_script(value, cwd)
+
+
+_NODE_PRELOAD_OPTIONS = frozenset(
+    {"-r", "--require", "--import", "--loader", "--experimental-loader"}
+)
+
+
+def node_preloads(options: Sequence[str], cwd: str) -> tuple[str, ...]:
+    """The project files node's options (or NODE_OPTIONS) run before the script: the value of
+    -r, --require, --import or a loader that is a path (`./pre.js`, `/abs/x.mjs`,
+    `file:///x.mjs`); a bare name is a package, found by node's rules, not covered."""
+    found = []
+    elements = list(options)
+    for index, element in enumerate(elements):
+        name, equals, value = element.partition("=")
+        if not equals:
+            if element not in _NODE_PRELOAD_OPTIONS or index + 1 >= len(elements):
+                continue
+            value = elements[index + 1]
+        elif name not in _NODE_PRELOAD_OPTIONS:
+            continue
+        if value.startswith("file://"):
+            value = value[len("file://") :]
+        if value.startswith(("./", "../", "/")):
+            found.append(_node_entry(os.path.abspath(os.path.join(cwd, value))))
+    return tuple(found)
 
 
 def _first_operand(grammar: _Grammar, elements: list[str]) -> tuple[str, str, int] | None:
@@ -240,19 +272,37 @@ def python_module(name: str, cwd: str) -> Script | None:
     if not all(part.isidentifier() for part in parts):
         return None
     base = cwd
+    inits: list[str] = []  # each package's __init__.py: Python runs them before the module
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         folder = os.path.join(base, part)
         package = os.path.isfile(os.path.join(folder, "__init__.py"))
         if not package and last and os.path.isfile(folder + ".py"):
-            return Script(folder + ".py")
+            return Script(folder + ".py", preloads=tuple(inits))
         if not os.path.isdir(folder):
             break
+        if package:
+            inits.extend(_package_inits(folder))
         if last:
             main = os.path.join(folder, "__main__.py")
-            return Script(main, required=os.path.isfile(main))
+            return Script(main, required=os.path.isfile(main), preloads=tuple(inits))
         base = folder
-    return Script(os.path.join(cwd, *parts) + ".py", required=False)
+    return Script(os.path.join(cwd, *parts) + ".py", required=False, preloads=tuple(inits))
+
+
+def _package_inits(folder: str) -> list[str]:
+    """A package's __init__.py and any compiled __init__ beside it (`__init__.cpython-312-
+    x86_64-linux-gnu.so`): Python loads an extension module before the source of the same
+    name, so one that appears runs instead of the __init__.py trust judged. One listing of
+    the package's folder."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    compiled = sorted(
+        name for name in names if name.startswith("__init__.") and name.endswith((".so", ".pyd"))
+    )
+    return [os.path.join(folder, name) for name in ("__init__.py", *compiled)]
 
 
 def _node_entry(path: str) -> str:
@@ -285,7 +335,11 @@ def _launcher_script(family: str, elements: list[str], cwd: str) -> Script | Non
     package's bin. What a launcher runs may be fetched or chosen by rules of its own, so its
     script is recorded but not required."""
     if family in ("npm", "pnpm"):
-        return _package_bin(elements[1:], cwd) if elements[:1] in (["exec"], ["x"]) else None
+        command = [element for element in elements if not element.startswith("-")][:1]
+        if command in (["exec"], ["x"]):
+            return _package_bin(elements[elements.index(command[0]) + 1 :], cwd)
+        # `npm start`, `npm run serve`, `npm test`: what runs is what package.json says.
+        return Script(os.path.join(_local_prefix(cwd), "package.json"), required=False)
     if family in ("npx", "bunx"):
         return _package_bin(elements, cwd)
     if family == "uv":
@@ -296,8 +350,12 @@ def _launcher_script(family: str, elements: list[str], cwd: str) -> Script | Non
         position = _first_operand(grammar, elements[position[2] :])
     elif position is not None and family == "bun" and position[1] == "x":  # `bun x` is bunx
         return _package_bin(elements[position[2] :], cwd)
+    bun_script = position is not None and family == "bun" and ":" not in position[1]
+    if bun_script and position is not None and not _names_a_file(position[1], cwd):
+        # `bun run start`: what runs is what package.json's script says.
+        return Script(os.path.join(_local_prefix(cwd), "package.json"), required=False)
     if position is None or not _names_a_file(position[1], cwd):
-        return None  # another subcommand, a package.json script, a URL, `npm:` or `jsr:`
+        return None  # another subcommand, a URL, `npm:` or `jsr:`
     return Script(os.path.abspath(os.path.join(cwd, position[1])), required=False)
 
 
@@ -382,6 +440,16 @@ def _after_env(elements: Sequence[str]) -> list[str]:
     rest = list(elements)
     while rest and (rest[0].startswith("-") or "=" in rest[0]):
         option = rest.pop(0)
-        if option in _ENV_OPTIONS_WITH_VALUE and rest:
+        split = None  # `env -S "python3 server.py"`: the string is the command's first words
+        if option in ("-S", "--split-string") and rest:
+            split = rest.pop(0)
+        elif option.startswith(("-S", "--split-string=")):
+            split = option.split("=", 1)[1] if option.startswith("--") else option[2:]
+        elif option in _ENV_OPTIONS_WITH_VALUE and rest:
             rest.pop(0)
+        if split is not None:
+            try:
+                return _after_env([*shlex.split(split), *rest])
+            except ValueError:  # env refuses unbalanced quotes: nothing runs
+                return []
     return rest

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shlex
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -19,7 +21,12 @@ from agent.mcp.config.definitions import (
     StdioDefinition,
 )
 from agent.mcp.config.document import url_problems
-from agent.mcp.config.interpreter_scripts import find_script
+from agent.mcp.config.interpreter_scripts import (
+    Script,
+    find_script,
+    interpreter_family,
+    node_preloads,
+)
 from agent.mcp.config.launch_secrets import env_secrets
 from agent.mcp.config.oauth import OAuthConfig, missing_issuer
 from agent.mcp.config.program_files import (
@@ -62,6 +69,8 @@ class StdioLaunch:
     # The script's path holds a value taken from the environment (`${env:X}/server.py`), so,
     # like such an argument, it is never shown nor stored as text (SCRIPT_FROM_ENVIRONMENT).
     script_from_environment: bool = False
+    # Files of the project run before the script (interpreter_scripts.Script.preloads).
+    preloads: tuple[str, ...] = ()
 
     def secrets(self) -> list[str]:
         """Values that must never appear in output: the env values that are secrets."""
@@ -71,7 +80,8 @@ class StdioLaunch:
         """("program" or "script", its path) when that file is no longer the one trust judged
         (rewritten, replaced by a rename, a link pointed elsewhere), else None. A stat per
         file; a file is hashed again only when its stat differs."""
-        if self.resolved is None or tool_content(self.resolved, self.script) == self.content:
+        current = tool_content(self.resolved, self.script, self.preloads)
+        if self.resolved is None or current == self.content:
             return None
         trusted_program = (self.content or "").split(SCRIPT_MARK)[0]
         if self.script is None or program_digest(self.resolved) != (trusted_program or None):
@@ -235,7 +245,14 @@ def _expand_stdio(definition: StdioDefinition, expander: Expander, where: str) -
         )
         if value and references_environment(written)
     ]
-    script, hidden = _server_script(definition.name, resolved, args, cwd, from_environment)
+    script, hidden, preloads = _server_script(
+        definition.name, resolved, args, cwd, from_environment
+    )
+    node_options = {**inherited, **env}.get("NODE_OPTIONS")
+    if script is not None and node_options and interpreter_family(resolved or "") == "node":
+        # NODE_OPTIONS=--require ./pre.js runs a project file before the script too.
+        with contextlib.suppress(ValueError):  # unbalanced quotes: node refuses to start
+            preloads += node_preloads(shlex.split(node_options), cwd)
     return StdioLaunch(
         server=definition.name,
         command=definition.command,
@@ -245,20 +262,30 @@ def _expand_stdio(definition: StdioDefinition, expander: Expander, where: str) -
         inherited_env=inherited,
         resolved=resolved,
         script=script,
-        content=tool_content(resolved, script) if script else program_digest(resolved),
+        content=tool_content(resolved, script, preloads) if script else program_digest(resolved),
         script_from_environment=hidden,
+        preloads=preloads,
     )
 
 
 def _server_script(
     name: str, resolved: str | None, args: tuple[str, ...], cwd: str, secrets: list[str]
-) -> tuple[str | None, bool]:
-    """The script a stdio server's interpreter runs, and whether its path holds one of the
-    values taken from the environment; one it is given that cannot be read means the server
-    cannot start (what trust would cover is not there)."""
+) -> tuple[str | None, bool, tuple[str, ...]]:
+    """The script a stdio server's interpreter runs, whether its path holds one of the
+    values taken from the environment, and the files run before it; one it is given that
+    cannot be read means the server cannot start (what trust would cover is not there)."""
     script = find_script(resolved, args, cwd)
+    named = tuple(
+        path
+        for path in _named_files(args, cwd)
+        if script is None or path not in (script.path, *script.preloads)
+    )
+    if script is None and named:  # `tsx server.ts`, `./run config.json`: what it is given
+        script = Script(named[0], preloads=named[1:])
+    elif script is not None and named:  # `npx tsx server.ts`, `--env-file=.env`
+        script = replace(script, preloads=(*script.preloads, *named))
     if script is None:
-        return None, False
+        return None, False, ()
     hidden = any(value in script.path for value in secrets)
     problem = file_problem(script.path) if script.required else None
     if problem is not None:
@@ -267,7 +294,25 @@ def _server_script(
             f"MCP server {name!r}: its script {shown} {problem}; restore it, or change "
             f"the server's arguments (agent mcp edit {name})"
         )
-    return script.path, hidden
+    return script.path, hidden, script.preloads
+
+
+def _named_files(args: tuple[str, ...], cwd: str) -> list[str]:
+    """The project's files the arguments name (`server.ts`, `--env-file=.env`): whatever the
+    program does with them (runs, loads, reads its settings from), a pull may rewrite them,
+    so trust covers them like the script. A stat per argument; files outside `cwd` are not
+    the project's."""
+    found: list[str] = []
+    for argument in args:
+        values = [argument, argument.partition("=")[2]] if argument.startswith("-") else [argument]
+        for value in values:
+            if not value or value.startswith("-"):
+                continue
+            path = os.path.abspath(os.path.join(cwd, value))
+            inside = os.path.commonpath([path, cwd]) == cwd
+            if inside and path != cwd and path not in found and os.path.isfile(path):
+                found.append(path)
+    return found
 
 
 def _expand_cwd(written: str | None, expander: Expander, where: str) -> str:

@@ -26,6 +26,8 @@ _MAX_DIGESTS = 256
 _DIGESTS: dict[tuple[int, int, int, int, int], str] = {}
 # In a tool's recorded content: "<program digest> script <path> <script digest>".
 SCRIPT_MARK = " script "
+# Before a script's digest that covers the files run before it too (tool_content).
+PRELOADS_MARK = "with-preloads:"
 
 
 def program_digest(path: str | None) -> str | None:
@@ -97,9 +99,18 @@ def interpreter_script(program: str | None, literal: Sequence[str], cwd: str) ->
     return None if script is None else script.path
 
 
-def tool_content(program: str | None, script: str | None) -> str | None:
-    """What trust records of a tool's files: the program's digest, and its script's."""
+def tool_content(
+    program: str | None, script: str | None, preloads: Sequence[str] = ()
+) -> str | None:
+    """What trust records of a tool's files: the program's digest, and its script's; with
+    files run before the script (`node -r ./pre.js`), one digest of the script's and theirs
+    (PRELOADS_MARK before it), so a change to either asks again."""
     digest = program_digest(program)
     if script is None:
         return digest
-    return f"{digest}{SCRIPT_MARK}{script} {program_digest(script)}"
+    script_digest = program_digest(script)
+    if preloads:
+        files = [f"{path} {program_digest(path)}" for path in (script, *preloads)]
+        combined = hashlib.sha256("\n".join(files).encode("utf-8", "surrogateescape"))
+        script_digest = f"{PRELOADS_MARK}sha256:{combined.hexdigest()}"
+    return f"{digest}{SCRIPT_MARK}{script} {script_digest}"

@@ -35,7 +35,7 @@ from agent.mcp.config.launch import (
     StdioLaunch,
     expand_definition,
 )
-from agent.mcp.config.program_files import SCRIPT_MARK
+from agent.mcp.config.program_files import PRELOADS_MARK, SCRIPT_MARK
 from agent.mcp.config.variables import Expander, references_environment
 from agent.mcp.trust.project_folder import depends_on_project as depends_on_project
 from agent.mcp.trust.project_folder import folder_change, inside, resolves_elsewhere
@@ -455,6 +455,10 @@ def _script_change(old: str, new: str, what: str) -> list[str]:
         return [f"{what}: it runs another script ({shown})"]
     if old_digest == "None":  # `python -m mod` now finds the project's own mod.py
         return [f"{what}: a script it runs appeared ({shown})"]
+    if new_digest.startswith(PRELOADS_MARK):  # `node -r ./pre.js server.js`
+        if not old_digest.startswith(PRELOADS_MARK):
+            return [f"{what}: trust now covers the files it runs before its script ({shown})"]
+        return [f"{what}: the script it runs or a file it loads changed ({shown})"]
     return [f"{what}: the script it runs changed ({shown})"]
 
 

@@ -61,6 +61,32 @@ def test_the_script_is_the_file_the_interpreter_is_given(
 @pytest.mark.parametrize(
     ("program", "args"),
     [
+        ("npm", ["start"]),
+        ("npm", ["--silent", "run", "serve"]),
+        ("pnpm", ["test"]),
+        ("bun", ["run", "start"]),
+        ("bun", ["install"]),
+    ],
+)
+def test_a_package_json_script_is_covered_by_the_project_package_json(
+    project: Path, program: str, args: list[str]
+) -> None:
+    """`npm start` runs what package.json says: a pull that rewrites it asks again."""
+    found = find_script(f"/usr/bin/{program}", args, str(project))
+    assert found == Script(str(project / "package.json"), required=False)
+
+
+def test_node_preloads_given_as_paths_are_recorded_with_the_script(project: Path) -> None:
+    (project / "pre.js").write_text("", encoding="utf-8")
+    args = ["-r", "./pre.js", "--import=file:///abs/l.mjs", "--require", "pkg", "x.js"]
+    found = find_script("/usr/bin/node", args, str(project))
+    assert found is not None and found.path == str(project / "x.js")
+    assert found.preloads == (str(project / "pre.js"), "/abs/l.mjs")
+
+
+@pytest.mark.parametrize(
+    ("program", "args"),
+    [
         ("python3", ["-c", "print(1)"]),
         ("python3", ["-"]),
         ("python3", ["--version"]),
@@ -71,8 +97,6 @@ def test_the_script_is_the_file_the_interpreter_is_given(
         ("bash", ["-s"]),
         ("deno", ["task", "start"]),
         ("deno", ["run", "https://example.com/x.ts"]),
-        ("bun", ["install"]),
-        ("npm", ["start"]),
         ("git", ["log"]),
     ],
 )
@@ -162,3 +186,32 @@ def test_a_script_swapped_for_a_fifo_is_a_change_not_a_hang(project: Path) -> No
     assert launch.changed_file() == ("script", str(project / "server.py"))
     with pytest.raises(ServerStartError, match=r"server\.py is not a regular file"):
         expand_definition(definition, expander)
+
+
+def test_a_package_module_records_the_package_inits_python_runs_first(project: Path) -> None:
+    (project / "pkg/m.py").write_text("", encoding="utf-8")  # the fixture made pkg/sub
+    found = find_script("/usr/bin/python3", ["-m", "pkg.sub"], str(project))
+    inits = (str(project / "pkg/__init__.py"), str(project / "pkg/sub/__init__.py"))
+    assert found == Script(str(project / "pkg/sub/__main__.py"), preloads=inits)
+    found = find_script("/usr/bin/python3", ["-m", "pkg.m"], str(project))
+    assert found == Script(str(project / "pkg/m.py"), preloads=inits[:1])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-S", "python3 server.py"], ["--split-string=python3 server.py"], ["-Spython3 -u server.py"]],
+)
+def test_env_split_string_runs_the_script_it_names(project: Path, args: list[str]) -> None:
+    found = find_script("/usr/bin/env", args, str(project))
+    assert found is not None and found.path == str(project / "server.py")
+
+
+def test_a_compiled_package_init_python_would_load_first_is_recorded(project: Path) -> None:
+    """Found by review: pkg/__init__.cpython-311-x86_64-linux-gnu.so beside __init__.py runs
+    instead of it (extension modules come first), so its appearing must change the record."""
+    before = find_script("/usr/bin/python3", ["-m", "pkg.sub"], str(project))
+    compiled = project / "pkg" / "__init__.cpython-311-x86_64-linux-gnu.so"
+    compiled.write_bytes(b"\x7fELF")
+    after = find_script("/usr/bin/python3", ["-m", "pkg.sub"], str(project))
+    assert before is not None and after is not None
+    assert str(compiled) in after.preloads and before.preloads != after.preloads
