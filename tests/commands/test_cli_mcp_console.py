@@ -186,6 +186,7 @@ def test_trust_at_a_terminal_shows_the_exact_command_and_yes_starts_and_trusts_i
         0,
         "MCP server 'fx' runs a program on this computer.\n"
         f"  executable:  {python}  ({python})\n"
+        f"  script:      {TOOLS_SERVER}\n"
         f"  arguments:   {shlex.quote(TOOLS_SERVER)} --name 'fixture server'\n"
         f"  command:     {shlex.join([python, TOOLS_SERVER])} --name 'fixture server'\n"
         f"  working dir: {tmp_path}\n"
