@@ -112,8 +112,8 @@ def command_problems(words: list[str]) -> list[str]:
     if not words or words[0] not in groups:
         return flag_problems(words, flag_table(OPTIONS), words_allowed=False)
     group = groups[words[0]]
-    if len(words) == 1:
-        return []  # the group itself (`agent mcp`), named in a sentence
+    if len(words) == 1 or words[1] in HELP_FLAGS:
+        return []  # the group itself (`agent mcp`, `agent mcp --help`)
     commands = {command.name: command for command in group.commands}
     command = commands.get(words[1])
     if command is None:

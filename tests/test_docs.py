@@ -65,7 +65,7 @@ def test_synopses_and_transcripts_are_read_as_commands_cli_takes() -> None:
         "```sh\nagent mcp remove NAME [NAME...]\n"
         "agent sessions export ID --format md|json [-o FILE]   # comment: `agent nothing`\n"
         "git diff | agent -p \"write a commit message\" --output-format json | jq -r .text\n```\n"
-        "The `agent mcp` commands; `agent --resume` alone; `echo hi | agent`.\n"
+        "The `agent mcp` commands (`agent mcp --help`); `agent --resume`; `echo hi | agent`.\n"
         "```json\n{\"agent\": \"agent mcp add\"}\n```\n"
     )
     assert documented_command_problems(iter(page_snippets(text))) == []
