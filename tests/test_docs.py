@@ -11,7 +11,6 @@ from agent.settings import load_settings
 from tests.docs_check import (
     DOCS,
     README,
-    ROOT,
     Snippet,
     broken_links,
     documented_command_problems,
@@ -64,9 +63,9 @@ def test_synopses_and_transcripts_are_read_as_commands_cli_takes() -> None:
     text = (
         "```sh\nagent mcp remove NAME [NAME...]\n"
         "agent sessions export ID --format md|json [-o FILE]   # comment: `agent nothing`\n"
-        "git diff | agent -p \"write a commit message\" --output-format json | jq -r .text\n```\n"
+        'git diff | agent -p "write a commit message" --output-format json | jq -r .text\n```\n'
         "The `agent mcp` commands (`agent mcp --help`); `agent --resume`; `echo hi | agent`.\n"
-        "```json\n{\"agent\": \"agent mcp add\"}\n```\n"
+        '```json\n{"agent": "agent mcp add"}\n```\n'
     )
     assert documented_command_problems(iter(page_snippets(text))) == []
 
