@@ -245,3 +245,31 @@ def broken_links(path: Path) -> list[str]:
         elif fragment and goal.suffix == ".md" and fragment not in anchors(goal):
             problems.append(f"{where}: no heading #{fragment} in {goal.name}")
     return problems
+
+
+# Words after `/` that are folders of a path (`/tmp`), not slash commands.
+ROOT_FOLDERS = {"tmp", "usr", "dev", "etc", "home", "opt", "var", "proc", "src"}
+
+
+def slash_problems(snippets_: Iterator[Snippet]) -> list[str]:
+    """Spans naming a chat command (`/undo N`, `/mcp defer NAME on|off|auto`) that the chat's
+    command table, or /mcp's usage, does not have."""
+    from agent.ui.slash.commands import COMMANDS
+    from agent.ui.slash.mcp import USAGE
+
+    mcp_actions = set(re.findall(r"[\[|]\s*([a-z]+)", USAGE))
+    problems = []
+    for snippet in snippets_:
+        words = snippet.text.replace("\\|", "|").split()
+        if snippet.language is not None or not re.fullmatch(r"/[a-z_]+", words[0] if words else ""):
+            continue
+        name = words[0][1:]
+        if name in ROOT_FOLDERS or name.startswith("mcp__"):
+            continue
+        if name not in COMMANDS:
+            problems.append(f"{snippet.where()}: `{snippet.text}`: the chat has no /{name}")
+        elif name == "mcp" and len(words) > 1:
+            for action in placeholder(words[1]).split("|"):
+                if action not in mcp_actions:
+                    problems.append(f"{snippet.where()}: `{snippet.text}`: /mcp has no {action}")
+    return problems

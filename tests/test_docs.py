@@ -17,6 +17,7 @@ from tests.docs_check import (
     links,
     pages,
     settings_keys,
+    slash_problems,
     snippets,
     unknown_settings,
 )
@@ -68,6 +69,22 @@ def test_synopses_and_transcripts_are_read_as_commands_cli_takes() -> None:
         '```json\n{"agent": "agent mcp add"}\n```\n'
     )
     assert documented_command_problems(iter(page_snippets(text))) == []
+
+
+def test_every_chat_command_named_exists() -> None:
+    assert slash_problems(iter(every_snippet())) == []
+
+
+def test_a_chat_command_that_does_not_exist_is_found() -> None:
+    text = (
+        "`/undo 2`, `/mcp defer NAME on\\|off`, `/tmp`, `/mcp__git__review` and the made-up "
+        "`/rewind 3`, `/mcp enable\\|purge NAME`."
+    )
+    found = [line.split(": ", 1)[1] for line in slash_problems(iter(page_snippets(text)))]
+    assert found == [
+        "`/rewind 3`: the chat has no /rewind",
+        "`/mcp enable\\|purge NAME`: /mcp has no purge",
+    ]
 
 
 def test_every_settings_key_named_is_a_key_of_the_settings_model() -> None:
