@@ -133,6 +133,13 @@ def test_every_docs_page_is_linked_from_the_readme() -> None:
     assert unlinked == []
 
 
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: page.name)
+def test_each_page_starts_with_what_a_person_wants_to_do(page: Path) -> None:
+    title, blank, first, *_ = page.read_text(encoding="utf-8").splitlines()
+    assert title.startswith("# ") and blank == ""
+    assert first.startswith("What you want to do: ")
+
+
 def test_the_console_picture_is_shown_and_its_script_writes_it() -> None:
     console = (DOCS / "console.md").read_text(encoding="utf-8")
     assert "](console.png)" in console
