@@ -1,4 +1,4 @@
-"""Take docs/console.png, the README's picture of the web console (1280x800).
+"""Take docs/console.png, the picture of the web console in docs/console.md (1280x800).
 
 Run from the repository root: .venv/bin/python docs/make_screenshot.py
 
