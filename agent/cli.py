@@ -86,7 +86,7 @@ class Command(NamedTuple):
     call: Call
     help: str
     description: str
-    args: tuple[Arg, ...] = ()
+    args: tuple[Arg | Exclusive, ...] = ()
 
 
 class Group(NamedTuple):
@@ -106,9 +106,12 @@ def _switch(flags: str, help: str, dest: str | None = None) -> Arg:
 _MCP_CONFIG, _MCP_CONSOLE = "agent.commands.mcp_config", "agent.commands.mcp_console"
 _MCP_CATALOG, _MCP_AUTH = "agent.commands.mcp_catalog", "agent.commands.mcp_auth"
 _SKILLS, _SESSIONS = "agent.commands.skills", "agent.commands.sessions"
+_MCP_ENABLE = "agent.commands.mcp_enable"
 
 _TRUSTED_FIRST = "A local server that is not trusted asks before it starts."
 _NAME = Arg("name", "a server name as shown by agent mcp list", metavar="NAME")
+_NAMES = Arg("names", _NAME.help, metavar="NAME", nargs="*")
+_ALL = _switch("--all", "every configured server", "every")
 _TRACE = _switch("--trace", "print every JSON-RPC message")
 _ID_HELP = "a session id, or enough of its start to be unique (see agent sessions list)"
 _ID = Arg("session_id", _ID_HELP, metavar="ID")
@@ -138,12 +141,40 @@ OPTIONS: tuple[Arg | Exclusive, ...] = (
 # Every subcommand: Command(name, handler, its line in the list, its description, arguments).
 TABLE: tuple[Group, ...] = (
   Group("mcp", "configure MCP servers", "Configure MCP servers.", (
-    Command("import", Call(_MCP_CONFIG, "import_document", ("store", "file", "merge")),
-        "replace the configuration with an mcpServers or servers JSON document",
-        "Replace the whole MCP configuration with a Claude Desktop, Cursor or VS Code document "
-        "(JSON or JSONC). Nothing is saved if any server has a problem.",
+    Command("import", Call(_MCP_CONFIG, "import_document", ("store", "file", "merge", "replace",
+                                                       "yes")),
+        "add or replace the servers an mcpServers or servers JSON document names",
+        "Add the servers a Claude Desktop, Cursor or VS Code document (JSON or JSONC) names, "
+        "replacing those of the same name; the others stay. With --replace, the others are "
+        "removed too (asked first on a terminal). Nothing is saved if any server has a problem; "
+        "the previous configuration is kept for agent mcp restore.",
         (Arg("file", "the document, or - for standard input", metavar="FILE"),
-         _switch("--merge", "add or replace only the servers the document names"))),
+         Exclusive((
+             _switch("--merge", "accepted for compatibility and changes nothing: adding and "
+                     "replacing only the named servers is what import does"),
+             _switch("--replace", "also remove the servers the document does not name (asks "
+                     "first, listing them)"),
+         )),
+         _switch("--yes -y", "with --replace: remove them without asking (needed without a "
+                 "terminal)"))),
+    Command("add", Call("agent.commands.mcp_add", "add_command", ("store", "name", "target"),
+                        ("env", "header", "replace")),
+        "add one server: NAME -- COMMAND [ARGS...] (local) or NAME URL (remote)",
+        "Add one server: agent mcp add NAME -- COMMAND [ARGS...] runs a program on this "
+        "computer (it starts only once you trust it); agent mcp add NAME URL connects to a "
+        "remote server over streamable HTTP. Values of --env and --header are saved, never "
+        "printed; write ${VAR} to take one from your environment when the server starts. A "
+        "name already configured is refused unless --replace. New servers are disabled: enable "
+        "them with agent mcp enable NAME.",
+        (Arg("name", "the server's name", metavar="NAME"),
+         Arg("target", "a URL, or -- then the command and its arguments",
+             metavar="URL | -- COMMAND", nargs="+"),
+         Arg("-e --env", "a variable of a local server (repeatable)", metavar="KEY=VALUE",
+             action="append"),
+         Arg("-H --header", "an HTTP header of a remote server (repeatable)",
+             metavar="'NAME: VALUE'", action="append"),
+         _switch("--replace", "replace the server of that name (its trust and tools start "
+                 "over)"))),
     Command("export", Call(_MCP_CONFIG, "export_document", ("store",)),
         "print the configuration as a canonical mcpServers document",
         "Print the configuration as a canonical mcpServers document (JSON), ready to import "
@@ -159,8 +190,13 @@ TABLE: tuple[Group, ...] = (
     Command("remove", Call(_MCP_CONFIG, "remove_servers", ("store", "names")),
         "delete servers from the configuration",
         "Delete servers and their saved state from the configuration. If any name is unknown, "
-        "nothing is removed.",
+        "nothing is removed. The previous configuration is kept for agent mcp restore.",
         (Arg("names", _NAME.help, metavar="NAME", nargs="+"),)),
+    Command("restore", Call(_MCP_CONFIG, "restore_backup", ("store",)),
+        "put back the configuration as it was before its last change",
+        "Put back the configuration as it was before its last change (import, add, remove, "
+        "edit, restore), saying which servers come back and which go. The configuration it "
+        "replaces becomes the backup, so running it again undoes it."),
     Command("tools", Call(_MCP_CONSOLE, "tools_command", ("store", "name"),
                           ("refresh", "enable", "disable", "schema")),
         "list a server's tools; select them; show their schemas",
@@ -170,14 +206,18 @@ TABLE: tuple[Group, ...] = (
          Arg("--enable", "select tools (or all)", metavar="TOOL", nargs="+", default=()),
          Arg("--disable", "deselect tools (or all)", metavar="TOOL", nargs="+", default=()),
          _switch("--schema", "print each tool's JSON Schema"))),
-    Command("enable", Call(_MCP_CONSOLE, "enable_command", ("store", "name")),
-        "offer the server's selected tools to the model (discovers them first)",
-        f"Offer the server's selected tools to the model (discovers them first). {_TRUSTED_FIRST}",
-        (_NAME,)),
-    Command("disable", Call(_MCP_CONSOLE, "disable_command", ("store", "name")),
-        "stop offering the server's tools to the model",
-        "Stop offering the server's tools to the model. Its tools, selection and trust are kept.",
-        (_NAME,)),
+    Command("enable", Call(_MCP_ENABLE, "enable_command", ("store", "names", "every")),
+        "offer servers' selected tools to the model (trusting local ones: one question)",
+        "Offer the servers' selected tools to the model, discovering their tools first. Local "
+        "servers not trusted here are listed in one question, each with exactly what it runs; "
+        "a yes trusts and starts them. Trust is asked only on a terminal, never read from a "
+        "pipe. If any name is unknown, nothing changes.",
+        (_NAMES, _ALL)),
+    Command("disable", Call(_MCP_ENABLE, "disable_command", ("store", "names", "every")),
+        "stop offering servers' tools to the model",
+        "Stop offering the servers' tools to the model. Their tools, selection and trust are "
+        "kept. If any name is unknown, nothing changes.",
+        (_NAMES, _ALL)),
     Command("trust", Call(_MCP_CONSOLE, "trust_command", ("store", "name")),
         "review a local server's exact command line and trust it",
         "Review a local server's exact command line and trust it. On yes, the server starts and "

@@ -75,6 +75,14 @@ class UnknownServerError(AgentError):
     """No configured server has the given name."""
 
 
+class ServerExistsError(AgentError):
+    """A server being added has the name of one already configured (`name`, as saved)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"an MCP server named {name!r} is configured already")
+
+
 class McpServerError(AgentError):
     """A configured MCP server cannot be used; the message names the server."""
 

@@ -12,6 +12,11 @@ IDS = [f"{group.name} {command.name}" for group, command in ROWS]
 CONTEXT = {"store", "project"}
 
 
+def _flat(args: tuple[Arg | Exclusive, ...]) -> list[Arg]:
+    """The arguments of a row, those of its exclusive groups included."""
+    return [arg for item in args for arg in (item.args if isinstance(item, Exclusive) else (item,))]
+
+
 def _is_positional(arg: Arg) -> bool:
     return not arg.flags.startswith("-")
 
@@ -26,7 +31,7 @@ def _dest(arg: Arg) -> str:
 
 def _minimal_argv(command: Command) -> list[str]:
     """The command with one value for each positional argument: the shortest valid call."""
-    return ["x" for arg in command.args if _is_positional(arg)]
+    return ["x" for arg in _flat(command.args) if _is_positional(arg)]
 
 
 @pytest.mark.parametrize(("group", "command"), ROWS, ids=IDS)
@@ -43,7 +48,7 @@ def test_each_argument_is_one_the_handler_takes_and_each_value_it_takes_is_parse
 ) -> None:
     taken = set(command.call.positional) | set(command.call.keywords)
 
-    assert {_dest(arg) for arg in command.args} == taken - CONTEXT
+    assert {_dest(arg) for arg in _flat(command.args)} == taken - CONTEXT
 
 
 def test_the_commands_mapping_has_one_entry_per_row_of_the_table() -> None:
@@ -52,12 +57,7 @@ def test_the_commands_mapping_has_one_entry_per_row_of_the_table() -> None:
 
 
 def _every_arg() -> list[Arg]:
-    args = [
-        arg
-        for option in OPTIONS
-        for arg in (option.args if isinstance(option, Exclusive) else (option,))
-    ]
-    return args + [arg for _, command in ROWS for arg in command.args]
+    return _flat(OPTIONS) + [arg for _, command in ROWS for arg in _flat(command.args)]
 
 
 def test_every_help_text_of_the_table_is_written_in_the_house_style() -> None:
@@ -96,10 +96,15 @@ def test_an_unknown_command_of_a_group_is_refused_naming_the_table_s_commands_in
 def test_the_arguments_of_an_exclusive_row_cannot_be_given_together(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    groups = [option for option in OPTIONS if isinstance(option, Exclusive)]
-    assert groups, "the table's exclusive rows are what this test is about"
-    for group in groups:
-        argv = [arg.flags.split()[0] for arg in group.args]
+    groups = [([], option) for option in OPTIONS if isinstance(option, Exclusive)] + [
+        ([group.name, command.name, *_minimal_argv(command)], row)
+        for group, command in ROWS
+        for row in command.args
+        if isinstance(row, Exclusive)
+    ]
+    assert len(groups) > 1, "the table's exclusive rows are what this test is about"
+    for words, group in groups:
+        argv = [*words, *(arg.flags.split()[0] for arg in group.args)]
         with pytest.raises(SystemExit) as exit_:
             build_parser().parse_args(argv)
 

@@ -20,27 +20,49 @@ from agent.mcp.config.definitions import (
 from agent.mcp.config.document import parse_document, serialize_document
 from agent.mcp.store import McpConfig, McpStore
 from agent.mcp.trust.launches import LaunchTrust
-from agent.text import noun_for, sanitize_line
+from agent.text import noun_for, plural, sanitize_line
 
 
-def import_document(store: McpStore, source: str, merge: bool) -> int:
-    """Replace (or with merge, extend) the configuration with a document from a file or stdin."""
+def import_document(store: McpStore, source: str, merge: bool, replace: bool, yes: bool) -> int:
+    """Add and replace the servers a document (a file or stdin) names; with `replace`, remove
+    the others too, after a yes on a terminal or `yes`. `merge` changes nothing: what it asked
+    for (before issue 40 an import replaced the whole configuration) is what import does."""
+    del merge
     document = parse_document(_read_source(source), "<stdin>" if source == "-" else source)
     for notice in document.notices:
         warn(f"note: {notice}")
     current = store.load().definitions
-    wanted = _merged(current, document.definitions) if merge else document.definitions
+    wanted = list(document.definitions) if replace else _merged(current, document.definitions)
     if tuple(wanted) == tuple(current):
         say("No changes; nothing saved.")
         return 0
-    report = (
-        store.merge_definitions(document.definitions)
-        if merge
-        else store.replace_definitions(document.definitions)
-    )
+    if replace:
+        named = {d.name for d in document.definitions}
+        going = [d.name for d in current if d.name not in named]
+        if going and not yes and not _removal_confirmed(going):
+            warn("Nothing saved.")
+            return 1
+        # `expected`: what was listed is what goes; a save made meanwhile refuses this one.
+        report = store.replace_definitions(document.definitions, expected=current)
+    else:
+        report = store.merge_definitions(document.definitions)
     for line in editing.report_lines(report, document):
         say(line)
     return 0
+
+
+def _removal_confirmed(going: Sequence[str]) -> bool:
+    """The person's yes, on a terminal, to removing the servers the document does not name."""
+    listed = f"{plural(len(going), 'MCP server')} the document does not name: {', '.join(going)}"
+    if not sys.stdin.isatty():
+        raise AgentError(
+            f"--replace would remove the {listed}, and there is no terminal to ask; nothing "
+            "saved. Add --yes to remove them without asking, or leave out --replace to keep them"
+        )
+    from agent.commands.terminal import confirm
+
+    warn(f"--replace removes the {listed} (agent mcp restore brings them back).")
+    return confirm("Remove them?", default=False)
 
 
 def _merged(
@@ -112,25 +134,29 @@ def _auth_states(remote: Sequence[HttpDefinition]) -> dict[str, str]:
     return {d.name: describe_auth(d, tokens, expander) for d in remote}
 
 
-def _server_row(config: McpConfig, name: str, trust: LaunchTrust) -> list[str]:
-    definition = config.find(name)
-    state = config.state(name)
+def describe_target(definition: ServerDefinition) -> str:
+    """The command line or URL, with the names (never the values) of env or headers."""
     if isinstance(definition, LOCAL_DEFINITIONS):
         if isinstance(definition, StdioDefinition):
             target = shlex.join([definition.command, *definition.args])
         else:
             target = definition.target()
-        if definition.env:
-            target += f"  (env: {', '.join(definition.env)})"
+        return target + (f"  (env: {', '.join(definition.env)})" if definition.env else "")
+    target = display_url(definition.url)
+    return target + (f"  (headers: {', '.join(definition.headers)})" if definition.headers else "")
+
+
+def _server_row(config: McpConfig, name: str, trust: LaunchTrust) -> list[str]:
+    definition = config.find(name)
+    state = config.state(name)
+    target = describe_target(definition)
+    if isinstance(definition, LOCAL_DEFINITIONS):
         # Trust is of the launch as it would run here (project, environment, PATH).
         if trust.is_trusted(definition, state.trusted_launches):
             trusted = "yes"
         else:
             trusted = "not here" if state.trusted_launches else "no"
     else:
-        target = display_url(definition.url)
-        if definition.headers:
-            target += f"  (headers: {', '.join(definition.headers)})"
         trusted = "n/a"
     if state.cached_tools is None:
         tools = "not discovered"
@@ -143,7 +169,7 @@ def remove_servers(store: McpStore, names: Sequence[str]) -> int:
     """Delete the named servers and their state: all of them, or none when a name is unknown."""
     for _ in range(5):
         current = store.load()
-        doomed = _find_all(current, names)
+        doomed = find_all(current, names, "nothing removed")
         remaining = [d for d in current.definitions if d not in doomed]
         try:
             # One save with `expected`: nothing is removed if another command saved meanwhile.
@@ -151,6 +177,7 @@ def remove_servers(store: McpStore, names: Sequence[str]) -> int:
         except ConcurrentEditError:
             continue
         say(f"Removed {', '.join(report.removed)} from {sanitize_line(str(report.path))}")
+        say(editing.BACKUP_LINE)
         return 0
     raise AgentError(
         f"{store.path}: the MCP configuration kept changing while removing; nothing removed, "
@@ -158,7 +185,9 @@ def remove_servers(store: McpStore, names: Sequence[str]) -> int:
     )
 
 
-def _find_all(config: McpConfig, names: Sequence[str]) -> list[ServerDefinition]:
+def find_all(config: McpConfig, names: Sequence[str], outcome: str) -> list[ServerDefinition]:
+    """The named servers, each once; any unknown name is an error naming them all and ending
+    with `outcome` ("nothing removed")."""
     found: list[ServerDefinition] = []
     unknown: list[str] = []
     for name in names:
@@ -173,8 +202,7 @@ def _find_all(config: McpConfig, names: Sequence[str]) -> list[ServerDefinition]
         known = ", ".join(d.name for d in config.definitions) or "none are configured"
         raise UnknownServerError(
             f"no MCP {noun_for(len(unknown), 'server')} named {', '.join(map(repr, unknown))} "
-            f"(configured: {known}); "
-            "nothing removed"
+            f"(configured: {known}); {outcome}"
         )
     return found
 
@@ -188,3 +216,22 @@ def edit_document(store: McpStore) -> int:
     return editing.edit_document(
         store, say=say, warn=warn, edit_again=lambda: confirm("Edit again?", default=True)
     )
+
+
+def restore_backup(store: McpStore) -> int:
+    """Put back the configuration as it was before its last change; say what comes and goes."""
+    report = store.restore()
+    if not (report.added or report.changed or report.removed):
+        say("The backup holds the configuration as it is now; nothing restored.")
+        return 0
+    count = len(report.config.definitions)
+    say(f"Restored {plural(count, 'MCP server')} from {sanitize_line(str(store.backup_path))}")
+    for label, names in (
+        ("back", report.added),
+        ("changed back", report.changed),
+        ("gone", report.removed),
+    ):
+        if names:
+            say(f"  {label}: {', '.join(names)}")
+    say("The configuration it replaced is the backup now: agent mcp restore again undoes this.")
+    return 0

@@ -1,4 +1,4 @@
-"""`agent mcp tools|enable|disable|trust|restart|inspect|call`: talk to servers by hand.
+"""`agent mcp tools|trust|restart|inspect|call`: talk to servers by hand (enable: mcp_enable.py).
 
 Each command runs one event loop with its own McpRuntime; every server it started is stopped
 before the command returns.
@@ -168,29 +168,6 @@ def _print_tools(name: str, state: ServerState, schema: bool) -> None:
     ]
     say(table(("SELECTED", "TOOL", "MODEL NAME", "DESCRIPTION"), rows))
     say(f"{len(selected)} of {len(tools)} selected; enabled: {'yes' if state.enabled else 'no'}")
-
-
-def enable_command(store: McpStore, name: str) -> int:
-    """Enable a server; discover its tools first when none are cached (trust asks)."""
-    server, state = _state_with_tools(store, name, refresh=False)
-    definition = store.load().find(server)
-    store.update_state(server, fingerprint(definition), lambda s: replace(s, enabled=True))
-    count = len(state.cached_tools or ())
-    say(
-        f"Enabled {server}: {len(state.enabled_tools)} of {plural(count, 'tool')} selected "
-        f"(change with: agent mcp tools {server} --enable/--disable TOOL)"
-    )
-    return 0
-
-
-def disable_command(store: McpStore, name: str) -> int:
-    """Disable a server: its tools leave every request; its state is kept."""
-    definition = store.load().find(name)
-    store.update_state(
-        definition.name, fingerprint(definition), lambda s: replace(s, enabled=False)
-    )
-    say(f"Disabled {definition.name}.")
-    return 0
 
 
 def trust_command(store: McpStore, name: str) -> int:

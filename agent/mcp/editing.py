@@ -23,6 +23,9 @@ from agent.text import plural, sanitize_line
 
 Say = Callable[[str], None]
 
+# Said after every save that changed the definitions (the store kept the file before it).
+BACKUP_LINE = "The previous configuration is kept: agent mcp restore puts it back."
+
 
 def edit_document(store: McpStore, *, say: Say, warn: Say, edit_again: Callable[[], bool]) -> int:
     """Edit the canonical document in $VISUAL/$EDITOR; save only a valid, changed document.
@@ -79,6 +82,7 @@ def report_lines(report: SaveReport, document: ServersDocument) -> list[str]:
     secrets = _literal_secrets_note(report.path, document)
     if secrets:
         lines.append(secrets)
+    lines.append(BACKUP_LINE)
     return lines
 
 
@@ -87,11 +91,12 @@ def _next_step(fresh: Sequence[ServerDefinition]) -> str:
     local = any(isinstance(d, LOCAL_DEFINITIONS) for d in fresh)
     if len(fresh) == 1:
         name = shlex.quote(fresh[0].name)
-        trust = f"agent mcp trust {name}, then " if local else ""
-    else:
-        name = "NAME"
-        trust = "agent mcp trust NAME (local servers), then " if local else ""
-    return f"New and changed servers are disabled: run {trust}agent mcp enable {name}."
+        asks = " (it asks first whether to trust what it runs)" if local else ""
+        return f"New and changed servers are disabled: run agent mcp enable {name}{asks}."
+    # One command enables them all; its one question trusts the local ones.
+    names = " ".join(shlex.quote(d.name) for d in fresh)
+    asks = " (one question trusts the local ones)" if local else ""
+    return f"New and changed servers are disabled: run agent mcp enable {names}{asks}."
 
 
 def _literal_secrets_note(path: Path, document: ServersDocument) -> str | None:

@@ -15,7 +15,8 @@ launches the person said no to, per project, so a chat does not ask again): read
 
 Every change is a locked read-modify-write with an atomic replace, so two `agent` processes
 saving at once lose nothing and a crash leaves the old file or the new one. A file we cannot
-understand is reported, never overwritten or "repaired".
+understand is reported, never overwritten or "repaired". A change of the definitions first
+keeps the file as it was (agent/mcp/store_backup.py), which `restore` puts back.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from agent.errors import (
     ConcurrentEditError,
     DocumentError,
     Problem,
+    ServerExistsError,
     StoreError,
     TokenStoreError,
     UnknownServerError,
@@ -40,6 +42,7 @@ from agent.home import atomic_write, file_lock, mcp_store_path
 from agent.mcp.config.definitions import ServerDefinition, fingerprint
 from agent.mcp.config.document import name_collisions, parse_server
 from agent.mcp.config.names import normalize_server_name
+from agent.mcp.store_backup import backup_path, keep_backup, read_backup
 from agent.mcp.trust.launches import TrustedLaunch, decode_trusted_launches
 
 STORE_VERSION = 6
@@ -231,6 +234,45 @@ class McpStore:
 
         return self._save(change)
 
+    def add(self, definition: ServerDefinition, *, replace_existing: bool) -> SaveReport:
+        """Add one server; one of the same name (exactly or after normalisation) is refused,
+        or with `replace_existing` replaced in its place (its state starts over)."""
+
+        def change(current: McpConfig) -> Sequence[ServerDefinition]:
+            try:
+                existing = current.find(definition.name)
+            except UnknownServerError:
+                return [*current.definitions, definition]
+            if not replace_existing:
+                raise ServerExistsError(existing.name)
+            return [definition if d is existing else d for d in current.definitions]
+
+        return self._save(change)
+
+    @property
+    def backup_path(self) -> Path:
+        """Where the configuration before its last change is kept."""
+        return backup_path(self.path)
+
+    def restore(self) -> SaveReport:
+        """Put the backup back, keeping the present configuration as the backup (so a second
+        restore undoes the first). A server the two have alike keeps its present state (trust
+        given, tools found since); one that comes back gets the state it had then."""
+        with file_lock(self.path):
+            saved = _decode_store(read_backup(self.path), self.backup_path)
+            current = self.load()
+            now = {d.name: fingerprint(d) for d in current.definitions}
+            runtime = {}
+            for definition in saved.definitions:
+                alike = now.get(definition.name) == fingerprint(definition)
+                runtime[definition.name] = (current if alike else saved).state(definition.name)
+            restored = McpConfig(saved.definitions, runtime)
+            if restored != current:
+                keep_backup(self.path, _encode(McpConfig()))
+                self._write(restored)
+        _drop_stale_tokens(restored)
+        return _report(self.path, current, restored)
+
     def update_state(
         self, name: str, expected_fingerprint: str, change: Callable[[ServerState], ServerState]
     ) -> McpConfig:
@@ -256,6 +298,27 @@ class McpStore:
             self._write(updated)
             return updated
 
+    def update_states(
+        self, expected: Mapping[str, str], change: Callable[[ServerState], ServerState]
+    ) -> McpConfig:
+        """`change` applied to several servers' state in one save, all or none: each server
+        (by name) must still have its `expected` fingerprint."""
+        with file_lock(self.path):
+            current = self.load()
+            runtime = dict(current.runtime)
+            for name, wanted in expected.items():
+                definition = current.find(name)
+                if fingerprint(definition) != wanted:
+                    raise ConcurrentEditError(
+                        f"MCP server {name!r} was changed by another command meanwhile; nothing "
+                        "changed, try again"
+                    )
+                runtime[definition.name] = change(current.state(definition.name))
+            updated = replace(current, runtime=runtime)
+            if updated != current:
+                self._write(updated)
+            return updated
+
     def _save(self, change: Callable[[McpConfig], Sequence[ServerDefinition]]) -> SaveReport:
         with file_lock(self.path):
             current = self.load()
@@ -263,19 +326,26 @@ class McpStore:
             problems = name_collisions([d.name for d in definitions], "mcpServers")
             if problems:
                 raise DocumentError(str(self.path), problems)
+            if tuple(definitions) == current.definitions:
+                # Nothing to save: the backup stays the one from before the last real change.
+                return _report(self.path, current, current)
             updated = reconcile(current, definitions)
+            keep_backup(self.path, _encode(McpConfig()))
             self._write(updated)
         _drop_stale_tokens(updated)
         return _report(self.path, current, updated)
 
     def _write(self, config: McpConfig) -> None:
-        payload = {
-            "version": STORE_VERSION,
-            "definitions": [{"name": d.name, **d.to_json()} for d in config.definitions],
-            "runtime": {name: state.to_json() for name, state in config.runtime.items()},
-        }
-        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
-        atomic_write(self.path, text.encode("utf-8"), mode=0o600)
+        atomic_write(self.path, _encode(config), mode=0o600)
+
+
+def _encode(config: McpConfig) -> bytes:
+    payload = {
+        "version": STORE_VERSION,
+        "definitions": [{"name": d.name, **d.to_json()} for d in config.definitions],
+        "runtime": {name: state.to_json() for name, state in config.runtime.items()},
+    }
+    return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def _drop_stale_tokens(config: McpConfig) -> None:

@@ -90,8 +90,9 @@ def test_import_saves_the_document_and_export_prints_it_canonically(
     assert imported.stdout == (
         f"Saved 2 MCP servers to {store}\n"
         "  added: filesystem, github\n"
-        "New and changed servers are disabled: run agent mcp trust NAME (local servers), then "
-        "agent mcp enable NAME.\n"
+        "New and changed servers are disabled: run agent mcp enable filesystem github (one "
+        "question trusts the local ones).\n"
+        "The previous configuration is kept: agent mcp restore puts it back.\n"
     )
     assert (exported.returncode, exported.stdout, exported.stderr) == (
         0,
@@ -144,16 +145,244 @@ def test_import_reads_standard_input_for_a_dash() -> None:
     assert agent("mcp", "export").stdout == CANONICAL_CLAUDE_DESKTOP
 
 
-def test_import_replaces_the_whole_configuration(tmp_path: Path) -> None:
+def test_import_adds_and_replaces_the_named_servers_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
     agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
-    other = write_json(tmp_path / "other.json", {"mcpServers": {"fetch": {"command": "uvx"}}})
+    one = write_json(tmp_path / "one.json", {"mcpServers": {"fetch": {"command": "uvx"}}})
 
-    result = agent("mcp", "import", str(other))
+    result = agent("mcp", "import", str(one))
 
-    assert result.stdout.splitlines()[1:3] == ["  added: fetch", "  removed: filesystem, github"]
+    assert result.stdout.splitlines()[1:3] == ["  added: fetch", "  unchanged: filesystem, github"]
+    assert "removed" not in result.stdout
+    assert list(json.loads(agent("mcp", "export").stdout)["mcpServers"]) == [
+        "filesystem",
+        "github",
+        "fetch",
+    ]
+
+
+def test_import_replace_without_a_terminal_removes_nothing_unless_yes(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    before = (agent_home / "mcp-servers.json").read_bytes()
+    one = write_json(tmp_path / "one.json", {"mcpServers": {"fetch": {"command": "uvx"}}})
+
+    refused = agent("mcp", "import", "--replace", str(one))
+    unchanged = (agent_home / "mcp-servers.json").read_bytes()
+    replaced = agent("mcp", "import", "--replace", "--yes", str(one))
+
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr == (
+        "agent: --replace would remove the 2 MCP servers the document does not name: "
+        "filesystem, github, and there is no terminal to ask; nothing saved. Add --yes to "
+        "remove them without asking, or leave out --replace to keep them\n"
+    )
+    assert unchanged == before
+    assert replaced.stdout.splitlines()[1:3] == ["  added: fetch", "  removed: filesystem, github"]
     assert json.loads(agent("mcp", "export").stdout) == {
         "mcpServers": {"fetch": {"type": "stdio", "command": "uvx"}}
     }
+
+
+@pytest.mark.parametrize("answer", ["n", "y"])
+def test_import_replace_at_a_terminal_asks_listing_what_goes(
+    answer: str, tmp_path: Path, agent_home: Path
+) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    before = (agent_home / "mcp-servers.json").read_bytes()
+    one = write_json(tmp_path / "one.json", {"mcpServers": {"github": {"command": "gh-mcp"}}})
+    child = pexpect.spawn(
+        sys.executable, ["-m", "agent", "mcp", "import", "--replace", str(one)],
+        encoding="utf-8", timeout=90,
+    )  # fmt: skip
+    child.expect_exact("Remove them? [y/N] ")
+    shown = child.before or ""
+    child.sendline(answer)
+    child.expect(pexpect.EOF)
+    child.close()
+
+    assert shown.strip() == (
+        "--replace removes the 1 MCP server the document does not name: filesystem (agent mcp "
+        "restore brings them back)."
+    )
+    names = list(json.loads(agent("mcp", "export").stdout)["mcpServers"])
+    if answer == "n":
+        assert (child.exitstatus, names) == (1, ["filesystem", "github"])
+        assert "Nothing saved." in (child.before or "")
+        assert (agent_home / "mcp-servers.json").read_bytes() == before
+    else:
+        assert (child.exitstatus, names) == (0, ["github"])
+
+
+def test_restore_puts_back_what_a_replace_removed_and_a_second_restore_undoes_it(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    store = agent_home / "mcp-servers.json"
+    first = store.read_bytes()
+    one = write_json(tmp_path / "one.json", {"mcpServers": {"fetch": {"command": "uvx"}}})
+    agent("mcp", "import", "--replace", "--yes", str(one))
+    second = store.read_bytes()
+
+    restored = agent("mcp", "restore")
+    after_restore = store.read_bytes()
+    undone = agent("mcp", "restore")
+
+    backup = agent_home / "mcp-servers.backup.json"
+    assert (restored.returncode, restored.stderr) == (0, "")
+    assert restored.stdout == (
+        f"Restored 2 MCP servers from {backup}\n"
+        "  back: filesystem, github\n"
+        "  gone: fetch\n"
+        "The configuration it replaced is the backup now: agent mcp restore again undoes this.\n"
+    )
+    assert after_restore == first
+    assert undone.stdout.splitlines()[1:3] == ["  back: fetch", "  gone: filesystem, github"]
+    assert store.read_bytes() == second
+
+
+def test_restore_keeps_the_present_state_of_a_server_both_configurations_have(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    agent("mcp", "remove", "github")
+    store = agent_home / "mcp-servers.json"
+    saved = json.loads(store.read_text())
+    saved["runtime"]["filesystem"]["enabled"] = True  # what enabling it since changed
+    store.write_text(json.dumps(saved))
+
+    result = agent("mcp", "restore")
+
+    assert result.stdout.splitlines()[1] == "  back: github"
+    runtime = json.loads(store.read_text())["runtime"]
+    assert (runtime["filesystem"]["enabled"], runtime["github"]["enabled"]) == (True, False)
+
+
+def test_restore_without_a_backup_says_when_one_is_kept(agent_home: Path) -> None:
+    result = agent("mcp", "restore")
+
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        "agent: there is no backup of the MCP configuration to restore: one is kept at every "
+        "change (import, add, remove, edit)\n",
+    )
+
+
+def test_a_first_import_restored_leaves_no_server(agent_home: Path) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+
+    result = agent("mcp", "restore")
+
+    assert result.stdout.splitlines()[:2] == [
+        f"Restored 0 MCP servers from {agent_home / 'mcp-servers.backup.json'}",
+        "  gone: filesystem, github",
+    ]
+    assert json.loads(agent("mcp", "export").stdout) == {"mcpServers": {}}
+
+
+def test_a_save_that_changes_nothing_keeps_the_backup_it_had(agent_home: Path) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    agent("mcp", "add", "fetch", "--", "uvx", "mcp-server-fetch")
+    backup = (agent_home / "mcp-servers.backup.json").read_bytes()
+
+    again = agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+
+    assert again.stdout == "No changes; nothing saved.\n"
+    assert (agent_home / "mcp-servers.backup.json").read_bytes() == backup
+
+
+# --- add ----------------------------------------------------------------------------------
+
+
+def test_add_saves_a_local_server_with_its_arguments_after_the_double_dash(
+    agent_home: Path,
+) -> None:
+    result = agent(
+        "mcp", "add", "fs", "-e", "ROOT=${HOME}", "--", "npx", "-y", "@m/server-fs", "--ro"
+    )
+
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        f"Added fs to {agent_home / 'mcp-servers.json'}: npx -y @m/server-fs --ro  (env: ROOT)\n"
+        "New and changed servers are disabled: run agent mcp enable fs (it asks first whether "
+        "to trust what it runs).\n"
+        "The previous configuration is kept: agent mcp restore puts it back.\n"
+    )
+    assert json.loads(agent("mcp", "export").stdout)["mcpServers"]["fs"] == {
+        "type": "stdio",
+        "command": "npx",
+        "args": ["-y", "@m/server-fs", "--ro"],
+        "env": {"ROOT": "${HOME}"},
+    }
+
+
+def test_add_saves_a_remote_server_with_its_headers(agent_home: Path) -> None:
+    result = agent(
+        "mcp", "add", "docs", "https://docs.example/mcp", "-H", "Authorization: Bearer ${TOKEN}",
+        "--header", "X-Team:platform",
+    )  # fmt: skip
+
+    assert (result.returncode, result.stdout.splitlines()[0]) == (
+        0,
+        f"Added docs to {agent_home / 'mcp-servers.json'}: https://docs.example/mcp  "
+        "(headers: Authorization, X-Team)",
+    )
+    assert json.loads(agent("mcp", "export").stdout)["mcpServers"]["docs"] == {
+        "type": "streamable-http",
+        "url": "https://docs.example/mcp",
+        "headers": {"Authorization": "Bearer ${TOKEN}", "X-Team": "platform"},
+    }
+
+
+def test_add_refuses_a_name_that_exists_unless_replace(agent_home: Path) -> None:
+    agent("mcp", "import", "-", stdin=json.dumps(CLAUDE_DESKTOP))
+    before = (agent_home / "mcp-servers.json").read_bytes()
+
+    refused = agent("mcp", "add", "GitHub", "--", "gh-mcp")
+    unchanged = (agent_home / "mcp-servers.json").read_bytes()
+    replaced = agent("mcp", "add", "github", "--replace", "https://api.githubcopilot.com/mcp/")
+
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        1,
+        "",
+        "agent: an MCP server named 'github' is configured already; nothing saved. Add "
+        "--replace to replace it (its trust and tools start over), or choose another name\n",
+    )
+    assert unchanged == before
+    assert replaced.stdout.startswith("Replaced github in ")
+    assert json.loads(agent("mcp", "export").stdout)["mcpServers"]["github"] == {
+        "type": "streamable-http",
+        "url": "https://api.githubcopilot.com/mcp/",
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["bad\nname", "--", "uvx"], "the name holds control, invisible or line-break "
+         "characters (\\n); rename the server using printable characters only"),
+        (["x", "ftp://h.example/mcp"], "the URL: must start with http:// or https://"),
+        (["x", "https://u:p@h.example/"], "the URL: embedded credentials are not allowed; send "
+         "them in headers instead"),
+        (["x", "--", ""], "the command: must not be empty"),
+        (["x", "-e", "A=1", "-e", "A=2", "--", "uvx"], "--env A is given twice"),
+    ],
+    ids=["name", "scheme", "credentials", "empty-command", "env-twice"],
+)  # fmt: skip
+def test_bad_add_input_is_a_clear_error_and_saves_nothing(
+    args: list[str], error: str, agent_home: Path
+) -> None:
+    result = agent("mcp", "add", *args)
+
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        f"agent: {error}; nothing saved\n",
+    )
+    assert not (agent_home / "mcp-servers.json").exists()
 
 
 def test_import_merge_adds_and_replaces_only_the_named_servers(tmp_path: Path) -> None:
@@ -206,7 +435,7 @@ def test_import_says_once_where_literal_secrets_are_stored(
 
     result = agent("mcp", "import", str(source))
 
-    assert result.stdout.splitlines()[-1] == (
+    assert result.stdout.splitlines()[-2] == (
         "Note: the values of env GITHUB_PERSONAL_ACCESS_TOKEN (github), header Authorization "
         f"(remote) are stored as written in {agent_home / 'mcp-servers.json'} (readable only by "
         "you). To keep them out of that file, write ${VAR} references and set the variables in "
@@ -237,8 +466,9 @@ def test_import_of_one_new_local_server_names_it_in_the_next_step(agent_home: Pa
     assert result.stdout == (
         f"Saved 1 MCP server to {agent_home / 'mcp-servers.json'}\n"
         "  added: Local DB\n"
-        "New and changed servers are disabled: run agent mcp trust 'Local DB', then "
-        "agent mcp enable 'Local DB'.\n"
+        "New and changed servers are disabled: run agent mcp enable 'Local DB' (it asks first "
+        "whether to trust what it runs).\n"
+        "The previous configuration is kept: agent mcp restore puts it back.\n"
     )
 
 
@@ -252,11 +482,11 @@ def test_import_of_remote_servers_only_needs_no_trust_step(agent_home: Path) -> 
         stdin='{"servers": {"a": {"url": "https://a.example"}, "b": {"url": "https://b.example"}}}',
     )
 
-    assert one.stdout.splitlines()[-1] == (
+    assert one.stdout.splitlines()[-2] == (
         "New and changed servers are disabled: run agent mcp enable docs."
     )
-    assert two.stdout.splitlines()[-1] == (
-        "New and changed servers are disabled: run agent mcp enable NAME."
+    assert two.stdout.splitlines()[-2] == (
+        "New and changed servers are disabled: run agent mcp enable a b."
     )
 
 
@@ -542,7 +772,8 @@ def test_remove_deletes_one_server(agent_home: Path) -> None:
 
     assert (result.returncode, result.stdout) == (
         0,
-        f"Removed github from {agent_home / 'mcp-servers.json'}\n",
+        f"Removed github from {agent_home / 'mcp-servers.json'}\n"
+        "The previous configuration is kept: agent mcp restore puts it back.\n",
     )
     assert list(json.loads(agent("mcp", "export").stdout)["mcpServers"]) == ["filesystem"]
 
@@ -575,7 +806,8 @@ def test_remove_deletes_several_servers_at_once_keeping_the_others_state(
 
     assert (result.returncode, result.stdout, result.stderr) == (
         0,
-        f"Removed filesystem, github from {store}\n",
+        f"Removed filesystem, github from {store}\n"
+        "The previous configuration is kept: agent mcp restore puts it back.\n",
         "",
     )
     saved = json.loads(store.read_text())
@@ -637,8 +869,9 @@ def test_edit_opens_the_canonical_document_and_saves_a_valid_change(
         f"Saved 2 MCP servers to {agent_home / 'mcp-servers.json'}\n"
         "  changed: filesystem\n"
         "  unchanged: github\n"
-        "New and changed servers are disabled: run agent mcp trust filesystem, then "
-        "agent mcp enable filesystem.\n"
+        "New and changed servers are disabled: run agent mcp enable filesystem (it asks first "
+        "whether to trust what it runs).\n"
+        "The previous configuration is kept: agent mcp restore puts it back.\n"
     )
     assert seen.read_text() == CANONICAL_CLAUDE_DESKTOP
     assert agent("mcp", "export").stdout == edited
@@ -904,19 +1137,22 @@ NAME_HELP = "NAME a server name as shown by agent mcp list"
         (
             "remove",
             "Delete servers and their saved state from the configuration. If any name is "
-            "unknown, nothing is removed.",
+            "unknown, nothing is removed. The previous configuration is kept for agent mcp "
+            "restore.",
             True,
         ),
         (
             "enable",
-            "Offer the server's selected tools to the model (discovers them first). A local "
-            "server that is not trusted asks before it starts.",
+            "Offer the servers' selected tools to the model, discovering their tools first. "
+            "Local servers not trusted here are listed in one question, each with exactly what "
+            "it runs; a yes trusts and starts them. Trust is asked only on a terminal, never "
+            "read from a pipe. If any name is unknown, nothing changes.",
             True,
         ),
         (
             "disable",
-            "Stop offering the server's tools to the model. Its tools, selection and trust are "
-            "kept.",
+            "Stop offering the servers' tools to the model. Their tools, selection and trust are "
+            "kept. If any name is unknown, nothing changes.",
             True,
         ),
         (

@@ -343,6 +343,87 @@ def test_enabling_an_untrusted_server_without_a_terminal_fails_and_leaves_it_dis
     assert not (agent_home / "mcp").exists()
 
 
+def test_enable_at_a_terminal_asks_to_trust_and_enables_on_yes(agent_home: Path) -> None:
+    import_servers({"fx": {**FX, "cwd": str(agent_home.parent)}})
+
+    status, shown = at_terminal("mcp", "enable", "fx", answers=[("[y/N] ", "y")])
+
+    assert status == 0
+    assert "MCP server 'fx' runs a program on this computer.\n" in shown
+    assert shown.endswith(
+        "Start it and trust what it runs here? [y/N] y\n"
+        "Enabled fx: 16 of 16 tools selected (change with: agent mcp tools fx "
+        "--enable/--disable TOOL)\n"
+    )
+    assert (list_row("fx")["TRUSTED"], list_row("fx")["ENABLED"]) == ("yes", "yes")
+
+
+def test_enable_and_disable_take_several_names_or_all(fx: str, agent_home: Path) -> None:
+    agent("mcp", "add", "docs", "https://docs.invalid/mcp")
+    agent("mcp", "disable", "docs")  # a server with tools cached needs no start to be enabled
+    saved = json.loads((agent_home / "mcp-servers.json").read_text())
+    saved["runtime"]["docs"]["cached_tools"] = []
+    (agent_home / "mcp-servers.json").write_text(json.dumps(saved))
+
+    enabled = agent("mcp", "enable", "fx", "docs")
+    rows = (list_row("fx")["ENABLED"], list_row("docs")["ENABLED"])
+    disabled = agent("mcp", "disable", "--all")
+
+    assert (enabled.returncode, enabled.stderr) == (0, "")
+    assert enabled.stdout == (
+        "Enabled fx: 16 of 16 tools selected\n"
+        "Enabled docs: 0 of 0 tools selected\n"
+        "Change a server's selection with: agent mcp tools NAME --enable/--disable TOOL\n"
+    )
+    assert rows == ("yes", "yes")
+    assert (disabled.returncode, disabled.stdout) == (0, "Disabled fx, docs.\n")
+    assert (list_row("fx")["ENABLED"], list_row("docs")["ENABLED"]) == ("no", "no")
+
+
+def test_enable_or_disable_with_an_unknown_name_changes_nothing_and_names_it(
+    fx: str, agent_home: Path
+) -> None:
+    before = (agent_home / "mcp-servers.json").read_bytes()
+
+    enabled = agent("mcp", "enable", fx, "nope", "gone")
+    disabled = agent("mcp", "disable", fx, "nope")
+    both = agent("mcp", "enable", fx, "--all")
+    neither = agent("mcp", "enable")
+
+    assert (enabled.returncode, enabled.stdout, enabled.stderr) == (
+        1,
+        "",
+        "agent: no MCP servers named 'nope', 'gone' (configured: fx); nothing enabled\n",
+    )
+    assert disabled.stderr == (
+        "agent: no MCP server named 'nope' (configured: fx); nothing disabled\n"
+    )
+    assert both.stderr == "agent: give server names or --all, not both\n"
+    assert neither.stderr == (
+        "agent: name the servers (agent mcp list shows them), or give --all\n"
+    )
+    assert (agent_home / "mcp-servers.json").read_bytes() == before
+
+
+def test_a_server_that_cannot_start_is_not_enabled_and_the_others_are(
+    fx: str, agent_home: Path
+) -> None:
+    agent("mcp", "add", "broken", "--", "no-such-program-7f3e")
+
+    result = agent("mcp", "enable", "--all")
+
+    assert (result.returncode, result.stdout) == (
+        1,
+        "Enabled fx: 16 of 16 tools selected (change with: agent mcp tools fx "
+        "--enable/--disable TOOL)\n",
+    )
+    assert result.stderr == (
+        "agent: broken was not enabled: MCP server 'broken' could not start: command "
+        "'no-such-program-7f3e' not found\n"
+    )
+    assert (list_row("fx")["ENABLED"], list_row("broken")["ENABLED"]) == ("yes", "no")
+
+
 def test_restart_starts_the_server_afresh_and_counts_its_tools(fx: str, agent_home: Path) -> None:
     result = agent("mcp", "restart", fx)
 

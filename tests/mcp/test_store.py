@@ -587,7 +587,8 @@ def test_concurrent_writers_in_separate_processes_lose_no_update() -> None:
         assert mine == [f"w{w}-{r}" for r in range(rounds)]
     assert set(config.runtime) == {d.name for d in config.definitions}
     leftovers = sorted(p.name for p in McpStore().path.parent.iterdir())
-    assert leftovers == ["mcp-servers.json", "mcp-servers.json.lock"]
+    # The backup is the one file a save leaves beside the store (no temporary file stays).
+    assert leftovers == ["mcp-servers.backup.json", "mcp-servers.json", "mcp-servers.json.lock"]
     assert os.access(McpStore().path, os.R_OK)
 
 
