@@ -45,8 +45,8 @@ def test_every_documented_agent_command_exists_with_its_flags() -> None:
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("Add one with `agent mcp add time -- uvx mcp-server-time`.", "no command 'add'"),
-        ("```sh\nagent mcp enable --all    # every server\n```", "no flag --all"),
+        ("Add one with `agent mcp install time -- uvx mcp-server-time`.", "no command 'install'"),
+        ("```sh\nagent mcp disable --every    # every server\n```", "no flag --every"),
         ("Run `agent --no-mcp -p hi`.", "no flag --no-mcp"),
         ("`agent sessions list --format json`", "no flag --format"),
         ("`agent -p hi --output-format xml`", "takes text|json|stream-json, not 'xml'"),
