@@ -279,8 +279,14 @@ async def _model(chat: ChatSession, argument: str) -> None:
 
 
 async def _tools(chat: ChatSession, argument: str) -> None:
-    from agent.chat.approval import needs_approval
+    import anyio.to_thread
 
+    from agent.chat.approval import needs_approval
+    from agent.chat.context import measure_deferred
+
+    # Measured first, as `/context` measures it (litellm may load, so in a worker thread): the
+    # plan then knows the model's window, and the listing below is the request it counts.
+    deferred = await anyio.to_thread.run_sync(measure_deferred, chat, abandon_on_cancel=True)
     by_source: dict[str, list[str]] = {}
     for tool in chat.conversation.next_tools().values():
         asks = "asks every time" if needs_approval(tool.spec) else "no approval"
@@ -295,14 +301,15 @@ async def _tools(chat: ChatSession, argument: str) -> None:
         for line in lines:
             print(fit(line))
     deferral = chat.conversation.deferral
-    if deferral is not None:
-        for line in deferred_lines(deferral.plan_now):
+    if deferral is not None and deferred is not None:
+        for line in deferred_lines(deferral.plan_now, deferred.tokens):
             note(line)
     return None
 
 
-def deferred_lines(plan: Plan) -> list[str]:
-    """What the tool search holds back, by server, and what that saves each request."""
+def deferred_lines(plan: Plan, tokens: int) -> list[str]:
+    """What the tool search holds back, by server, and the tokens it would add to each request
+    (`tokens`: measured by `measure_deferred`, the figure `/context` says too)."""
     hidden = plan.hidden()
     if not hidden:
         return []
@@ -312,8 +319,9 @@ def deferred_lines(plan: Plan) -> list[str]:
         counts[server] = counts.get(server, 0) + 1
     servers = ", ".join(f"{server} ({count})" for server, count in counts.items())
     return [
-        f"Deferred: {len(hidden)} MCP tools of {servers}, about {plan.saved_tokens:,} tokens "
-        "not sent with each request; search_tools finds them (/mcp defer NAME on|off|auto)."
+        f"Deferred: {plural(len(hidden), 'MCP tool')} of {servers}, "
+        f"{plural(tokens, 'token')} not sent with each request; search_tools finds them "
+        "(/mcp defer NAME on|off|auto)."
     ]
 
 
