@@ -100,9 +100,19 @@ async def _exit(chat: ChatSession, argument: str) -> str:
 
 
 async def _new(chat: ChatSession, argument: str) -> None:
-    chat.new()
-    note("New conversation (the previous one is saved; /resume brings it back).")
+    _start_over(chat)
     return None
+
+
+def _start_over(chat: ChatSession) -> None:
+    """A new conversation (`/new`, `/clear`), said with the id that brings the last one back
+    (a conversation where nothing was said has no file and nothing to bring back)."""
+    previous = chat.recorder.session_id
+    chat.new()
+    if previous is None:
+        note("New conversation.")
+    else:
+        note(f"New conversation; the previous one is saved: /resume {previous} brings it back.")
 
 
 async def _sessions(chat: ChatSession, argument: str) -> None:
@@ -345,9 +355,11 @@ async def _undo(chat: ChatSession, argument: str) -> None:
 
 
 async def _clear(chat: ChatSession, argument: str) -> None:
+    """As in Claude Code: the screen cleared and a new conversation, the last one kept."""
     from prompt_toolkit.shortcuts import clear
 
     clear()
+    _start_over(chat)
     return None
 
 
@@ -372,7 +384,7 @@ COMMANDS: dict[str, Command] = {
     "mcp": Command(
         "[status|enable|disable|trust|restart|tools NAME|defer NAME MODE|edit] MCP servers", _mcp
     ),
-    "clear": Command("clear the screen", _clear),
+    "clear": Command("clear the screen and start a new conversation (as /new)", _clear),
     "show": Command("[N] the N-th most recent tool result in full (default 1)", _show),
     "exit": Command("quit (also Ctrl-D)", _exit),
     "quit": Command("quit", _exit),
