@@ -58,6 +58,12 @@ def untrusted_note(name: str) -> str:
     return f"untrusted: run agent mcp trust {name}"
 
 
+def cannot_start_note(problem: str) -> str:
+    """The note for a local server that cannot start, trusted or not (never "trust it": a
+    program found nowhere cannot be trusted into running)."""
+    return f"cannot start: {one_line(problem)}; correct its command with agent mcp edit"
+
+
 def login_note(name: str) -> str:
     """The note for a remote server that wants a login."""
     return f"needs login: run agent mcp login {name}"
@@ -97,8 +103,11 @@ class ConsoleService:
         name = definition.name
         config = self.runtime.store.load()
         trusted = self.runtime.is_trusted(definition)
+        problem = None if trusted else self.runtime.cannot_start(definition)
         note = None
-        if not trusted:
+        if problem is not None:
+            note = cannot_start_note(problem)
+        elif not trusted:
             note = untrusted_note(name)
         elif name in self._needs_login:
             note = login_note(name)
@@ -109,6 +118,7 @@ class ConsoleService:
             "type": definition.transport,
             "enabled": config.state(name).enabled,
             "trusted": trusted,
+            "cannotStart": one_line(problem) if problem is not None else None,
             "note": note,
             "state": status.state,
             "error": one_line(status.last_error) if status.last_error else None,
@@ -146,6 +156,9 @@ class ConsoleService:
         if isinstance(definition, LOCAL_DEFINITIONS) and not self.runtime.is_trusted(
             definition, fresh=True
         ):
+            problem = self.runtime.cannot_start(definition)
+            if problem is not None:
+                raise ApiError(409, cannot_start_note(problem))
             raise ApiError(409, untrusted_note(definition.name))
         if self.runtime.live(definition.name) is None:
             with self.errors(definition.name):

@@ -106,6 +106,18 @@ class TrustGate:
             return None
         return trust_request(definition, verdict), verdict.record
 
+    def cannot_start(
+        self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]
+    ) -> str | None:
+        """Why it cannot start whatever the trust (its program found nowhere, a launch that
+        cannot be worked out), as `admit` would refuse it; None when it could start."""
+        try:
+            verdict = self.launch_trust.verdict(definition, trusted)
+        except AgentError as error:
+            return str(error)
+        missing = _missing_program(verdict.launch)
+        return None if missing is None else f"command {missing} not found"
+
     def reason(self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]) -> str:
         """One line on why it does not start here, and what to do."""
         try:
