@@ -58,10 +58,12 @@ def untrusted_note(name: str) -> str:
     return f"untrusted: run agent mcp trust {name}"
 
 
-def cannot_start_note(problem: str) -> str:
-    """The note for a local server that cannot start, trusted or not (never "trust it": a
-    program found nowhere cannot be trusted into running)."""
-    return f"cannot start: {one_line(problem)}; correct its command with agent mcp edit"
+# The note for a local server whose program is found nowhere: it cannot start, trusted or not,
+# so it is never told to trust it. The page is told no program (it never sees a command).
+CANNOT_START_NOTE = (
+    "cannot start: its program is not found on this computer (agent mcp list shows its "
+    "command; agent mcp edit corrects it)"
+)
 
 
 def login_note(name: str) -> str:
@@ -103,10 +105,10 @@ class ConsoleService:
         name = definition.name
         config = self.runtime.store.load()
         trusted = self.runtime.is_trusted(definition)
-        problem = None if trusted else self.runtime.cannot_start(definition)
+        startable = trusted or self.runtime.cannot_start(definition) is None
         note = None
-        if problem is not None:
-            note = cannot_start_note(problem)
+        if not startable:
+            note = CANNOT_START_NOTE
         elif not trusted:
             note = untrusted_note(name)
         elif name in self._needs_login:
@@ -118,7 +120,7 @@ class ConsoleService:
             "type": definition.transport,
             "enabled": config.state(name).enabled,
             "trusted": trusted,
-            "cannotStart": one_line(problem) if problem is not None else None,
+            "startable": startable,
             "note": note,
             "state": status.state,
             "error": one_line(status.last_error) if status.last_error else None,
@@ -156,9 +158,8 @@ class ConsoleService:
         if isinstance(definition, LOCAL_DEFINITIONS) and not self.runtime.is_trusted(
             definition, fresh=True
         ):
-            problem = self.runtime.cannot_start(definition)
-            if problem is not None:
-                raise ApiError(409, cannot_start_note(problem))
+            if self.runtime.cannot_start(definition) is not None:
+                raise ApiError(409, CANNOT_START_NOTE)
             raise ApiError(409, untrusted_note(definition.name))
         if self.runtime.live(definition.name) is None:
             with self.errors(definition.name):

@@ -128,7 +128,10 @@ def test_the_era_probe_refused_is_shown_as_the_normal_fallback_not_an_error(page
 
 def test_a_server_whose_program_is_missing_is_said_missing_not_untrusted(page: Page) -> None:
     server = page.locator('li.server[data-name="ghost"]')
-    expect_(server).to_contain_text(f"command '{MISSING}' not found")
+    expect_(server).to_contain_text(
+        "this server cannot start, its program is not found on this computer"
+    )
     assert "agent mcp trust" not in (server.text_content() or "")
+    assert MISSING not in (server.text_content() or "")  # the page is told no command
     assert "agent mcp trust" not in (server.locator("button.connect").get_attribute("title") or "")
     expect_(server.locator("button.connect")).to_be_disabled()

@@ -109,12 +109,13 @@ class TrustGate:
     def cannot_start(
         self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]
     ) -> str | None:
-        """Why it cannot start whatever the trust (its program found nowhere, a launch that
-        cannot be worked out), as `admit` would refuse it; None when it could start."""
+        """Why it cannot start whatever the trust: its program found nowhere, as `admit`
+        refuses it ("command 'x' not found"); None when it could (or when its launch cannot
+        be worked out: trusting it says why)."""
         try:
             verdict = self.launch_trust.verdict(definition, trusted)
-        except AgentError as error:
-            return str(error)
+        except AgentError:
+            return None
         missing = _missing_program(verdict.launch)
         return None if missing is None else f"command {missing} not found"
 

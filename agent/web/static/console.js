@@ -173,11 +173,11 @@
     // terminal reaches the page as a server event: no reload, which would lose the key.)
     // A server whose program exists nowhere cannot start, trusted or not: it says so, never
     // "trust it" (trusting what cannot run helps nothing).
-    const missing = typeof server.cannotStart === "string" ? server.cannotStart : "";
+    const missing = server.startable === false;
     const untrusted = server.trusted === false && !missing;
     const connect = el("button", {
-      type: "button", className: "connect", disabled: ready || untrusted || Boolean(missing),
-      title: missing ? `Cannot start: ${missing}` : untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal` : "",
+      type: "button", className: "connect", disabled: ready || untrusted || missing,
+      title: missing ? "Cannot start: its program is not found on this computer" : untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal` : "",
       on: { click: (event) => { event.stopPropagation(); connectServer(server.name); } },
     }, "Connect");
     const disconnect = el("button", {
@@ -190,7 +190,7 @@
         el("span", { className: "type" }, server.type),
         el("span", { className: "state" }, server.state)),
       el("div", { className: "note" }, missing
-        ? `Connect is off: this server cannot start: ${missing}. Correct its command (agent mcp edit); Connect turns on here once it can start.`
+        ? "Connect is off: this server cannot start, its program is not found on this computer. agent mcp list shows its command, agent mcp edit corrects it; Connect turns on here once it can start."
         : untrusted
           ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal; Connect turns on here once it is trusted.`
           : server.note || ""),
