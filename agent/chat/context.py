@@ -94,16 +94,37 @@ def request_tokens(chat: ChatSession) -> int:
     return count(messages, _tool_specs(chat))
 
 
+def _ready_counter(chat: ChatSession) -> tuple[Count, str]:
+    """The request counter, with litellm loaded first when it counts: the deferral's plan
+    then measures the model's window, as the request itself will."""
+    count, how = request_counter(chat)
+    if how == COUNTED:
+        count([{"role": "user", "content": "."}], [])
+    return count, how
+
+
+def _system_texts(chat: ChatSession) -> tuple[list[tuple[str, str]], str]:
+    """The system prompt's parts by name, and the prompt they make."""
+    texts = [(name or "other", text) for name, text in chat.system_parts()]
+    return texts, "\n\n".join(text for _name, text in texts if text)
+
+
+def measure_deferred(chat: ChatSession) -> ContextPart | None:
+    """The deferred MCP tools the next request leaves out, and the tokens they would add to it:
+    the one figure `/tools` and `/context` both say (may load litellm to count)."""
+    count, _how = _ready_counter(chat)
+    specs = _tool_specs(chat)
+    _texts, prompt = _system_texts(chat)
+    return _deferred(chat, [Message("system", prompt).to_openai()], specs, count)
+
+
 def measure_context(chat: ChatSession) -> ContextReport:
     """The next request's parts and their tokens (may load litellm to count)."""
     conversation = chat.conversation
-    count, how = request_counter(chat)
-    if how == COUNTED:  # litellm loaded first: the deferral then measures the model's window
-        count([{"role": "user", "content": "."}], [])
+    count, how = _ready_counter(chat)
     estimate = how == ESTIMATED  # images by their notes: base64 is no measure of tokens
     specs = _tool_specs(chat)
-    texts = [(name or "other", text) for name, text in chat.system_parts()]
-    prompt = "\n\n".join(text for _name, text in texts if text)
+    texts, prompt = _system_texts(chat)
     bare = conversation.request_messages(estimate, attachments=False, system=prompt)
     full = conversation.request_messages(estimate, system=prompt)
     system = bare[:1]

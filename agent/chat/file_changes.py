@@ -8,7 +8,8 @@ the contents stay in memory: undo still works until the chat ends, and the model
 
 /undo restores the last change not yet undone (again to go further back), only while the file
 holds exactly what the change wrote: a file changed since is left alone, and the person is
-shown what changed. A file the change created is deleted, under the same condition. The file
+shown what changed. A file the change created is deleted, under the same condition, and the
+folders its write made are taken away again while empty (file_writing.remove_made_folders). The file
 is reached by the path recorded, walked down without following links (file_writing.recorded):
 a folder on the way that became a link since is refused, named, never followed elsewhere.
 """
@@ -34,6 +35,7 @@ from agent.tools.file_writing import (
     current_state,
     recorded,
     remove_file,
+    remove_made_folders,
     replace_file,
 )
 
@@ -77,7 +79,9 @@ class FileChangeLog:
         before = None if change.before is None else self._keep(change.before, problems)
         after = self._keep(change.after, problems)
         number = len(self.changes) + 1
-        event = FileChangeEvent(number, change.path, change.tool, change.action, before, after)
+        event = FileChangeEvent(
+            number, change.path, change.tool, change.action, before, after, change.folders_made
+        )
         self.recorder.record(event)
         self.changes.append(Change(event, now()))
         if problems:
@@ -161,7 +165,10 @@ class FileChangeLog:
         change.undone = True
         self.recorder.record(UndoEvent(event.number, event.path))
         if before is None:
-            return UndoOutcome(True, [f"Undid {about}: deleted {event.path}, which it created."])
+            folders = _folders_said(*remove_made_folders(target, event.folders_made))
+            return UndoOutcome(
+                True, [f"Undid {about}: deleted {event.path}, which it created{folders}."]
+            )
         return UndoOutcome(True, [f"Undid {about}: {event.path} holds what it held before."])
 
     def _chosen(self, number: int | None) -> Change | str:
@@ -189,6 +196,16 @@ class FileChangeLog:
             lines.append("What changed since (from what the change left to what is there now):")
             lines.extend("  " + line for line in capped(diff, UNDO_DIFF_LINES))
         return lines
+
+
+def _folders_said(removed: list[str], kept: str | None) -> str:
+    """The end of the undo's line: the folders taken away with the file, and the one that
+    stayed (with those above it) and why."""
+    said = ""
+    if removed:
+        noun = "folder its write made" if len(removed) == 1 else "folders its write made"
+        said = f", and the {noun}: {', '.join(removed)}"
+    return f"{said} ({kept})" if kept is not None else said
 
 
 def _text(data: bytes | None) -> str | None:

@@ -26,6 +26,7 @@ from agent.skills.served_trust import ServedSkillTrustPrompt, ServedSkillTrustSt
 from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustPrompt, SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import usable_from
+from agent.text import plural
 
 if TYPE_CHECKING:
     from agent.chat.prompt import SystemPrompt
@@ -277,7 +278,7 @@ class ChatSession:
     async def compact(self, focus: str | None = None) -> str:
         """/compact: summarise older turns now; returns a line for the person."""
         _summary, count = await self.conversation.compact(self.keep_recent_turns, focus)
-        return f"Compacted {count} earlier messages into session memory."
+        return f"Compacted {plural(count, 'earlier message')} into session memory."
 
     def needs_compaction(self) -> bool:
         """True when the next request would fill more than the configured share of the window."""

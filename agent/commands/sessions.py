@@ -32,9 +32,10 @@ from agent.session.store import (
 )
 from agent.text import sanitize_line
 
-# Titles shorter than this seldom tell sessions apart ("Fix the failing test in ..."): below it
-# the project and model columns give up their start (…/work/app, …/gpt-4o) down to a floor.
-MIN_TITLE_WIDTH = 40
+# The title is the column that tells sessions apart: the project and model columns make room
+# for it whole, down to a floor each. A project gives up its start (…/work/app: a path's end
+# names it); a model its provider prefixes, then its end (claude-3.5-sonnet-…: a model's name
+# starts with what it is).
 _MIN_TITLE_CELLS = 20  # below this on a very narrow terminal the line wraps instead
 _SHRINKABLE_FLOOR = {"PROJECT": 16, "MODEL": 12}
 ONE_SHOT_MARK = "[-p] "  # an `agent -p` run's title begins with it
@@ -66,8 +67,7 @@ def list_command(project: Path, every_project: bool) -> int:
             row.append(_home_relative(summary.header.project))
         rows.append(row)
     titles = [list_title(summary) for summary in summaries]
-    # Room for the titles, up to MIN_TITLE_WIDTH, is made first (only if they need it).
-    wanted = min(MIN_TITLE_WIDTH, max(len(title) for title in titles))
+    wanted = max(len(title) for title in titles)  # room for the titles whole, if there is
     columns = shutil.get_terminal_size().columns
     for name in ("PROJECT", "MODEL"):
         if name in headers:
@@ -91,16 +91,27 @@ def _used(headers: list[str], rows: list[list[str]]) -> int:
 
 
 def _shorten(headers: list[str], rows: list[list[str]], index: int, columns: int) -> None:
-    """Cut column `index` from the left (…/work/app) so the columns before the title fit in
-    `columns`, down to the column's floor."""
+    """Shorten column `index` so the columns before the title fit in `columns`, down to the
+    column's floor: a project from the left (…/work/app), a model by `short_model`."""
     short = _used(headers, rows) - columns  # cells the title lacks
     if short <= 0:
         return
     widest = max(len(row[index]) for row in rows)
     width = max(_SHRINKABLE_FLOOR[headers[index]], len(headers[index]), widest - short)
     for row in rows:
-        if len(row[index]) > width:
+        if headers[index] == "MODEL":
+            row[index] = short_model(row[index], width)
+        elif len(row[index]) > width:
             row[index] = "…" + row[index][len(row[index]) - width + 1 :]
+
+
+def short_model(model: str, width: int) -> str:
+    """A model's name within `width` characters, its start kept: the provider prefixes go
+    first (openrouter/anthropic/claude-3.5-sonnet → claude-3.5-sonnet), then its end, marked
+    with … (claude-3.5-…)."""
+    while len(model) > width and "/" in model.rstrip("/"):
+        model = model.split("/", 1)[1]
+    return model if len(model) <= width else model[: max(1, width - 1)] + "…"
 
 
 def show_command(session_id: str) -> int:

@@ -268,7 +268,7 @@ class McpHost:
         try:
             await runtime.start(name, ask_trust=False, approved=record)
             count = len(runtime.store.load().state(name).enabled_tools)
-            self._report(f"MCP server {name} trusted and ready ({count} tools)")
+            self._report(f"MCP server {name} trusted and ready ({plural(count, 'tool')})")
         except AgentError as error:
             self._report(f"MCP server {name} was not started: {error}")
 

@@ -249,6 +249,14 @@ class McpRuntime:
         trusted = self.store.load().state(definition.name).trusted_launches
         return self.trust_gate.is_trusted(definition, trusted, fresh=fresh)
 
+    def cannot_start(self, definition: ServerDefinition) -> str | None:
+        """Why a local server cannot start here trusted or not (its program found nowhere);
+        None when it could, and for remote servers."""
+        if not isinstance(definition, LOCAL_DEFINITIONS):
+            return None
+        trusted = self.store.load().state(definition.name).trusted_launches
+        return self.trust_gate.cannot_start(definition, trusted)
+
     def untrusted_reason(self, definition: LocalDefinition) -> str:
         """One line on why an enabled local server does not start here, and what to do."""
         state = self.store.load().state(definition.name)

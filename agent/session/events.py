@@ -269,10 +269,13 @@ class FileChangeEvent:
     action: str  # "created", "overwrote" or "edited"
     before: str | None
     after: str
+    # How many of the path's deepest folders the write made: /undo takes them away again when
+    # empty (only folders on the path, below the project: a forged count reaches no other).
+    folders_made: int = 0
     kind: ClassVar[str] = "file_change"
 
     def to_json(self) -> Json:
-        return {
+        data: Json = {
             "type": self.kind,
             "number": self.number,
             "path": self.path,
@@ -281,6 +284,9 @@ class FileChangeEvent:
             "before": self.before,
             "after": self.after,
         }
+        if self.folders_made:
+            data["folders_made"] = self.folders_made
+        return data
 
     @classmethod
     def from_json(cls, data: Json) -> FileChangeEvent:
@@ -291,6 +297,7 @@ class FileChangeEvent:
             _field(data, "action", str, ""),
             _field(data, "before", _OPTIONAL_STR),
             _field(data, "after", str),
+            max(0, _field(data, "folders_made", int, 0)),
         )
 
 

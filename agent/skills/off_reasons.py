@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from agent.skills.fingerprint import SkillDigest
 from agent.skills.trust import SkillDecision
+from agent.text import plural
 
 DECIDE = "agent skills trust decides"
 
@@ -57,4 +58,4 @@ def _int(value: object) -> int:
 
 
 def _bytes(count: int) -> str:
-    return f"{count:,} bytes"
+    return plural(count, "byte")

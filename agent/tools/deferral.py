@@ -39,7 +39,6 @@ class Plan:
     offered: dict[str, Tool]  # in order: kept, search_tools, found ones in the order found
     deferred: dict[str, Tool] = field(default_factory=dict)  # held back (found ones too)
     found: tuple[str, ...] = ()  # the deferred tools offered because a search returned them
-    saved_tokens: int = 0  # estimated tokens of the deferred tools not sent
     servers: tuple[str, ...] = ()  # the servers with deferred tools, in order
 
     def hidden(self) -> dict[str, Tool]:
@@ -107,10 +106,8 @@ class ToolDeferral:
         offered = {name: tool for name, tool in tools.items() if name not in names}
         offered[SEARCH_TOOL] = self.search_tool
         offered.update((name, deferred[name]) for name in found)
-        hidden = set(deferred) - set(found)
-        saved = sum(self._tokens(deferred[name]) for name in hidden)
         servers = dict.fromkeys(str(tool.spec.server) for tool in deferred.values())
-        return Plan(offered, deferred, found, saved, tuple(servers))
+        return Plan(offered, deferred, found, tuple(servers))
 
     def _tokens(self, tool: Tool) -> int:
         """A tool definition's tokens, estimated once per tool object (a toolset keeps its

@@ -51,6 +51,7 @@ class FileChange:
     action: str  # "created", "overwrote" or "edited"
     before: bytes | None
     after: bytes
+    folders_made: int = 0  # the deepest folders of `path` the write made (/undo takes them)
 
 
 class ChangeJournal(Protocol):
@@ -137,7 +138,7 @@ class FileChanger:
     def apply(self, plan: Plan, tool: str) -> ToolResult:
         """Make the change shown, if the file is still as it was shown."""
         try:
-            replace_file(plan.target, plan.after, plan.before)
+            made = replace_file(plan.target, plan.after, plan.before)
         except FileRefusedError as error:
             return ToolResult(str(error), is_error=True)
         except OSError as error:
@@ -149,7 +150,7 @@ class FileChanger:
         if self.journal is not None:
             before = plan.before.content
             note = self.journal.record(
-                FileChange(plan.target.shown, tool, plan.action, before, plan.after)
+                FileChange(plan.target.shown, tool, plan.action, before, plan.after, made)
             )
         text = f"{plan.action} {plan.target.shown} ({plan.lines[1]})"
         return ToolResult(text if note is None else f"{text}; {note}")

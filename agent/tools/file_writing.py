@@ -146,11 +146,13 @@ def current_state(target: Target, limit: int = WRITE_LIMIT_BYTES) -> FileState:
         return _state_at(folder, target, limit)
 
 
-def replace_file(target: Target, content: bytes, expected: FileState) -> None:
+def replace_file(target: Target, content: bytes, expected: FileState) -> int:
     """Give the file `content`, if it still holds what `expected` says (FileChangedError
-    otherwise); missing folders on the way are made."""
+    otherwise); missing folders on the way are made. Returns how many it made: the deepest
+    folders of the path, which /undo may take away again (`remove_made_folders`)."""
     name = target.parts[-1]
-    with _folder(target, create=True) as folder:
+    made: list[str] = []
+    with _folder(target, create=True, made=made) as folder:
         assert folder is not None
         if _state_at(folder, target, None).content != expected.content:
             raise FileChangedError(f"{target.shown} changed since you approved; nothing written")
@@ -171,6 +173,7 @@ def replace_file(target: Target, content: bytes, expected: FileState) -> None:
                 os.unlink(temporary, dir_fd=folder)
             raise
         os.fsync(folder)
+    return len(made)
 
 
 def remove_file(target: Target, expected: FileState) -> None:
@@ -207,14 +210,54 @@ def restore_link(target: Target, link: str) -> None:
         os.symlink(link, target.parts[-1], dir_fd=folder)
 
 
+def remove_made_folders(target: Target, count: int) -> tuple[list[str], str | None]:
+    """Take away the `count` deepest folders on the way to the target (those its write made,
+    `replace_file`'s count), deepest first, each only while empty: a folder that holds
+    anything, is a link now or cannot be reached without following one stays, and so do the
+    folders above it. Each is removed by name in its parent's descriptor, reached as every
+    step here is (never through a link; rmdir does not follow a link either), so nothing
+    outside the project, and no folder above the file's, can be touched. Returns the folders
+    removed and, when one stayed, why."""
+    folders = len(target.parts) - 1
+    removed: list[str] = []
+    for depth in range(folders - 1, folders - 1 - max(0, min(count, folders)), -1):
+        shown = "/".join(target.parts[: depth + 1])
+        kept = _remove_folder(Target(target.project, target.parts[: depth + 1]), shown)
+        if kept is not None:
+            return removed, kept
+        removed.append(shown)
+    return removed, None
+
+
+def _remove_folder(folder: Target, shown: str) -> str | None:
+    """rmdir of the folder `folder` names, in its parent reached without links; None when it
+    is gone (or was already), else why it stays."""
+    try:
+        with _folder(folder, create=False) as parent:
+            if parent is not None:
+                try:
+                    os.rmdir(folder.parts[-1], dir_fd=parent)
+                except FileNotFoundError:
+                    pass
+                except OSError as error:
+                    if error.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                        return f"{shown} is kept: it holds other files"
+                    if _is_link(parent, folder.parts[-1]):
+                        return f"{shown} is kept: it is a link now"
+                    return f"{shown} is kept: {error.strerror or error}"
+    except LinkInTheWayError as error:
+        return f"{shown} is kept: {error.now}"
+    return None
+
+
 @contextlib.contextmanager
-def _folder(target: Target, create: bool) -> Iterator[int | None]:
+def _folder(target: Target, create: bool, made: list[str] | None = None) -> Iterator[int | None]:
     """A descriptor of the file's folder reached without following any link (None: a folder
-    on the way is missing and `create` is False)."""
+    on the way is missing and `create` is False); `made` gets each folder this made."""
     fd = os.open(target.project, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for depth in range(len(target.parts) - 1):
-            below = _open_folder(fd, depth, target, create)
+            below = _open_folder(fd, depth, target, create, made)
             os.close(fd)
             fd = below
             if fd < 0:
@@ -225,8 +268,11 @@ def _folder(target: Target, create: bool) -> Iterator[int | None]:
             os.close(fd)
 
 
-def _open_folder(parent: int, depth: int, target: Target, create: bool) -> int:
-    """The folder `target.parts[depth]` in `parent` (-1: missing and not to be made)."""
+def _open_folder(
+    parent: int, depth: int, target: Target, create: bool, made: list[str] | None = None
+) -> int:
+    """The folder `target.parts[depth]` in `parent` (-1: missing and not to be made); a
+    folder this makes is added to `made` (one somebody else made meanwhile is not)."""
     name = target.parts[depth]
     for _attempt in range(2):
         try:
@@ -236,6 +282,8 @@ def _open_folder(parent: int, depth: int, target: Target, create: bool) -> int:
                 return -1
             with contextlib.suppress(FileExistsError):
                 os.mkdir(name, NEW_FOLDER_MODE, dir_fd=parent)
+                if made is not None:
+                    made.append("/".join(target.parts[: depth + 1]))
         except OSError as error:
             if is_link_or_file(error):
                 raise LinkInTheWayError(

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import anyio
 
 from agent.text import plural
+from agent.web.era_probe import EraProbes
 
 LOG_KEPT = 1000
 QUEUE_EVENTS = 2000
@@ -74,9 +75,16 @@ class Subscriber:
 
 
 def log_entry(
-    seq: int, server: str, direction: LogDirection, text: str, message: object = None
+    seq: int,
+    server: str,
+    direction: LogDirection,
+    text: str,
+    message: object = None,
+    fallback: str | None = None,
 ) -> dict[str, Any]:
-    """A `log` event's data: what the message is (kind, method, id) and its text, cut."""
+    """A `log` event's data: what the message is (kind, method, id) and its text, cut.
+    `fallback`: the words for an era probe's refusal (era_probe.py), shown as kind
+    "fallback" instead of "error"."""
     kind, method, request_id = _describe(direction, message)
     cut = len(text) > TEXT_CHARS
     if cut:
@@ -92,6 +100,7 @@ def log_entry(
         "id": request_id,
         "text": text,
         "cut": cut,
+        **({"kind": "fallback", "note": fallback} if fallback else {}),
     }
 
 
@@ -116,6 +125,7 @@ class ConsoleHub:
         self.log: deque[Event] = deque(maxlen=LOG_KEPT)
         self._seq = itertools.count(1)
         self._subscribers: set[Subscriber] = set()
+        self._probes = EraProbes()
         self.closed = False
 
     def observe(self, server: str, direction: Literal["send", "receive"], text: str) -> None:
@@ -124,7 +134,12 @@ class ConsoleHub:
             message = json.loads(text)
         except ValueError:
             message = None
-        self.add_log(server, "sent" if direction == "send" else "received", text, message)
+        if direction == "send":
+            self._probes.sent(server, message)
+            self.add_log(server, "sent", text, message)
+        else:
+            fallback = self._probes.fallback(server, message)
+            self.add_log(server, "received", text, message, fallback)
 
     def observe_stderr(self, server: str, line: str) -> None:
         """The runtime's stderr observer: one line of a stdio server's stderr (redacted)."""
@@ -135,11 +150,16 @@ class ConsoleHub:
         self.add_log(server, "note", text)
 
     def add_log(
-        self, server: str, direction: LogDirection, text: str, message: object = None
+        self,
+        server: str,
+        direction: LogDirection,
+        text: str,
+        message: object = None,
+        fallback: str | None = None,
     ) -> None:
         """Keep a log entry and send it to every tab."""
         seq = next(self._seq)
-        event = Event("log", log_entry(seq, server, direction, text, message), seq)
+        event = Event("log", log_entry(seq, server, direction, text, message, fallback), seq)
         self.log.append(event)
         self.publish(event)
 

@@ -58,6 +58,14 @@ def untrusted_note(name: str) -> str:
     return f"untrusted: run agent mcp trust {name}"
 
 
+# The note for a local server whose program is found nowhere: it cannot start, trusted or not,
+# so it is never told to trust it. The page is told no program (it never sees a command).
+CANNOT_START_NOTE = (
+    "cannot start: its program is not found on this computer (agent mcp list shows its "
+    "command; agent mcp edit corrects it)"
+)
+
+
 def login_note(name: str) -> str:
     """The note for a remote server that wants a login."""
     return f"needs login: run agent mcp login {name}"
@@ -97,8 +105,11 @@ class ConsoleService:
         name = definition.name
         config = self.runtime.store.load()
         trusted = self.runtime.is_trusted(definition)
+        startable = trusted or self.runtime.cannot_start(definition) is None
         note = None
-        if not trusted:
+        if not startable:
+            note = CANNOT_START_NOTE
+        elif not trusted:
             note = untrusted_note(name)
         elif name in self._needs_login:
             note = login_note(name)
@@ -109,6 +120,7 @@ class ConsoleService:
             "type": definition.transport,
             "enabled": config.state(name).enabled,
             "trusted": trusted,
+            "startable": startable,
             "note": note,
             "state": status.state,
             "error": one_line(status.last_error) if status.last_error else None,
@@ -146,6 +158,8 @@ class ConsoleService:
         if isinstance(definition, LOCAL_DEFINITIONS) and not self.runtime.is_trusted(
             definition, fresh=True
         ):
+            if self.runtime.cannot_start(definition) is not None:
+                raise ApiError(409, CANNOT_START_NOTE)
             raise ApiError(409, untrusted_note(definition.name))
         if self.runtime.live(definition.name) is None:
             with self.errors(definition.name):

@@ -92,9 +92,10 @@ def test_undo_goes_back_one_change_at_a_time_and_a_created_file_is_deleted(
     first = log.undo()
     assert first.done
     assert first.lines == [
-        "Undid change 3 (write_file created docs/new.md): deleted docs/new.md, which it created."
+        "Undid change 3 (write_file created docs/new.md): deleted docs/new.md, which it created, "
+        "and the folder its write made: docs."
     ]
-    assert not (project / "docs" / "new.md").exists()
+    assert not (project / "docs").exists()
     assert log.undo().lines == [
         "Undid change 2 (edit_file edited app.py): app.py holds what it held before."
     ]
@@ -205,3 +206,38 @@ def test_undo_refuses_a_file_that_is_now_a_link_and_a_folder_that_is_now_a_file(
     assert not first.done and not second.done
     assert (project / "other.txt").read_text() == "new\n"
     assert (project / "sub").read_text() == "a file now\n"
+
+
+def test_undo_keeps_a_made_folder_that_holds_other_files_and_one_there_before(
+    project: Path, agent_home: Path, recorders: list[SessionRecorder]
+) -> None:
+    (project / "src").mkdir()
+    log, tools = chat_files(project, recorders)
+    approved(tools["write_file"], path="src/pkg/deep/mod.py", content="x = 1\n")
+    (project / "src" / "pkg" / "keep.txt").write_text("the person's\n")
+
+    outcome = log.undo()
+
+    assert outcome.lines == [
+        "Undid change 1 (write_file created src/pkg/deep/mod.py): deleted src/pkg/deep/mod.py, "
+        "which it created, and the folder its write made: src/pkg/deep "
+        "(src/pkg is kept: it holds other files)."
+    ]
+    assert sorted(p.name for p in (project / "src" / "pkg").iterdir()) == ["keep.txt"]
+    assert (project / "src").is_dir()
+
+
+def test_a_resumed_session_still_takes_away_the_folders_a_write_made(
+    project: Path, agent_home: Path, recorders: list[SessionRecorder]
+) -> None:
+    log, tools = chat_files(project, recorders)
+    approved(tools["write_file"], path="made/here/new.txt", content="new\n")
+    path = log.recorder.path
+    assert path is not None
+    loaded = load_session(path)
+    again, _tools = chat_files(project, recorders)
+    rebuilt = rebuild(loaded.events, loaded.header.model)
+    again.restore(rebuilt.file_changes, rebuilt.undone, loaded.header.project)
+
+    assert again.undo().done
+    assert not (project / "made").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -110,13 +111,13 @@ def test_list_shows_this_projects_sessions_newest_first_with_titles_cut_to_fit(
 
     listed = sessions.agent("list")
 
-    # 100 columns: the model's name gives up its start so the titles get 40 cells or more.
-    title = "x" * (100 - 66 - 1) + "…"
+    # 100 columns: the model's name gives up its provider so the titles get more room.
+    title = "x" * (100 - 64 - 1) + "…"
     assert result_of(listed) == (
         0,
-        "ID                      LAST ACTIVITY     MESSAGES  MODEL         TITLE\n"
-        f"{TWO}  2026-11-30 09:21  4         …/fake-model  {title}\n"
-        f"{ONE}  2026-11-29 14:38  2         …/fake-model  Fix the failing test in main.py\n",
+        "ID                      LAST ACTIVITY     MESSAGES  MODEL       TITLE\n"
+        f"{TWO}  2026-11-30 09:21  4         fake-model  {title}\n"
+        f"{ONE}  2026-11-29 14:38  2         fake-model  Fix the failing test in main.py\n",
         "",
     )
 
@@ -164,14 +165,46 @@ def test_list_all_on_a_narrow_terminal_keeps_titles_long_enough_to_tell_apart(
     lines = listed.stdout.splitlines()
     assert listed.returncode == 0 and len(lines) == 3
     assert all(len(line) <= 120 for line in lines), lines
-    # The project and model columns gave up their starts; the titles keep what tells them
+    # The project gave up its start, the model its provider; the titles keep what tells them
     # apart (cut at 20 characters, both were "Refactor the sessio…").
     titles = [line[line.index("  Refactor") + 2 :] for line in lines[1:]]
     assert titles == [
-        "Refactor the session store so expor…",
-        "Refactor the session store so listi…",
+        "Refactor the session store so export …",
+        "Refactor the session store so listing…",
     ]
-    assert "…/fake-model  …" in lines[1]
+    assert "  fake-model  …" in lines[1]
+
+
+def test_list_keeps_the_title_whole_and_the_model_its_start_when_the_width_allows(
+    sessions: Sessions,
+) -> None:
+    """A long model name gives up its provider prefixes first, then its end (never its start):
+    the title is whole when the terminal is wide enough for it and the model's own name."""
+    title = "Fix the failing login test in payments service"
+    path = sessions.write(ONE, chat(title, "ok"))
+    model = "openrouter/anthropic/claude-3.5-sonnet-20241022"
+    path.write_text(path.read_text().replace("openai/fake-model", model, 1))
+
+    for columns in ("120", "100"):
+        listed = subprocess.run(
+            [sys.executable, "-m", "agent", "sessions", "list"],
+            cwd=sessions.project,
+            env={**os.environ, "TZ": "UTC", "COLUMNS": columns},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        lines = listed.stdout.splitlines()
+        assert listed.returncode == 0 and len(lines) == 2, listed
+        assert all(len(line) <= int(columns) for line in lines), lines
+        shown = re.split(r"  +", lines[1])[3]  # the model's cell
+        # Its start kept: the provider prefixes went first, then the end.
+        assert shown.endswith("…") and "claude-3.5-sonnet-20241022".startswith(shown[:-1])
+        assert len(shown) >= 12, lines
+        if columns == "120":
+            assert lines[1].endswith(f"  {title}"), lines
 
 
 def test_a_title_of_wide_characters_is_cut_by_the_cells_it_takes(sessions: Sessions) -> None:
@@ -179,8 +212,8 @@ def test_a_title_of_wide_characters_is_cut_by_the_cells_it_takes(sessions: Sessi
 
     row = sessions.agent("list").stdout.splitlines()[1]
 
-    # 100 columns: the title starts at cell 66 and has 33 cells, 16 wide characters and …
-    assert row.endswith("  " + "修" * 16 + "…")
+    # 100 columns: the title starts at cell 64 and has 35 cells, 17 wide characters and …
+    assert row.endswith("  " + "修" * 17 + "…")
 
 
 def test_list_shows_chats_first_then_one_shot_runs_marked(

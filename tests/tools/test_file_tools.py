@@ -79,7 +79,7 @@ def test_a_new_file_is_shown_line_by_line_and_written_0644(project: Path) -> Non
     assert written.read_text() == arguments["content"]
     assert stat.S_IMODE(written.stat().st_mode) == 0o644
     assert journal.changes == [
-        FileChange("notes/todo.md", "write_file", "created", None, b"# Todo\n\n- write tests\n")
+        FileChange("notes/todo.md", "write_file", "created", None, b"# Todo\n\n- write tests\n", 1)
     ]
 
 

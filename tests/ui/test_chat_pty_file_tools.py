@@ -234,3 +234,42 @@ def test_one_shot_in_a_terminal_declines_with_a_reason(
     assert agent.exitstatus == 3
     assert tool_result(requests[1]) == f"{DECLINED} Their reason: not in this folder"
     assert not (tmp_path / "new.txt").exists()
+
+
+def test_undo_of_a_created_file_takes_away_the_folders_its_write_made(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    """write_file made notes/ and notes/2026/ for the new file: /undo takes them away too (they
+    are empty again), and says so; docs/, there before, stays."""
+    (tmp_path / "docs").mkdir()
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": "write_file",
+                         "arguments": {"path": "notes/2026/plan.md", "content": "# Plan\n"}}]},
+        {"tool_calls": [{"id": "c2", "name": "write_file",
+                         "arguments": {"path": "docs/new/a.md", "content": "# A\n"}}]},
+        {"text": "Written."},
+    ]  # fmt: skip
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, _fake):
+        chat.expect("›")
+        chat.send("write them\r")
+        for path in ("notes/2026/plan.md", "docs/new/a.md"):
+            chat.expect(f"file: {path} \\(new file")
+            chat.expect("Approve\\?")
+            chat.send("y")
+        chat.expect("Written.")
+        chat.expect("›")
+        assert (tmp_path / "notes" / "2026" / "plan.md").is_file()
+        chat.send("/undo\r")
+        chat.expect(
+            "deleted docs/new/a.md, which it created, and the folder its write made: docs/new"
+        )
+        chat.expect("›")
+        chat.send("/undo\r")
+        chat.expect(
+            "deleted notes/2026/plan.md, which it created, and the folders its write made: "
+            "notes/2026, notes"
+        )
+        chat.expect("›")
+        finish(chat)
+    assert not (tmp_path / "notes").exists()
+    assert (tmp_path / "docs").is_dir() and list((tmp_path / "docs").iterdir()) == []

@@ -392,3 +392,53 @@ def test_continue_goes_on_from_the_latest_chat_not_a_newer_one_shot_run(
         chat.close(force=True)
     assert resumed == chat_id
     assert "› the real conversation" in replayed
+
+
+def test_clear_starts_a_new_conversation_and_keeps_the_last_one_to_resume(
+    tmp_path: Path, project: Path, chat_env: dict[str, str]
+) -> None:
+    """`/clear` does what Claude Code's does: a new conversation (the screen cleared too), said
+    so, the previous one saved with the id that brings it back."""
+    answers = [
+        {"text": "The answer is blue."},
+        {"text": "Nothing before this."},
+        {"text": "You asked about colours."},
+    ]
+    with scripted_chat(tmp_path, answers, chat_env, project) as (chat, fake):
+        chat.expect("›")
+        chat.send("which colour?\r")
+        chat.expect("The answer is blue.")
+        chat.expect("›")
+        chat.send("/clear\r")
+        chat.expect(
+            r"New conversation; the previous one is saved: /resume (\d{8}-\d{6}-[0-9a-f]{6}) "
+            "brings it back"
+        )
+        first_id = chat.match.group(1)
+        chat.expect("›")
+        chat.send("what did I ask?\r")
+        chat.expect("Nothing before this.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(r"to continue: agent --resume (\d{8}-\d{6}-[0-9a-f]{6})\r\n")
+        second_id = chat.match.group(1)
+        chat.expect(pexpect.EOF)
+
+        again = spawn_agent([*model_args(fake.base_url), "--resume", first_id], chat_env, project)
+        try:
+            again.expect(f"Resumed {first_id}: 2 messages.")
+            again.expect("›")
+            again.send("what did I ask?\r")
+            again.expect("You asked about colours.")
+            finish(again)
+        finally:
+            again.close(force=True)
+        requests = fake.requests()
+
+    assert second_id != first_id
+    assert [m["content"] for m in requests[1]["body"]["messages"][1:]] == ["what did I ask?"]
+    assert [m["content"] for m in requests[2]["body"]["messages"][1:]] == [
+        "which colour?",
+        "The answer is blue.",
+        "what did I ask?",
+    ]

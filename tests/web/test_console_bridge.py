@@ -72,6 +72,7 @@ def test_the_link_sets_a_strict_http_only_cookie_and_the_servers_show_no_program
             "type": "stdio",
             "enabled": True,
             "trusted": True,
+            "startable": True,
             "note": None,
             "state": "stopped",
             "error": None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent.web.console_hub import LOG_KEPT, MAX_STREAMS, QUEUE_EVENTS, TEXT_CHARS, ConsoleHub
@@ -56,3 +58,27 @@ def test_streams_are_capped_and_a_long_text_is_cut_with_a_note() -> None:
         entry["text"]
         == "x" * TEXT_CHARS + f" [cut: {TEXT_CHARS} of {TEXT_CHARS + 10:,} characters]"
     )
+
+
+def test_only_the_sessions_own_probe_refusals_are_the_normal_fallback() -> None:
+    """The era probe refused is the normal way of a connection; a refusal of anything else,
+    a hand-written `initialize` (under the bridge's string id), or an `initialize` refused for
+    another reason stays an error."""
+    hub = ConsoleHub()
+
+    def exchange(request_id: object, method: str, code: int) -> dict[str, object]:
+        sent = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        hub.observe("fx", "send", json.dumps(sent))
+        error = {"code": code, "message": "no"}
+        hub.observe(
+            "fx", "receive", json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error})
+        )
+        return hub.log[-1].data
+
+    assert exchange(1, "server/discover", -32601)["kind"] == "fallback"
+    assert exchange(2, "initialize", -32022)["kind"] == "fallback"
+    assert exchange(3, "initialize", -32603)["kind"] == "error"
+    assert exchange("console-ab12-1", "initialize", -32022)["kind"] == "error"
+    assert exchange(4, "tools/list", -32601)["kind"] == "error"
+    assert exchange(5, "server/discover", -32022)["kind"] == "error"  # may name no version of ours
+    assert "the server speaks the 2025 era" in str(hub.log[1].data["note"])

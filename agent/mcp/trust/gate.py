@@ -106,6 +106,19 @@ class TrustGate:
             return None
         return trust_request(definition, verdict), verdict.record
 
+    def cannot_start(
+        self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]
+    ) -> str | None:
+        """Why it cannot start whatever the trust: its program found nowhere, as `admit`
+        refuses it ("command 'x' not found"); None when it could (or when its launch cannot
+        be worked out: trusting it says why)."""
+        try:
+            verdict = self.launch_trust.verdict(definition, trusted)
+        except AgentError:
+            return None
+        missing = _missing_program(verdict.launch)
+        return None if missing is None else f"command {missing} not found"
+
     def reason(self, definition: LocalDefinition, trusted: tuple[TrustedLaunch, ...]) -> str:
         """One line on why it does not start here, and what to do."""
         try:

@@ -100,9 +100,19 @@ async def _exit(chat: ChatSession, argument: str) -> str:
 
 
 async def _new(chat: ChatSession, argument: str) -> None:
-    chat.new()
-    note("New conversation (the previous one is saved; /resume brings it back).")
+    _start_over(chat)
     return None
+
+
+def _start_over(chat: ChatSession) -> None:
+    """A new conversation (`/new`, `/clear`), said with the id that brings the last one back
+    (a conversation where nothing was said has no file and nothing to bring back)."""
+    previous = chat.recorder.session_id
+    chat.new()
+    if previous is None:
+        note("New conversation.")
+    else:
+        note(f"New conversation; the previous one is saved: /resume {previous} brings it back.")
 
 
 async def _sessions(chat: ChatSession, argument: str) -> None:
@@ -279,8 +289,14 @@ async def _model(chat: ChatSession, argument: str) -> None:
 
 
 async def _tools(chat: ChatSession, argument: str) -> None:
-    from agent.chat.approval import needs_approval
+    import anyio.to_thread
 
+    from agent.chat.approval import needs_approval
+    from agent.chat.context import measure_deferred
+
+    # Measured first, as `/context` measures it (litellm may load, so in a worker thread): the
+    # plan then knows the model's window, and the listing below is the request it counts.
+    deferred = await anyio.to_thread.run_sync(measure_deferred, chat, abandon_on_cancel=True)
     by_source: dict[str, list[str]] = {}
     for tool in chat.conversation.next_tools().values():
         asks = "asks every time" if needs_approval(tool.spec) else "no approval"
@@ -295,14 +311,15 @@ async def _tools(chat: ChatSession, argument: str) -> None:
         for line in lines:
             print(fit(line))
     deferral = chat.conversation.deferral
-    if deferral is not None:
-        for line in deferred_lines(deferral.plan_now):
+    if deferral is not None and deferred is not None:
+        for line in deferred_lines(deferral.plan_now, deferred.tokens):
             note(line)
     return None
 
 
-def deferred_lines(plan: Plan) -> list[str]:
-    """What the tool search holds back, by server, and what that saves each request."""
+def deferred_lines(plan: Plan, tokens: int) -> list[str]:
+    """What the tool search holds back, by server, and the tokens it would add to each request
+    (`tokens`: measured by `measure_deferred`, the figure `/context` says too)."""
     hidden = plan.hidden()
     if not hidden:
         return []
@@ -312,8 +329,9 @@ def deferred_lines(plan: Plan) -> list[str]:
         counts[server] = counts.get(server, 0) + 1
     servers = ", ".join(f"{server} ({count})" for server, count in counts.items())
     return [
-        f"Deferred: {len(hidden)} MCP tools of {servers}, about {plan.saved_tokens:,} tokens "
-        "not sent with each request; search_tools finds them (/mcp defer NAME on|off|auto)."
+        f"Deferred: {plural(len(hidden), 'MCP tool')} of {servers}, "
+        f"{plural(tokens, 'token')} not sent with each request; search_tools finds them "
+        "(/mcp defer NAME on|off|auto)."
     ]
 
 
@@ -337,9 +355,11 @@ async def _undo(chat: ChatSession, argument: str) -> None:
 
 
 async def _clear(chat: ChatSession, argument: str) -> None:
+    """As in Claude Code: the screen cleared and a new conversation, the last one kept."""
     from prompt_toolkit.shortcuts import clear
 
     clear()
+    _start_over(chat)
     return None
 
 
@@ -364,7 +384,7 @@ COMMANDS: dict[str, Command] = {
     "mcp": Command(
         "[status|enable|disable|trust|restart|tools NAME|defer NAME MODE|edit] MCP servers", _mcp
     ),
-    "clear": Command("clear the screen", _clear),
+    "clear": Command("clear the screen and start a new conversation (as /new)", _clear),
     "show": Command("[N] the N-th most recent tool result in full (default 1)", _show),
     "exit": Command("quit (also Ctrl-D)", _exit),
     "quit": Command("quit", _exit),

@@ -77,6 +77,18 @@
     while (node.firstChild) node.removeChild(node.firstChild);
   }
 
+  /** A name as text with a line-break opportunity after each _ - . / : (a <wbr>), so a long
+   * tool name wraps between its words, never inside one (console.css breaks a single word only
+   * when it alone is wider than the column). */
+  function nameParts(name) {
+    const parts = [];
+    for (const piece of String(name).split(/(?<=[_\-./:])/)) {
+      if (parts.length) parts.push(document.createElement("wbr"));
+      parts.push(piece);
+    }
+    return parts;
+  }
+
   /** A <pre> with the text, cut at CUT characters with a note and a "show all" button. */
   function textBlock(text, className) {
     const full = String(text);
@@ -159,10 +171,13 @@
     // An untrusted local server cannot start from here (the bridge would refuse): the button
     // says why and how to trust it, rather than failing after the click. (Trust granted in a
     // terminal reaches the page as a server event: no reload, which would lose the key.)
-    const untrusted = server.trusted === false;
+    // A server whose program exists nowhere cannot start, trusted or not: it says so, never
+    // "trust it" (trusting what cannot run helps nothing).
+    const missing = server.startable === false;
+    const untrusted = server.trusted === false && !missing;
     const connect = el("button", {
-      type: "button", className: "connect", disabled: ready || untrusted,
-      title: untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal` : "",
+      type: "button", className: "connect", disabled: ready || untrusted || missing,
+      title: missing ? "Cannot start: its program is not found on this computer" : untrusted ? `Not trusted here: run agent mcp trust ${server.name} in a terminal` : "",
       on: { click: (event) => { event.stopPropagation(); connectServer(server.name); } },
     }, "Connect");
     const disconnect = el("button", {
@@ -171,12 +186,14 @@
     }, "Disconnect");
     append(item, [
       el("div", { className: "server-head" },
-        el("span", { className: "name" }, server.name),
+        el("span", { className: "name", title: server.name }, nameParts(server.name)),
         el("span", { className: "type" }, server.type),
         el("span", { className: "state" }, server.state)),
-      el("div", { className: "note" }, untrusted
-        ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal; Connect turns on here once it is trusted.`
-        : server.note || ""),
+      el("div", { className: "note" }, missing
+        ? "Connect is off: this server cannot start, its program is not found on this computer. agent mcp list shows its command, agent mcp edit corrects it; Connect turns on here once it can start."
+        : untrusted
+          ? `Connect is off: this server is not trusted here. Run agent mcp trust ${server.name} in a terminal; Connect turns on here once it is trusted.`
+          : server.note || ""),
       server.error ? el("div", { className: "server-error" }, server.error) : null,
       el("div", { className: "server-actions" }, connect, disconnect),
     ]);
@@ -325,8 +342,9 @@
     for (const item of list.items) {
       const key = String(itemKey(tab, item));
       const li = el("li", { className: "item", dataset: { name: key }, tabIndex: 0 },
-        el("div", { className: "item-name" }, item.title ? `${item.title}` : key),
-        item.title ? el("div", { className: "item-sub" }, key) : null,
+        el("div", { className: "item-name", title: item.title ? `${item.title}` : key },
+          nameParts(item.title ? `${item.title}` : key)),
+        item.title ? el("div", { className: "item-sub", title: key }, nameParts(key)) : null,
         tab === "templates" ? el("div", { className: "item-sub" }, item.uriTemplate || "") : null,
         tab === "resources" && item.name ? el("div", { className: "item-sub" }, item.name) : null,
         item.description ? el("div", { className: "item-desc" }, item.description) : null);
@@ -683,7 +701,7 @@
     clear(area);
     append(area, [
       el("div", { className: "form-head" },
-        el("h3", {}, title),
+        el("h3", { title }, nameParts(title)),
         subtitle ? el("span", { className: "item-sub" }, subtitle) : null),
       description ? textBlock(description, "description") : null,
       form]);
@@ -1010,11 +1028,14 @@
     let method = entry.method;
     const key = `${entry.server}\u0000${entry.id}`;
     if (entry.kind === "request" && entry.id !== null && entry.id !== undefined) state.requests.set(key, entry.method);
-    if ((entry.kind === "response" || entry.kind === "error") && !method) method = state.requests.get(key) || null;
+    const answer = entry.kind === "response" || entry.kind === "error" || entry.kind === "fallback";
+    if (answer && !method) method = state.requests.get(key) || null;
     const id = entry.id === null || entry.id === undefined ? "" : ` #${entry.id}`;
     if (entry.kind === "stderr" || entry.kind === "note") return entry.kind;
     if (entry.kind === "response") return `${method || "response"}${id} result`;
     if (entry.kind === "error") return `${method || "response"}${id} error`;
+    // The era probe refused: how every connection finds its protocol era, not a failure.
+    if (entry.kind === "fallback") return `${method || "response"}${id} ${String(entry.note || "refused (the normal fallback)")}`;
     return `${method || entry.kind}${id}`;
   }
 

@@ -84,3 +84,29 @@ def test_context_shows_the_deferred_tools_and_the_tokens_they_would_take(
         chat.expect("›")
         chat.send("/exit\r")
         chat.expect(pexpect.EOF)
+
+
+def test_tools_and_context_give_the_same_count_for_the_deferred_tools(
+    tmp_path: Path, agent_home: Path, chat_env: dict[str, str]
+) -> None:
+    """One count: `/tools` and `/context` measure the tools held back by the same function
+    (the request counted with them less the request without), so they say the same number."""
+    tools = merged(WORK_SERVERS)
+    save_catalog_server(agent_home, "work", tools, tmp_path / "servers", environ=chat_env)
+    with scripted_chat(tmp_path, [], chat_env) as (chat, _fake):
+        chat.expect("MCP server work ready")
+        chat.expect("›")
+        chat.send("/tools\r")
+        chat.expect(
+            f"Deferred: {len(tools)} MCP tools of work \\({len(tools)}\\), ([0-9,]+) tokens"
+        )
+        said_by_tools = int(chat.match.group(1).replace(",", ""))
+        chat.expect("›")
+        chat.send("/context\r")
+        chat.expect("deferred \\(not sent\\) +([0-9,]+) tokens")
+        said_by_context = int(chat.match.group(1).replace(",", ""))
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+
+    assert said_by_tools == said_by_context > 0
