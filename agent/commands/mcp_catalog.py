@@ -53,7 +53,7 @@ def resources_command(store: McpStore, name: str, trace: bool) -> int:
                 for item in templates.items
             ]
             say(table(("URI TEMPLATE", "NAME", "TYPE", "DESCRIPTION"), rows))
-        say(f"{len(templates.items)} resource templates on MCP server {server!r}.")
+        say(f"{plural(len(templates.items), 'resource template')} on MCP server {server!r}.")
         for note in (resources.note, templates.note):
             if note:
                 warn(f"agent: {sanitize_line(note)}")

@@ -71,7 +71,7 @@ def test_resources_lists_every_page_and_the_templates(rs: str) -> None:
     ]
     assert "27 resources on MCP server 'rs'." in lines
     assert lines[-2].split() == ["fixture://greeting/{name}", "greeting", "text/plain"]
-    assert lines[-1] == "1 resource templates on MCP server 'rs'."
+    assert lines[-1] == "1 resource template on MCP server 'rs'."
     assert err == ""
 
 
