@@ -143,6 +143,7 @@ def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustR
         changes=verdict.changes,
         project=verdict.record.project,
         why=verdict.headline(),
+        trusted_in=verdict.trusted_in,
         script=SCRIPT_FROM_ENVIRONMENT if launch.script_from_environment else launch.script,
     )
 
@@ -181,6 +182,7 @@ def _commands_request(
         project=verdict.record.project,
         tools=tuple(tools),
         why=verdict.headline(),
+        trusted_in=verdict.trusted_in,
     )
 
 
