@@ -15,9 +15,10 @@ queued as messages of their own, a line starting with `/` run as a slash command
 ever pressing Enter on it.
 
 A dialog (approval, a server's question) pauses the reader: the line being typed when the
-dialog is drawn is discarded, as the dialog discards every key typed before it was on
-screen (agent.ui.dialogs.fresh_keys), and a queued message stays queued: typed-ahead keys never
-answer a dialog.
+dialog is drawn is set aside, as the dialog takes every key typed before it was on screen
+(agent.ui.dialogs.fresh_keys), and a queued message stays queued: typed-ahead keys never
+answer a dialog. When it closes, the line comes back, followed by what was typed at the
+dialog without answering it (keep_typed), an Enter there sending nothing.
 
 The keys the chat's prompt read after its Enter, in the same read (a paste without bracketed
 paste, a fast typist, a laggy link), are typed ahead too: prompt_toolkit would hand them to

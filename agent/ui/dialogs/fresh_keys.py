@@ -10,21 +10,26 @@ the drawing, so the first read a dialog makes holds only keys that came after).
   (`run it⏎y` in one read) or the answer to the last dialog (`yy`). It is kept per input
   (the chat's stdin, or /dev/tty in one-shot mode), and a kernel flush never reaches it.
 - The input's own parser: bytes read but not yet made keys (the start of an escape sequence).
-- The kernel's terminal buffer (tcflush).
-- Our type-ahead reader during a turn (agent.ui.typeahead): the line being typed is dropped;
-  complete lines queued as the next messages stay queued.
+- The kernel's terminal buffer (read, the rest of a flood flushed).
+- Our type-ahead reader during a turn (agent.ui.typeahead): the line being typed is set
+  aside; complete lines queued as the next messages stay queued.
 
-When a dialog ends, the keys after the one that answered it are dropped too (`yy`: the
-second y never reaches the next dialog, which needs a key of its own).
+What those keys typed is not lost: it goes back to the chat's prompt (typeahead.keep_typed),
+after the line the type-ahead reader set aside, as do the keys typed at the question that
+answered nothing and the keys after the one that answered it (`yy`: the second y never
+reaches the next dialog, which needs a key of its own).
 
-A one-key question that appears while keys are still arriving (some were just dropped, or our
-reader read one a moment ago) is not armed at once: the person is typing and has not seen it.
-Its answer keys count only once no key has come for quiet_seconds(), and the question
-itself is drawn only then, so what it asks is on screen exactly when a key can answer it.
-Until then every key is absorbed and restarts the wait (a held or bouncing key included);
-Esc, Ctrl-C and Ctrl-D still say no. Peers do the same (charmbracelet/crush ignores keys for
-350 ms after a permission dialog opens; Qubes delays its confirmations). A question that
-appears with the keyboard quiet is armed at once: no delay for a person who is reading.
+An answer is a lone key. A question that appears while keys are still arriving (some were
+just taken, or our reader read one a moment ago) is not armed at once: the person is typing
+and has not seen it. And a key that is not an answer, at any time, is a letter of a word: typing
+goes on. Either way the question shows a hint in its place (it is a question, these are its
+keys, the typing is kept) and takes no answer until no key has come for quiet_seconds(); then
+it is drawn, so what it asks is on screen exactly when a key can answer it. An answer key
+itself counts only once no key has followed it for quiet_seconds(): the n of "no", the y of
+"yes", a bounced `yy` answer nothing, since a word never answers. Esc, Ctrl-C and Ctrl-D say
+no at once. Peers do the like (charmbracelet/crush ignores keys for 350 ms after a permission
+dialog opens; Qubes delays its confirmations). A question that appears with the keyboard quiet
+is armed at once: no delay for a person who is reading, but the pause after the key.
 
 What the chat's prompt leaves behind is no dialog's: see TypeAhead.take_prompt_leftovers.
 """
