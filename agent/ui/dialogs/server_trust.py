@@ -4,9 +4,9 @@ In a new project, each imported server whose launch depends on the project folde
 yes there. One dialog lists them all, one line each, read in seconds: the program it runs and
 why it asks here ("npx looks in this project's node_modules first"), and anything that differs
 from the launch trusted elsewhere beyond the folder. `d` shows everything each would run (the
-full descriptions); a launch never trusted anywhere is shown in full at once. The person
-trusts all, none, or goes through them one by one. Every key is asked through frame.py's
-dialogs, so through run_dialog.
+full descriptions); a launch that is new, or changed beyond the folder, is in full at once.
+The person trusts all, none, or goes through them one by one. Every key is asked through
+frame.py's dialogs, so through run_dialog.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def compact_line(request: TrustRequest) -> str:
     project's node_modules first")."""
     said = [request.why_here(), *beyond_the_folder(request.changes)]
     if not request.previously_trusted:
-        said.append("never trusted: what it runs is below")
+        said.append("its launch is new")
     return sanitize_line(f"{request.server}: {_program(request)}  · {'; '.join(said)}")
 
 
@@ -63,7 +63,8 @@ def _short(word: str) -> str:
 
 
 def compact_lines(requests: Sequence[TrustRequest]) -> list[str]:
-    """The dialog: a heading, a line per server, a launch never trusted anywhere in full."""
+    """The dialog: a heading, a line per server; a launch that is new, or differs from the
+    one trusted elsewhere by more than the folder, also in full below its line."""
     lines = [_heading(requests)]
     places = {request.trusted_in for request in requests}
     if len(places) == 1 and None not in places:
@@ -71,7 +72,7 @@ def compact_lines(requests: Sequence[TrustRequest]) -> list[str]:
     lines.append("")
     for number, request in enumerate(requests, 1):
         lines.append(styled(f"[{number}] {compact_line(request)}", "bold"))
-        if not request.previously_trusted:
+        if not request.previously_trusted or beyond_the_folder(request.changes):
             lines += [sanitize_line(line) for line in request.describe()[1:]]
     return lines
 
