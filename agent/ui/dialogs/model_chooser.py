@@ -91,6 +91,8 @@ def choose_first_model(found: Found) -> ModelChoice | None:
                 "openai/gpt-4.1 (a server of your own: openai/NAME http://host:port/v1)"
             )
             continue
+        if choice.where not in (TYPED, GIVEN):  # a listed one is routable: nothing to check
+            return choice
         problem, typed_on = asyncio.run(_checked(choice))
         if problem is None:
             return choice
