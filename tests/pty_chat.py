@@ -153,7 +153,7 @@ def running_chat(
     readable afterwards (`fake.requests()`)."""
     with scripted_chat(tmp_path, turns, pty_env(agent_home, tmp_path), cwd) as (chat, fake):
         yield chat, fake
-        chat.send("/exit\r")
+        chat.send("\x15/exit\r")  # Ctrl-U first: keys typed at a question are back in the prompt
         chat.expect(pexpect.EOF)
 
 

@@ -15,9 +15,10 @@ queued as messages of their own, a line starting with `/` run as a slash command
 ever pressing Enter on it.
 
 A dialog (approval, a server's question) pauses the reader: the line being typed when the
-dialog is drawn is discarded, as the dialog discards every key typed before it was on
-screen (agent.ui.dialogs.fresh_keys), and a queued message stays queued: typed-ahead keys never
-answer a dialog.
+dialog is drawn is set aside, as the dialog takes every key typed before it was on screen
+(agent.ui.dialogs.fresh_keys), and a queued message stays queued: typed-ahead keys never
+answer a dialog. When it closes, the line comes back, followed by what was typed at the
+dialog without answering it (keep_typed), an Enter there sending nothing.
 
 The keys the chat's prompt read after its Enter, in the same read (a paste without bracketed
 paste, a fast typist, a laggy link), are typed ahead too: prompt_toolkit would hand them to
@@ -36,12 +37,15 @@ import os
 import sys
 import termios
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import get_typeahead
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding import KeyPress
 
 _ESC = "\x1b"
 # How long a lone ESC waits for the rest of a sequence before it counts as the Esc key
@@ -182,6 +186,8 @@ class TypeAhead:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         self._escape_timer: asyncio.TimerHandle | None = None
         self.last_key_at = -float("inf")  # time.monotonic() of the last key taken
+        self._pauses = 0  # dialogs open (a form's dialogs open inside the form's pause)
+        self._at_dialog: list[str] = []  # keys typed at them that answered nothing
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -214,17 +220,7 @@ class TypeAhead:
     def take_prompt_leftovers(self, source: Input) -> None:
         """Take the keys the prompt read on `source` after the Enter that sent its message,
         before any dialog can: lines are queued, the rest becomes the line being typed."""
-        from prompt_toolkit.key_binding import KeyPress
-        from prompt_toolkit.keys import Keys
-
-        def typed(key: KeyPress) -> str:  # a paste's data is all of it, without its markers
-            return (
-                f"{PASTE_START}{key.data}{PASTE_END}"
-                if key.key == Keys.BracketedPaste
-                else key.data
-            )
-
-        self._take("".join(typed(key) for key in get_typeahead(source)))
+        self._take(keys_as_typed(get_typeahead(source)))
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
@@ -245,21 +241,39 @@ class TypeAhead:
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """A dialog is on screen: stop reading and set the line being typed aside (none of it
-        may answer the dialog), then put it back and say so, and go on."""
+        may answer the dialog), then put it back, followed by what was typed at the dialog
+        (keep), say so, and go on."""
         was_reading = self._fd is not None
         self._stop()
         set_aside, self.keys.draft = self.keys.draft, ""
         if set_aside:
             self._on_draft("")
+        self._pauses += 1
         try:
             yield
         finally:
-            if set_aside and not self.keys.draft:
-                self.keys.draft = set_aside
-                self._on_draft(set_aside)
-                self._on_kept(set_aside)
+            self._pauses -= 1
+            if self._pauses == 0:  # a form's dialogs pause inside the form's own pause
+                self._put_back(set_aside)
             if was_reading:
                 self._start()
+
+    def keep(self, typed: str) -> None:
+        """Keys typed at a dialog that answered nothing, as the terminal sent them: they follow
+        the line set aside when it opened."""
+        self._at_dialog.append(typed)
+
+    def _put_back(self, set_aside: str) -> None:
+        typed, self._at_dialog = "".join(self._at_dialog), []
+        if not typed:
+            self.keys.draft = set_aside or self.keys.draft
+        else:  # typed on from the line set aside; an Enter at the dialog sends nothing
+            keys = KeyReader(draft=set_aside)
+            keys.feed(typed)
+            self.keys.draft = "\n".join(line for line in [*keys.queued, keys.draft] if line)
+        if self.keys.draft and (set_aside or typed):
+            self._on_draft(self.keys.draft)
+            self._on_kept(self.keys.draft)
 
     def _start(self) -> None:
         if self._fd is not None or not sys.stdin.isatty():
@@ -347,6 +361,24 @@ _ACTIVE: TypeAhead | None = None
 def typed_within(seconds: float) -> bool:
     """Whether the chat's reader took a key in the last `seconds` (someone is typing)."""
     return _ACTIVE is not None and time.monotonic() - _ACTIVE.last_key_at < seconds
+
+
+def keep_typed(typed: str) -> None:
+    """Keys typed at a dialog that answered nothing (as the terminal sent them): they go back
+    to the chat's prompt, after the line set aside when the dialog opened. Outside the chat
+    (`agent -p`) there is no prompt to go back to."""
+    if typed and _ACTIVE is not None and _ACTIVE._pauses:
+        _ACTIVE.keep(typed)
+
+
+def keys_as_typed(keys: Iterable[KeyPress]) -> str:
+    """prompt_toolkit's keys as the terminal sent them (a paste whole, within its markers)."""
+    from prompt_toolkit.keys import Keys
+
+    return "".join(
+        f"{PASTE_START}{key.data}{PASTE_END}" if key.key == Keys.BracketedPaste else key.data
+        for key in keys
+    )
 
 
 @contextlib.contextmanager

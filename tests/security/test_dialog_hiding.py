@@ -7,6 +7,7 @@ received, so text that was never drawn is not in it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from agent.mcp.config.document import parse_document_data
@@ -103,10 +104,14 @@ def test_arguments_longer_than_the_screen_are_paged_and_y_counts_only_on_the_las
         )
         first_page = chat.before
         chat.send("y")  # not a key of the pager: the rest of the arguments is still unseen
+        # It answers nothing, and the pager says which keys it takes, then comes back.
+        chat.expect(re.escape("(a question is open: stop typing, then press space or n;"))
+        chat.expect("space shows more, n declines, Esc stops the turn --")
         chat.send(" ")
         chat.expect("Approve\\?")
         last_page = chat.before
         chat.send("y")
+        chat.expect("✎ typing: y")  # the y typed at the pager went back to the prompt
         chat.expect("Finished.")
     requests = fake.requests()
     assert "<0000>" in first_page and "THE-END" not in first_page

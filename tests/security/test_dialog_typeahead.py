@@ -57,6 +57,14 @@ def finish(chat: pexpect.spawn) -> None:
     chat.expect(pexpect.EOF)
 
 
+def answer_once_typing_stopped(chat: pexpect.spawn, question: str, key: str) -> None:
+    """Keys typed at an open question answered nothing: it said so, and is back after a pause
+    in the typing; then `key`, alone, answers it."""
+    chat.expect(re.escape("(a question is open:"))
+    chat.expect(question)
+    chat.send(key)
+
+
 def hostile_agents_md_project(tmp_path: Path) -> Path:
     """A git repository whose AGENTS.md carries a hostile rule."""
     project = tmp_path / "repo"
@@ -119,7 +127,8 @@ def test_yy_at_an_approval_does_not_approve_the_second_call_of_the_same_answer(
         chat.send("run both\r")
         chat.expect('text: "first-call"')
         chat.expect("Approve\\?")
-        chat.send("yy")  # a bounced key: the second y arrives before the second question
+        chat.send("yy")  # a bounced key: two keys in a row are no answer at all
+        answer_once_typing_stopped(chat, "Approve\\?", "y")
         chat.expect("approved")
         chat.expect('text: "second-call"')  # the second dialog, by its own arguments
         chat.expect("Approve\\?")
@@ -146,6 +155,7 @@ def test_yy_at_the_one_shot_approver_on_the_terminal_does_not_approve_the_second
         agent.expect('text: "first-call"')
         agent.expect("Approve\\?")
         agent.send("yy")
+        answer_once_typing_stopped(agent, "Approve\\?", "y")
         agent.expect("approved")
         agent.expect('text: "second-call"')
         agent.expect("Approve\\?")
@@ -175,6 +185,7 @@ def test_yy_at_an_approval_does_not_answer_the_form_the_approved_call_sends(
         chat.send("sign me in\r")
         chat.expect("Approve\\?")
         chat.send("yy")  # the second y would say yes to the form the call is about to send
+        answer_once_typing_stopped(chat, "Approve\\?", "y")
         chat.expect(re.escape("Answer MCP server hx? [y] yes  [n] decline"))
         chat.send("n")
         # Had the typed-ahead y said yes to the form, the n would be the form's first value.

@@ -95,11 +95,13 @@ def test_a_y_typed_before_the_question_appeared_never_opens_the_page(
         chat.expect("›")
         chat.send("connect me\r")
         chat.expect("Approve\\?")
-        chat.send("yyyy")  # the approval's y, then keys typed ahead of the page question
+        chat.send("y")  # the approval's y, alone
+        chat.expect("approved")
+        chat.send("yyy")  # typed ahead of the page question, or at it: a word, no answer
         chat.expect(QUESTION)
         chat.send("\x1b")  # Esc cancels
         chat.expect("Cancelled.")
-        chat.send("/exit\r")
+        chat.send("\x15/exit\r")  # the y's went back to the prompt
         chat.expect(pexpect.EOF)
         requests = fake.requests()
     assert browser_calls(record) == []

@@ -273,3 +273,27 @@ def test_a_typed_model_and_address_is_served_there_and_a_bad_address_names_nothi
     )
     for address in ("ftp://host/v1", "http:/nowhere", "http://user:pw@host/v1", "http://h:x/"):
         assert typed_choice(f"openai/mine {address}", found) is None, address
+
+
+def test_a_name_typed_while_the_last_one_is_checked_is_kept_and_a_spinner_shows_the_check(
+    agent_home: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    discovery_settings(agent_home)
+    with FakeOpenAI([{"text": "Hello from my own server."}]) as fake:
+        base = fake.base_url
+        chat = spawn(env, tmp_path)
+        chat.expect("Enter for 1")
+        chat.send("foo\r")
+        chat.expect_exact("checking foo")  # the spinner, while litellm loads to judge it
+        chat.send(f"openai/fake-model {fake.base_url}")  # typed on while it checks
+        chat.expect_exact("litellm cannot tell which provider serves 'foo'")
+        chat.expect_exact("Model (number or name")
+        chat.send("\r")  # the name typed meanwhile is in the prompt: Enter sends it
+        chat.expect_exact(f"Saved model: openai/fake-model at {fake.base_url} in ", timeout=60)
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+    assert chat.exitstatus == 0
+    saved = load_settings()
+    assert (saved.model, saved.api_base) == ("openai/fake-model", base)

@@ -156,6 +156,7 @@ def trust_request(definition: LocalDefinition, verdict: LaunchVerdict) -> TrustR
         changes=verdict.changes,
         project=verdict.record.project,
         why=verdict.headline(),
+        trusted_in=verdict.trusted_in,
         script=SCRIPT_FROM_ENVIRONMENT if launch.script_from_environment else launch.script,
     )
 
@@ -194,6 +195,7 @@ def _commands_request(
         project=verdict.record.project,
         tools=tuple(tools),
         why=verdict.headline(),
+        trusted_in=verdict.trusted_in,
     )
 
 

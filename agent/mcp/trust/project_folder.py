@@ -17,6 +17,7 @@ this project's folder, and you trusted it in A", never "what it runs changed".
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from agent.mcp.config.command_definitions import CommandsDefinition
 from agent.mcp.config.definitions import LocalDefinition
@@ -74,3 +75,42 @@ def resolves_elsewhere(argument: str, old_cwd: str, new_cwd: str) -> bool:
     if argument.startswith(("./", "../")):
         return True
     return any(os.path.exists(os.path.join(cwd, argument)) for cwd in (old_cwd, new_cwd))
+
+
+# Runners that find the package they run in the project's node_modules before the registry.
+_PACKAGE_RUNNERS = {"npx", "bunx", "pnpx"}
+_RUNNER_VERBS = {"npm": "exec", "pnpm": "dlx", "yarn": "dlx", "bun": "x"}
+# Folder-only changes: what any launch written relative to the project says in a new one.
+_FOLDER_CHANGES = (
+    "its working directory is this project's folder",
+    "its working directory is inside this project's folder",
+    "it is written relative to the project folder",
+)
+
+
+def why_here(executable: str, args: Sequence[str], cwd: str, project: str) -> str:
+    """What of this project the launch reads, the reason it asks in each project, in words a
+    person checks at a glance: "npx looks in this project's node_modules first"."""
+    name = os.path.basename(executable)
+    if name in _PACKAGE_RUNNERS or (args and _RUNNER_VERBS.get(name) == args[0]):
+        return f"{sanitize_line(name)} looks in this project's node_modules first"
+    if "-m" in args and name.startswith("python"):
+        return f"{sanitize_line(name)} -m looks for its module in this project's folder first"
+    if name == "uv" and args and args[0] == "run":
+        return "uv run uses this project's environment and files"
+    if "/" in executable and not executable.startswith(("/", "~")):
+        return f"it runs {sanitize_line(executable)} from this project's folder"
+    for argument in args:
+        path = os.path.join(cwd, argument)
+        relative = not argument.startswith(("-", "/", "~")) and "=" not in argument
+        if relative and os.path.exists(path) and inside(path, project) is not None:
+            return f"it reads {sanitize_line(argument)} from this project's folder"
+    if inside(cwd, project) is not None:
+        return "it starts in this project's folder and may read what is there"
+    return "its launch names this project's folder"
+
+
+def beyond_the_folder(changes: Sequence[str]) -> list[str]:
+    """The changes that are more than the move to another project's folder (which every
+    launch written relative to the project shows): a program, an argument, a variable."""
+    return [change for change in changes if not change.startswith(_FOLDER_CHANGES)]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from agent.mcp.trust.project_folder import why_here
 from agent.text import sanitize_line
 
 
@@ -33,6 +34,14 @@ class TrustRequest:
     why: str = ""
     # The script its interpreter runs (`python3 server.py`): a yes covers its content too.
     script: str | None = None
+    trusted_in: str | None = None  # the project where this launch was trusted, if another
+
+    def why_here(self) -> str:
+        """What of this project the launch reads, when it depends on the project ("npx looks
+        in this project's node_modules first"), else why it asks at all."""
+        if self.project is None:
+            return self.reason()
+        return why_here(self.executable, self.args, self.cwd, self.project)
 
     def reason(self) -> str:
         """Why it asks and what differs, in one line."""

@@ -13,28 +13,22 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from prompt_toolkit.application import Application, get_app_session
-from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, FormattedText
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout
 from prompt_toolkit.layout.containers import HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.utils import get_cwidth
 
-from agent.ui.dialogs.fresh_keys import Arming, run_dialog
+from agent.ui.dialogs.fresh_keys import Arming, answer_bindings, open_question_hint, run_dialog
 
 # Our own styling (agent.ui.style): SGR sequences, which take no columns. Text from elsewhere
 # is sanitized before it gets here, so every escape left in a line is one of these.
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 _INDENT = "    "  # continuation rows are indented
-# Where the question will be while keys typed as it appeared are still arriving. Styled unlike
-# the question so that drawing the question over it rewrites every cell.
-_NOT_YET = FormattedText([("italic", "(a question: stop typing to see it)")])
 
 
 def terminal_size() -> os.terminal_size:
@@ -121,33 +115,21 @@ async def single_key(
     exactly when the question is, and stay there after the answer. Callers keep the rows
     within one screen (ask_with_pages does).
     """
-    bindings = KeyBindings()
-    arming = Arming()  # a question that appears while keys are arriving waits for a pause
-    armed = Condition(lambda: arming.armed)
-
-    def answer(result: str) -> Callable[[KeyPressEvent], None]:
-        def handler(event: KeyPressEvent) -> None:
-            event.app.exit(result=result)
-
-        return handler
-
-    for key, result in keys.items():
-        bindings.add(key, filter=armed)(answer(result))
-    bindings.add(Keys.Any, filter=~armed)(lambda event: arming.absorb())
-    bindings.add("escape", eager=True)(answer(cancel))
-    bindings.add("c-c")(answer(cancel))
-    bindings.add("c-d")(answer(cancel))
-    bindings.add("enter")(lambda event: arming.absorb())  # Enter alone decides nothing
+    # Only a lone key after a pause answers; a word typed at it is kept for the prompt.
+    arming = Arming(keys)
+    bindings = answer_bindings(arming, keys, cancel)
     width = terminal_size().columns
     windows = []
     rows = screen_rows(lines, width)
     if rows:
         windows.append(_rows_window(rows))
-    question_rows = len(screen_rows([question], width))
+    question_rows = _question_rows(question, keys, width)
     asked = FormattedText([("bold", question)])
+    # Styled unlike the question, so that drawing either over the other rewrites every cell.
+    hint = FormattedText([("italic", arming.hint)])
     windows.append(
         Window(
-            FormattedTextControl(lambda: asked if arming.armed else _NOT_YET),
+            FormattedTextControl(lambda: asked if arming.armed else hint),
             height=question_rows,
             wrap_lines=True,
         )
@@ -156,6 +138,11 @@ async def single_key(
         layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
     )
     return await run_dialog(app, arming)  # only keys pressed once it is drawn answer it
+
+
+def _question_rows(question: str, keys: dict[str, str], width: int) -> int:
+    # The question's window holds the question, or the hint that stands in for it.
+    return max(len(screen_rows([text], width)) for text in (question, open_question_hint(keys)))
 
 
 def _rows_window(rows: list[str]) -> Window:
@@ -176,14 +163,16 @@ async def ask_with_pages(
     answer `cancel` on every page; `cancel_words` says what they do, on the pager's line."""
     size = terminal_size()
     rows = screen_rows(lines, size.columns)
-    question_rows = len(screen_rows([question], size.columns))
+    pager_keys = {" ": "more", "n": "n"}
+    # The pager's line with its hint takes up to two rows too.
+    question_rows = max(_question_rows(question, keys, size.columns), 2)
     page = max(size.lines - question_rows - 2, 5)
     start = 0
     while len(rows) - start > page:
         shown = f"{start + 1}-{start + page}"
         choice = await single_key(
             f"-- lines {shown} of {len(rows)}: space shows more, n declines{cancel_words} --",
-            {" ": "more", "n": "n"},
+            pager_keys,
             rows[start : start + page],
             cancel,
         )

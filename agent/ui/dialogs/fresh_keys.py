@@ -10,42 +10,47 @@ the drawing, so the first read a dialog makes holds only keys that came after).
   (`run it⏎y` in one read) or the answer to the last dialog (`yy`). It is kept per input
   (the chat's stdin, or /dev/tty in one-shot mode), and a kernel flush never reaches it.
 - The input's own parser: bytes read but not yet made keys (the start of an escape sequence).
-- The kernel's terminal buffer (tcflush).
-- Our type-ahead reader during a turn (agent.ui.typeahead): the line being typed is dropped;
-  complete lines queued as the next messages stay queued.
+- The kernel's terminal buffer (read, the rest of a flood flushed).
+- Our type-ahead reader during a turn (agent.ui.typeahead): the line being typed is set
+  aside; complete lines queued as the next messages stay queued.
 
-When a dialog ends, the keys after the one that answered it are dropped too (`yy`: the
-second y never reaches the next dialog, which needs a key of its own).
+What those keys typed is not lost: it goes back to the chat's prompt (typeahead.keep_typed),
+after the line the type-ahead reader set aside, as do the keys typed at the question that
+answered nothing and the keys after the one that answered it (`yy`: the second y never
+reaches the next dialog, which needs a key of its own).
 
-A one-key question that appears while keys are still arriving (some were just dropped, or our
-reader read one a moment ago) is not armed at once: the person is typing and has not seen it.
-Its answer keys count only once no key has come for quiet_seconds(), and the question
-itself is drawn only then, so what it asks is on screen exactly when a key can answer it.
-Until then every key is absorbed and restarts the wait (a held or bouncing key included);
-Esc, Ctrl-C and Ctrl-D still say no. Peers do the same (charmbracelet/crush ignores keys for
-350 ms after a permission dialog opens; Qubes delays its confirmations). A question that
-appears with the keyboard quiet is armed at once: no delay for a person who is reading.
+An answer is a lone key. A question that appears while keys are still arriving (some were
+just taken, or our reader read one a moment ago) is not armed at once: the person is typing
+and has not seen it. And a key that is not an answer, at any time, is a letter of a word: typing
+goes on. Either way the question shows a hint in its place (it is a question, these are its
+keys, the typing is kept) and takes no answer until no key has come for quiet_seconds(); then
+it is drawn, so what it asks is on screen exactly when a key can answer it. An answer key
+itself counts only once no key has followed it for quiet_seconds(): the n of "no", the y of
+"yes", a bounced `yy` answer nothing, since a word never answers. Esc, Ctrl-C and Ctrl-D say
+no at once. Peers do the like (charmbracelet/crush ignores keys for 350 ms after a permission
+dialog opens; Qubes delays its confirmations). A question that appears with the keyboard quiet
+is armed at once: no delay for a person who is reading, but the pause after the key.
 
 What the chat's prompt leaves behind is no dialog's: see TypeAhead.take_prompt_leftovers.
 """
 
 from __future__ import annotations
 
-import array
 import asyncio
 import contextlib
-import fcntl
 import os
 import termios
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import clear_typeahead, get_typeahead
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.shortcuts import PromptSession
 
-from agent.ui.typeahead import dialog_keys, typed_within
+from agent.ui.typeahead import dialog_keys, keep_typed, keys_as_typed, typed_within
 
 T = TypeVar("T")
 
@@ -56,6 +61,11 @@ ARMING_QUIET_SECONDS = 0.3
 # set one too, so a loaded machine cannot stretch their typist's gap past it).
 QUIET_SECONDS_VARIABLE = "AGENT_QUESTION_QUIET_SECONDS"
 _QUIET_BOUNDS = (0.1, 10.0)
+# At most this much of what waits in the kernel's buffer as a question appears goes back to
+# the prompt; the rest of a flood is dropped.
+_KEPT_BYTES = 1 << 16
+# How the hint names keys that are not a letter.
+KEY_NAMES = {" ": "space", "enter": "Enter"}
 
 
 def quiet_seconds() -> float:
@@ -71,58 +81,140 @@ def quiet_seconds() -> float:
 
 
 def discard_keys(source: Input) -> None:
-    """Drop every key `source` holds that arrived before now, in every buffer."""
-    _drop_keys(source)
+    """Take every key `source` holds that arrived before now, in every buffer, out of the way
+    of the question about to be drawn; their text goes back to the chat's prompt."""
+    keep_typed(_take_keys(source)[1])
 
 
-def _drop_keys(source: Input) -> bool:
-    # True when there was any: someone is typing as the dialog appears.
-    dropped = bool(get_typeahead(source))
-    dropped = bool(source.flush_keys()) or dropped  # what its parser held, made keys
+def _take_keys(source: Input) -> tuple[bool, str]:
+    # Whether there were any (someone is typing as the dialog appears), and what they typed.
+    held = [*get_typeahead(source), *source.flush_keys()]  # the store; what the parser held
+    typed = keys_as_typed(held)
+    waiting = False
     with contextlib.suppress(OSError, termios.error, NotImplementedError, ValueError):
         fd = source.fileno()
         if os.isatty(fd):
-            waiting = array.array("i", [0])
-            fcntl.ioctl(fd, termios.FIONREAD, waiting)  # bytes the kernel holds unread
-            dropped = dropped or waiting[0] > 0
-            termios.tcflush(fd, termios.TCIFLUSH)
-    return dropped
+            unread = _read_waiting(fd)
+            waiting = bool(unread)
+            typed += unread.decode("utf-8", errors="ignore")
+            termios.tcflush(fd, termios.TCIFLUSH)  # the rest of a flood, unread
+    return bool(held) or waiting, typed
+
+
+def _read_waiting(fd: int) -> bytes:
+    """The bytes the kernel holds unread on terminal `fd`, a half-typed line included: the
+    terminal may still be in line mode (the prompt just ended), where they are not readable."""
+    mode = termios.tcgetattr(fd)
+    now = termios.tcgetattr(fd)
+    now[3] &= ~termios.ICANON
+    now[6][termios.VMIN], now[6][termios.VTIME] = 0, 0  # a read never waits
+    termios.tcsetattr(fd, termios.TCSANOW, now)
+    try:
+        with contextlib.suppress(BlockingIOError):
+            return os.read(fd, _KEPT_BYTES)
+        return b""
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
 
 
 class Arming:
-    """Whether a one-key question may be answered yet: at once when the keyboard was quiet as
-    it appeared, else once no key has come for quiet_seconds()."""
+    """When a one-key question takes its answer, and what was typed at it instead.
 
-    def __init__(self) -> None:
+    An answer is a lone key: the keyboard quiet before it (at once when it was quiet as the
+    question appeared, else once no key came for quiet_seconds()) and after it (it counts only
+    when no key follows it within quiet_seconds()). Any other key is typing that goes on: the
+    question gives way to a hint saying it is a question and what its keys are, ignores keys
+    until a pause, and keeps them, as the terminal sent them, for the prompt."""
+
+    def __init__(self, keys: Iterable[str] = ()) -> None:
         self.armed = False
+        self.hint = open_question_hint(keys)
         self._app: Application[Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._pending: tuple[str, str] | None = None  # an answer and its key, not yet counted
+        self._typed: list[str] = []
 
-    def start(self, app: Application[Any], typing: bool) -> None:
-        """The question is being drawn; `typing`: keys were arriving as it appeared."""
+    def start(self, app: Application[Any], typing: bool, dropped: str = "") -> None:
+        """The question is being drawn; `typing`: keys were arriving as it appeared
+        (`dropped`: those keys, which go back to the prompt)."""
         self._app, self.armed = app, not typing
+        if dropped:
+            self._typed.append(dropped)
         if typing:
-            self._wait()
+            self._wait(self._arm)
 
-    def absorb(self) -> None:
-        """A key came before the question was armed: it decides nothing and the wait restarts."""
-        if not self.armed:
-            self._wait()
+    def answer(self, result: str, typed: str) -> None:
+        """An answer key: it decides once no key has followed it for quiet_seconds(); a key
+        that does makes it a letter of a word ("no", "yes", "again")."""
+        if not self.armed or self._pending is not None:
+            self.absorb(typed)
+            return
+        self._pending = (result, typed)
+        self._wait(self._decide)
 
-    def stop(self) -> None:
-        """The question is gone."""
+    def absorb(self, typed: str) -> None:
+        """A key that answers nothing, or comes too soon: it is kept for the prompt, and the
+        question waits for a pause in the typing, showing the hint meanwhile."""
+        if self._pending is not None:
+            self._typed.append(self._pending[1])  # the first letter of a word, not an answer
+            self._pending = None
+        self._typed.append(typed)
+        was_armed, self.armed = self.armed, False
+        self._wait(self._arm)
+        if was_armed and self._app is not None:
+            self._app.invalidate()  # the hint takes the question's place
+
+    def stop(self) -> str:
+        """The question is gone: what was typed at it that answered nothing."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        typed, self._typed = "".join(self._typed), []
+        return typed
 
-    def _wait(self) -> None:
-        self.stop()
-        self._timer = asyncio.get_running_loop().call_later(quiet_seconds(), self._arm)
+    def _wait(self, then: Callable[[], None]) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(quiet_seconds(), then)
 
     def _arm(self) -> None:
         self._timer, self.armed = None, True
         if self._app is not None:
             self._app.invalidate()  # draws the question
+
+    def _decide(self) -> None:
+        self._timer, pending, self._pending = None, self._pending, None
+        if pending is not None and self._app is not None and not self._app.is_done:
+            self._app.exit(result=pending[0])
+
+
+def open_question_hint(keys: Iterable[str]) -> str:
+    """What a question shows while keys that are not its answer arrive."""
+    names = [KEY_NAMES.get(key, key) for key in keys]
+    press = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    then = f", then press {press}" if press else ""
+    return f"(a question is open: stop typing{then}; your typing is kept)"
+
+
+def answer_bindings(arming: Arming, keys: Mapping[str, str], cancel: str) -> KeyBindings:
+    """A one-key question's keys: each of `keys` answers through `arming`; Esc, Ctrl-C and
+    Ctrl-D answer `cancel` at once (a no needs no pause); every other key is typing."""
+    bindings = KeyBindings()
+
+    def answer(result: str) -> Callable[[KeyPressEvent], None]:
+        return lambda event: arming.answer(result, keys_as_typed(event.key_sequence))
+
+    def cancelled(event: KeyPressEvent) -> None:
+        event.app.exit(result=cancel)
+
+    for key, result in keys.items():
+        bindings.add(key)(answer(result))
+    bindings.add(Keys.Any)(lambda event: arming.absorb(keys_as_typed(event.key_sequence)))
+    bindings.add("enter")(lambda event: arming.absorb(keys_as_typed(event.key_sequence)))
+    bindings.add("escape", eager=True)(cancelled)
+    bindings.add("c-c")(cancelled)
+    bindings.add("c-d")(cancelled)
+    return bindings
 
 
 @contextlib.contextmanager
@@ -132,7 +224,9 @@ def _fresh(source: Input) -> Iterator[None]:
         try:
             yield
         finally:
-            clear_typeahead(source)  # the keys after the answer are no later dialog's
+            # The keys after the answer are no later dialog's: they go back to the prompt.
+            keep_typed(keys_as_typed(get_typeahead(source)))
+            clear_typeahead(source)
 
 
 async def run_dialog(app: Application[T], arming: Arming | None = None) -> T:
@@ -140,9 +234,11 @@ async def run_dialog(app: Application[T], arming: Arming | None = None) -> T:
     `arming`, only once the keyboard has been quiet since (when it was not as it appeared)."""
 
     def start() -> None:
-        typing = _drop_keys(app.input)
-        if arming is not None:
-            arming.start(app, typing or typed_within(quiet_seconds()))
+        typing, typed = _take_keys(app.input)
+        if arming is None:
+            keep_typed(typed)
+        else:
+            arming.start(app, typing or typed_within(quiet_seconds()), typed)
 
     with _fresh(app.input):
         try:
@@ -150,7 +246,7 @@ async def run_dialog(app: Application[T], arming: Arming | None = None) -> T:
             return await app.run_async(pre_run=start, handle_sigint=False)
         finally:
             if arming is not None:
-                arming.stop()
+                keep_typed(arming.stop())
 
 
 async def ask_line(session: PromptSession[str], question: str, **options: Any) -> str:

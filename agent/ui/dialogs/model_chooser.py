@@ -6,6 +6,9 @@ sanitized again on the way out all the same.
 
 from __future__ import annotations
 
+import asyncio
+import sys
+
 import anyio.to_thread
 from prompt_toolkit.shortcuts import PromptSession
 
@@ -22,7 +25,9 @@ from agent.chat.state import ChatSession
 from agent.errors import AgentError
 from agent.text import plural, sanitize, sanitize_line
 from agent.ui.dialogs.fresh_keys import discard_keys
+from agent.ui.spinner import Spinner
 from agent.ui.style import styled
+from agent.ui.typeahead import TypeAhead
 
 NOTHING_FOUND = "Nothing found to offer: type a litellm model string, e.g. openai/gpt-4.1-mini."
 
@@ -69,10 +74,14 @@ def choose_first_model(found: Found) -> ModelChoice | None:
         else "Model (Ctrl-C quits): "
     )
     session = PromptSession[str]()
+    typed_on = ""  # what the person typed while the last name was checked
     while True:
         try:
-            # Only a line typed once the question is drawn chooses (agent.ui.dialogs.fresh_keys).
-            answer = session.prompt(question, pre_run=lambda: discard_keys(session.app.input))
+            # Only a line typed once the question is drawn chooses (agent.ui.dialogs.fresh_keys);
+            # a name typed at it while the last one was checked is in the line, unsent.
+            answer = session.prompt(
+                question, default=typed_on, pre_run=lambda: discard_keys(session.app.input)
+            )
         except (KeyboardInterrupt, EOFError):
             return None
         choice = pick(answer, found)
@@ -82,10 +91,29 @@ def choose_first_model(found: Found) -> ModelChoice | None:
                 "openai/gpt-4.1 (a server of your own: openai/NAME http://host:port/v1)"
             )
             continue
-        problem = _routing_problem(choice)
+        if choice.where not in (TYPED, GIVEN):  # a listed one is routable: nothing to check
+            return choice
+        problem, typed_on = asyncio.run(_checked(choice))
         if problem is None:
             return choice
         print(sanitize(problem))
+
+
+async def _checked(choice: ModelChoice) -> tuple[str | None, str]:
+    """Whether litellm can route `choice` (loading it takes seconds), under a spinner, with
+    the keys typed meanwhile read as type-ahead: the problem, and the line typed on."""
+    spinner = Spinner(sys.stdout, delay=0)
+    lines: list[str] = []
+    typeahead = TypeAhead(lines.append, spinner.typed, lambda: lines.clear())
+    spinner.show(f"checking {sanitize_line(choice.model)}")
+    try:
+        with typeahead.reading():
+            problem = await asyncio.to_thread(_routing_problem, choice)
+    finally:
+        spinner.hide()
+    # An Enter typed meanwhile sends nothing: the answer about the last name comes first.
+    typed = [*lines, typeahead.take_draft()]
+    return problem, next((line for line in typed if line.strip()), "")
 
 
 async def model_command(chat: ChatSession, argument: str) -> None:

@@ -28,15 +28,31 @@ pytestmark = pytest.mark.anyio
 YES_NO = {"y": "y", "n": "n"}
 
 
-async def test_the_second_key_of_yy_never_answers_the_next_dialog() -> None:
-    with create_pipe_input() as keyboard, create_app_session(input=keyboard, output=DummyOutput()):
-        keyboard.send_text("yy")  # one read: the first y answers, the second is left over
-        with anyio.fail_after(5):
-            assert await single_key("First? ", YES_NO) == "y"
-        assert get_typeahead(keyboard) == []  # dropped when the dialog ended
+async def test_yy_answers_nothing_and_a_lone_key_after_a_pause_answers_only_its_dialog() -> None:
+    screen = io.StringIO()
+    terminal = Vt100_Output(screen, lambda: Size(24, 80), enable_cpr=False)
+    with create_pipe_input() as keyboard, create_app_session(input=keyboard, output=terminal):
+        answers: list[str] = []
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                group.start_soon(lambda: _answer(answers, "First? "))
+                await _drawn(screen, "First?")
+                keyboard.send_text("yy")  # a bounced key, or a word: two keys are no answer
+                await _drawn(screen, "(a question is open: stop typing, then press y or n;")
+                await _drawn(screen, "First?")  # back after the pause
+                keyboard.send_text("y")
+        assert answers == ["y"]
+        assert get_typeahead(keyboard) == []  # nothing left for the next dialog
         keyboard.send_text("n")
-        with anyio.fail_after(5):
+        with anyio.fail_after(30):
             assert await single_key("Second? ", YES_NO) == "n"
+
+
+async def _drawn(screen: io.StringIO, text: str) -> None:
+    """Wait until `text` is drawn after what was drawn so far."""
+    start = len(screen.getvalue())
+    while text not in screen.getvalue()[start:]:
+        await anyio.sleep(0.01)
 
 
 async def test_what_the_prompt_read_after_its_enter_is_queued_or_typed_ahead(
@@ -58,7 +74,7 @@ async def test_what_the_prompt_read_after_its_enter_is_queued_or_typed_ahead(
         with typeahead.serving(), create_app_session(input=keyboard, output=terminal):
             with anyio.fail_after(5):
                 async with anyio.create_task_group() as group:
-                    group.start_soon(lambda: _answer(answers))
+                    group.start_soon(lambda: _answer(answers, "Approve? "))
                     # Typed a moment ago (the leftovers): the question waits for a pause.
                     while "Approve?" not in screen.getvalue():
                         await anyio.sleep(0.01)
@@ -72,8 +88,8 @@ async def test_what_the_prompt_read_after_its_enter_is_queued_or_typed_ahead(
     assert typeahead.take_draft() == "y"
 
 
-async def _answer(answers: list[str]) -> None:
-    answers.append(await single_key("Approve? ", YES_NO))
+async def _answer(answers: list[str], question: str) -> None:
+    answers.append(await single_key(question, YES_NO))
 
 
 def test_the_quiet_pause_is_the_persons_number_within_bounds_else_the_default(

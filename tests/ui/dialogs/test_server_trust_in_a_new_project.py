@@ -57,12 +57,13 @@ def test_a_new_project_asks_once_for_all_its_servers_and_trust_all_starts_them(
         )
         chat.send("hi\r")
         chat.expect_exact("MCP 3 servers need your trust in this project.")
+        chat.expect_exact(f"You trusted them in {first}.")
         for number, name in enumerate(NAMES, 1):
+            # One line each: what runs, and why it asks here; the same launch but the folder.
             chat.expect_exact(
-                f"[{number}] {name}: it runs in this project's folder, and you trusted it in "
-                f"{first}"
+                f"[{number}] {name}: {Path(sys.executable).name} …/tools_server.py  · it starts "
+                "in this project's folder and may read what is there"
             )
-            chat.expect_exact("- its working directory is this project's folder")
         chat.expect_exact("[a] all  [n] none  [e] decide each")
         chat.send("a")
         for _ in NAMES:
