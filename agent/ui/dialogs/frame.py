@@ -112,10 +112,20 @@ def _drawn_width(char: str) -> int:
 
 
 async def single_key(
-    question: str, keys: dict[str, str], lines: Sequence[str] = (), cancel: str = "n"
+    question: str,
+    keys: dict[str, str],
+    lines: Sequence[str] = (),
+    cancel: str = "n",
+    *,
+    hints: dict[str, str] | None = None,
+    answered: Callable[[str], str] | None = None,
 ) -> str:
     """Show `lines` and the question, then wait for one of `keys`; Esc, Ctrl-C and Ctrl-D
     answer `cancel` ("n" unless the caller gives them a meaning of their own).
+
+    `hints`: keys that answer nothing here, each with the words that then replace the question
+    (why the key did nothing and what to do), so a key that does nothing never goes unexplained.
+    `answered`: what the question's line says once answered, left on the screen.
 
     The lines are part of the dialog itself (not printed before it), so they are on screen
     exactly when the question is, and stay there after the answer. Callers keep the rows
@@ -124,13 +134,23 @@ async def single_key(
     bindings = KeyBindings()
     arming = Arming()  # a question that appears while keys are arriving waits for a pause
     armed = Condition(lambda: arming.armed)
+    # A hint, then the answer, in place of the question's words; each styled unlike the
+    # question so that drawing it over the question rewrites every cell.
+    said: list[tuple[str, str]] = []
 
     def answer(result: str) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:
+            if answered is not None:
+                said[:] = [("", answered(result))]
             event.app.exit(result=result)
 
         return handler
 
+    def hint(words: str) -> Callable[[KeyPressEvent], None]:
+        return lambda event: said.__setitem__(slice(None), [("italic", words)])
+
+    for key, words in (hints or {}).items():
+        bindings.add(key, filter=armed)(hint(words))
     for key, result in keys.items():
         bindings.add(key, filter=armed)(answer(result))
     bindings.add(Keys.Any, filter=~armed)(lambda event: arming.absorb())
@@ -143,19 +163,27 @@ async def single_key(
     rows = screen_rows(lines, width)
     if rows:
         windows.append(_rows_window(rows))
-    question_rows = len(screen_rows([question], width))
-    asked = FormattedText([("bold", question)])
-    windows.append(
-        Window(
-            FormattedTextControl(lambda: asked if arming.armed else _NOT_YET),
-            height=question_rows,
-            wrap_lines=True,
-        )
-    )
+    shown = [question, *(hints or {}).values()]
+    windows.append(_question_window(question, shown, said, arming, width))
     app: Application[str] = Application(
         layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
     )
     return await run_dialog(app, arming)  # only keys pressed once it is drawn answer it
+
+
+def _question_window(
+    question: str, shown: list[str], said: list[tuple[str, str]], arming: Arming, width: int
+) -> Window:
+    """The question's line: what `said` holds in its place (a hint, the answer) once there is
+    one, and nothing of it until the question is armed. As tall as the tallest of `shown`."""
+    height = max(len(screen_rows([text], width)) for text in shown)
+    return Window(
+        FormattedTextControl(
+            lambda: FormattedText(said or [("bold", question)]) if arming.armed else _NOT_YET
+        ),
+        height=height,
+        wrap_lines=True,
+    )
 
 
 def _rows_window(rows: list[str]) -> Window:
@@ -170,24 +198,35 @@ async def ask_with_pages(
     keys: dict[str, str],
     cancel: str = "n",
     cancel_words: str = "",
+    *,
+    early: str | None = None,
+    pager_no: tuple[str, str] = ("n", "n declines"),
+    answered: Callable[[str], str] | None = None,
 ) -> str:
     """Show every line, a screenful at a time when they do not fit (nothing is ever cut),
     then the question: its keys count only once the last page is on screen. Esc and Ctrl-C
-    answer `cancel` on every page; `cancel_words` says what they do, on the pager's line."""
+    answer `cancel` on every page; `cancel_words` says what they do, on the pager's line.
+
+    On a page before the last, a key of the question does nothing but say so: `early` (why,
+    and what to do) replaces the pager's line. `pager_no`: what n answers on a page before the
+    last, and the pager's words for it. `answered`: the question's line once answered."""
     size = terminal_size()
     rows = screen_rows(lines, size.columns)
     question_rows = len(screen_rows([question], size.columns))
     page = max(size.lines - question_rows - 2, 5)
     start = 0
+    no, no_words = pager_no
     while len(rows) - start > page:
-        shown = f"{start + 1}-{start + page}"
+        shown = f"lines {start + 1}-{start + page} of {len(rows)}"
+        waiting = f"-- {early} ({shown}) --" if early else ""
         choice = await single_key(
-            f"-- lines {shown} of {len(rows)}: space shows more, n declines{cancel_words} --",
-            {" ": "more", "n": "n"},
+            f"-- {shown}: space shows more, {no_words}{cancel_words} --",
+            {" ": "more", "n": no},
             rows[start : start + page],
             cancel,
+            hints={key: waiting for key in keys if key != "n"} if early else None,
         )
         if choice != "more":
             return choice
         start += page
-    return await single_key(question, keys, rows[start:], cancel)
+    return await single_key(question, keys, rows[start:], cancel, answered=answered)
