@@ -296,9 +296,10 @@ class Conversation:
     ) -> AsyncIterator[Event]:
         """One call of the round, in its turn. Planned again first when a search of this
         answer may have found its tool since, or when an earlier call ran and may have changed
-        what it does: a call whose preview now differs from the one answered is asked again,
-        alone, so what runs is always what was shown."""
-        if step.tool is None:
+        what it does (an edit of the text a call before it wrote is refused until then): a
+        call whose preview now differs from the one answered is asked again, alone, so what
+        runs is always what was shown."""
+        if step.tool is None or (step.result is not None and state.ran):
             step, decision = self._plan(step.call, tools, step.number, step.of), None
         elif decision is not None and decision.approved and state.ran and step.request:
             again = self._plan(step.call, tools, step.number, step.of)
@@ -466,7 +467,8 @@ def _changed(shown: ApprovalRequest, now: ApprovalRequest) -> bool:
 def _unasked(step: _Step) -> Unasked:
     """How the dialog shows a call of the answer it does not ask about."""
     if step.result is not None:
-        return Unasked(step.call, step.number, f"refused, not asked: {step.result.text}")
+        again = " (checked again in its turn, after the calls before it)" if step.number > 1 else ""
+        return Unasked(step.call, step.number, f"refused, not asked: {step.result.text}{again}")
     return Unasked(step.call, step.number, "needs no approval; runs in its turn")
 
 

@@ -20,6 +20,7 @@ from tests.security.test_dialog_typeahead import (
     tool_results,
 )
 
+PAGER = "-- lines [0-9]+-[0-9]+ of [0-9]+: space shows more"
 STOPPED = "Error: The person declined this tool call and stopped the turn."
 
 
@@ -69,13 +70,14 @@ def test_an_answer_of_thirty_calls_is_paged_and_no_yes_counts_before_the_last_ca
         chat.expect("MCP server fx ready")
         chat.expect("›")
         chat.send("go\r")
-        chat.expect("space shows more")
+        chat.expect(PAGER)
         drawn = chat.before
         chat.send("a")  # yes to all, while most calls were never on screen
         chat.expect("count once every call has been shown")  # says why a did nothing
-        chat.send("y")
-        pages = 0
-        while chat.expect(["space shows more", "Approve call 1 of 30"]) == 0:
+        chat.send("y")  # nor does y (the hint stays as it is)
+        chat.send(" ")
+        pages = 1
+        while chat.expect([PAGER, "Approve call 1 of 30"]) == 0:
             drawn += chat.before
             pages += 1
             chat.send(" ")
