@@ -301,7 +301,7 @@ class Conversation:
         runs is always what was shown."""
         if step.tool is None or (step.result is not None and state.ran):
             step, decision = self._plan(step.call, tools, step.number, step.of), None
-        elif decision is not None and decision.approved and state.ran and step.request:
+        elif decision is not None and decision.approved and state.ran and _previewed(step):
             again = self._plan(step.call, tools, step.number, step.of)
             if again.request is None or _changed(step.request, again.request):
                 step, decision = again, None
@@ -455,8 +455,15 @@ class _RoundState:
     stopped: bool = False  # the person stopped the turn at a call asked on its own
 
 
-def _changed(shown: ApprovalRequest, now: ApprovalRequest) -> bool:
+def _previewed(step: _Step) -> bool:
+    # Only a tool's preview can go stale: an MCP call is shown as its arguments, which stay.
+    return step.request is not None and isinstance(step.tool, PreviewedTool)
+
+
+def _changed(shown: ApprovalRequest | None, now: ApprovalRequest) -> bool:
     """What the call would do now differs from what the person answered."""
+    if shown is None:
+        return True
     return (shown.preview, shown.network_choice, shown.note) != (
         now.preview,
         now.network_choice,

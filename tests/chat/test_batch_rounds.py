@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.chat.approval import ApprovalBatch, ApprovalRequest, Decision
+from agent.chat.conversation import PREVIEW_FAILED
 from agent.chat.events import ToolCallStarted
 from agent.messages import ToolCall
 from agent.tools.builtin import BuiltinToolset
@@ -133,3 +134,17 @@ async def test_a_yes_to_all_covers_its_own_batch_and_the_next_answer_asks_again(
         ["c3", "c4"],
     ]
     assert tool.runs == [{"text": "a"}, {"text": "b"}]
+
+
+async def test_a_call_whose_preview_fails_is_asked_about_with_its_raw_arguments_saying_so() -> None:
+    class BrokenPreview(RecordingTool):
+        def preview(self, arguments: dict[str, object]) -> list[str]:
+            raise RuntimeError("the preview broke")
+
+    tool = BrokenPreview()
+    approver = ScriptedApprover([Decision(False)])
+    model = ScriptedModel([Reply(calls=[echo_call("c1", "a")]), Reply("ok")])
+    await turn(scripted(model, [tool], approver), "go")
+    (request,) = approver.requests
+    assert request.preview == () and request.arguments == {"text": "a"}
+    assert request.note == PREVIEW_FAILED
