@@ -9,10 +9,20 @@ an interruption (Ctrl-C cancels the task) gives every tool call the model made a
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.chat.approval import ApprovalRequest, Approver, ask, needs_approval
+from agent.chat.approval import (
+    NOT_ASKED_STOPPED,
+    ApprovalBatch,
+    ApprovalRequest,
+    Approver,
+    Decision,
+    Unasked,
+    ask,
+    ask_batch,
+    needs_approval,
+)
 from agent.chat.events import (
     ApprovalAnswered,
     ApprovalAsked,
@@ -50,7 +60,9 @@ from agent.tools.validation import argument_problems
 
 INTERRUPTED = "interrupted by the user before it finished"
 STOPPED = "The person declined this tool call and stopped the turn."
-NOT_RUN_STOPPED = "not run: the person stopped the turn at an earlier call of this answer"
+NOT_RUN_STOPPED = "not run: the person stopped the turn when asked about this answer's calls"
+PREVIEW_FAILED = "its preview failed: the arguments are shown as the model sent them"
+CHANGED = "asked again: an earlier call of this answer changed what this one will do"
 
 
 class Conversation:
@@ -152,15 +164,11 @@ class Conversation:
                 if ended:
                     return
                 rounds += 1
-                calls = answer[0].tool_calls
-                stopped: list[ToolCall] = []
-                for number, call in enumerate(calls, 1):
-                    async for event in self._run_call(call, tools, (number, len(calls)), stopped):
-                        yield event
-                    if stopped:
-                        yield self._stop(calls[number:])
-                        yield TurnEnded("stopped")
-                        return
+                async for event in self._round(answer[0].tool_calls, tools):
+                    ended = isinstance(event, TurnEnded)
+                    yield event
+                if ended:
+                    return
         except BaseException:
             # Cancelled (Ctrl-C) or closed: keep the history valid for the next request.
             self._keep_partial_answer(partial, "[interrupted by the user]")
@@ -219,61 +227,151 @@ class Conversation:
             )
             yield TurnEnded("round_limit")
 
+    async def _round(
+        self, calls: Sequence[ToolCall], tools: dict[str, Tool]
+    ) -> AsyncIterator[Event]:
+        """The answer's tool calls: every one that needs approval is asked about in one batch
+        before any of them runs, then each runs (or is refused) in the model's order. A stop
+        at the question ends the turn with nothing of the answer run."""
+        steps = [
+            self._plan(call, tools, number, len(calls)) for number, call in enumerate(calls, 1)
+        ]
+        asked = [step for step in steps if step.request is not None]
+        decided: dict[int, Decision] = {}
+        if asked:
+            for step in asked:
+                assert step.request is not None
+                yield ApprovalAsked(step.request)
+            others = tuple(_unasked(step) for step in steps if step.request is None)
+            batch = ApprovalBatch(tuple(s.request for s in asked if s.request), others)
+            for step, decision in zip(asked, await ask_batch(self.approver, batch), strict=True):
+                self._record_decision(step.call, decision)
+                decided[step.number] = decision
+        if any(decision.stop_turn for decision in decided.values()):
+            async for event in self._stop_all(steps, decided):
+                yield event
+            return
+        state = _RoundState()
+        for index, step in enumerate(steps):
+            async for event in self._run_step(step, decided.get(step.number), tools, state):
+                yield event
+            if state.stopped:
+                yield self._stop([step.call for step in steps[index + 1 :]])
+                yield TurnEnded("stopped")
+                return
+
+    def _record_decision(self, call: ToolCall, decision: Decision) -> None:
+        if decision is not NOT_ASKED_STOPPED:  # a call never asked about has no answer to keep
+            self.history.record(
+                ApprovalEvent(call.id, call.name, decision.approved, decision.reason)
+            )
+
+    def _plan(self, call: ToolCall, tools: dict[str, Tool], number: int, of: int) -> _Step:
+        """What `call` is before anyone is asked: refused (no such tool, arguments that break
+        the schema, a preview that refuses it), run without asking, or a question."""
+        tool = tools.get(call.name)
+        if tool is None and self.deferral is not None:
+            tool = self.deferral.found_tool(call.name)  # found by a search of this round
+        step = _Step(call, number, of, tool)
+        checked = self._checked(call, tool)
+        if isinstance(checked, ToolResult):
+            step.result = checked
+            return step
+        assert tool is not None
+        step.arguments = checked
+        if not needs_approval(tool.spec):
+            return step
+        preview = _preview(tool, checked)
+        if isinstance(preview, ToolResult):  # refused before anyone is asked
+            step.result = preview
+            return step
+        lines, failed = preview
+        choice = isinstance(tool, NetworkChoiceTool) and tool.asks_for_network(checked)
+        note = PREVIEW_FAILED if failed else None
+        step.request = ApprovalRequest(call, tool.spec, checked, lines, number, of, choice, note)
+        return step
+
+    async def _run_step(
+        self, step: _Step, decision: Decision | None, tools: dict[str, Tool], state: _RoundState
+    ) -> AsyncIterator[Event]:
+        """One call of the round, in its turn. Planned again first when a search of this
+        answer may have found its tool since, or when an earlier call ran and may have changed
+        what it does (an edit of the text a call before it wrote is refused until then): a
+        call whose preview now differs from the one answered is asked again, alone, so what
+        runs is always what was shown."""
+        if step.tool is None or (step.result is not None and state.ran):
+            step, decision = self._plan(step.call, tools, step.number, step.of), None
+        elif decision is not None and decision.approved and state.ran and _previewed(step):
+            again = self._plan(step.call, tools, step.number, step.of)
+            if again.request is None or _changed(step.request, again.request):
+                step, decision = again, None
+                if step.request is not None:
+                    note = f"{CHANGED}; {step.request.note}" if step.request.note else CHANGED
+                    step.request = replace(step.request, note=note)
+        if step.request is not None and decision is None:
+            yield ApprovalAsked(step.request)
+            decision = await ask(self.approver, step.request)
+            self._record_decision(step.call, decision)
+        async for event in self._execute(step, decision, state):
+            yield event
+
+    async def _execute(
+        self, step: _Step, decision: Decision | None, state: _RoundState
+    ) -> AsyncIterator[Event]:
+        """Run the planned call as decided (refused, declined, stopped, approved, or needing
+        no approval) and keep its result."""
+        tool, request = step.tool, step.request
+        yield ToolCallStarted(step.call, tool.spec if tool else None, asked=request is not None)
+        result = step.result
+        if result is None and request is not None:
+            assert decision is not None  # every question was answered before its call runs
+            yield ApprovalAnswered(step.call, decision)
+            if decision.stop_turn:
+                state.stopped = True
+                result = ToolResult(STOPPED, is_error=True)
+            elif not decision.approved:
+                result = _declined(decision)
+            elif request.network_choice and decision.without_network:
+                assert isinstance(tool, NetworkChoiceTool) and step.arguments is not None
+                state.ran = True
+                result = await _run_tool(step.arguments, tool.run_without_network)
+        if result is None:
+            assert tool is not None and step.arguments is not None
+            state.ran = True
+            result = await _run_tool(step.arguments, tool.run)
+        self.history.add(tool_message(step.call, result))
+        yield ToolFinished(step.call, result)
+
+    async def _stop_all(
+        self, steps: Sequence[_Step], decided: dict[int, Decision]
+    ) -> AsyncIterator[Event]:
+        """The person stopped the turn at the answer's question: nothing of the answer runs.
+        Each call they said no to is answered so; the others get a result saying they were not
+        run (the history stays valid), and no request follows."""
+        rest: list[ToolCall] = []
+        for step in steps:
+            decision = decided.get(step.number)
+            if decision is None or decision.approved or decision is NOT_ASKED_STOPPED:
+                rest.append(step.call)
+                self.history.add(
+                    tool_message(step.call, ToolResult(NOT_RUN_STOPPED, is_error=True))
+                )
+                continue
+            yield ToolCallStarted(step.call, step.tool.spec if step.tool else None, asked=True)
+            yield ApprovalAnswered(step.call, decision)
+            stopped = ToolResult(STOPPED, is_error=True)
+            result = stopped if decision.stop_turn else _declined(decision)
+            self.history.add(tool_message(step.call, result))
+            yield ToolFinished(step.call, result)
+        yield _stopped_notice(len(rest))
+        yield TurnEnded("stopped")
+
     def _stop(self, rest: Sequence[ToolCall]) -> Notice:
         """The person stopped the turn at an approval: the answer's other calls get a result
         (the history stays valid) without being asked about, and no request follows."""
         for call in rest:
             self.history.add(tool_message(call, ToolResult(NOT_RUN_STOPPED, is_error=True)))
-        skipped = f"; {plural(len(rest), 'more tool call')} of this answer not run" if rest else ""
-        return Notice(f"Turn stopped{skipped}. The model gets no further round; say how to go on.")
-
-    async def _run_call(
-        self,
-        call: ToolCall,
-        tools: dict[str, Tool],
-        position: tuple[int, int] = (1, 1),
-        stopped: list[ToolCall] | None = None,
-    ) -> AsyncIterator[Event]:
-        """One tool call of a tool round: check, ask when it needs approval, run, keep. A
-        decline that stops the turn adds the call to `stopped`."""
-        tool = tools.get(call.name)
-        if tool is None and self.deferral is not None:
-            tool = self.deferral.found_tool(call.name)  # found by a search of this round
-        yield ToolCallStarted(call, tool.spec if tool else None)
-        checked = self._checked(call, tool)
-        result: ToolResult | None = checked if isinstance(checked, ToolResult) else None
-        if not isinstance(checked, ToolResult):
-            assert tool is not None
-            arguments = checked
-            preview = _preview(tool, arguments) if needs_approval(tool.spec) else None
-            if isinstance(preview, ToolResult):  # refused before anyone is asked
-                result = preview
-            elif preview is not None:
-                number, of = position
-                choice = isinstance(tool, NetworkChoiceTool) and tool.asks_for_network(arguments)
-                request = ApprovalRequest(call, tool.spec, arguments, preview, number, of, choice)
-                yield ApprovalAsked(request)
-                decision = await ask(self.approver, request)
-                self.history.record(
-                    ApprovalEvent(call.id, call.name, decision.approved, decision.reason)
-                )
-                offline = choice and decision.approved and decision.without_network
-                yield ApprovalAnswered(call, decision)
-                if decision.stop_turn and stopped is not None:
-                    stopped.append(call)
-                    result = ToolResult(STOPPED, is_error=True)
-                elif not decision.approved:
-                    reason = f" Their reason: {decision.reason}" if decision.reason else ""
-                    result = ToolResult(
-                        f"The person declined this tool call.{reason}", is_error=True
-                    )
-                elif offline and isinstance(tool, NetworkChoiceTool):
-                    result = await _run_tool(arguments, tool.run_without_network)
-            if result is None:
-                result = await _run_tool(arguments, tool.run)
-        assert result is not None  # every path above decided one
-        self.history.add(tool_message(call, result))
-        yield ToolFinished(call, result)
+        return _stopped_notice(len(rest))
 
     def _checked(self, call: ToolCall, tool: Tool | None) -> dict[str, Any] | ToolResult:
         """The call's arguments when it may be asked about; an error result when it cannot run
@@ -324,18 +422,71 @@ async def _prepared(model: ChatModel) -> None:
         await prepare()
 
 
-def _preview(tool: Tool, arguments: dict[str, Any]) -> tuple[str, ...] | ToolResult:
-    """What the tool says it will do, for the approval, or its refusal of a call that cannot
-    run; a preview that fails shows the raw arguments instead (the person still sees exactly
-    what is asked, and still decides)."""
+def _preview(tool: Tool, arguments: dict[str, Any]) -> tuple[tuple[str, ...], bool] | ToolResult:
+    """What the tool says it will do, for the approval, and whether its preview failed; or
+    its refusal of a call that cannot run. A preview that fails shows the raw arguments
+    instead, saying so (the person still sees exactly what is asked, and still decides)."""
     if not isinstance(tool, PreviewedTool):
-        return ()
+        return (), False
     try:
-        return tuple(tool.preview(arguments))
+        return tuple(tool.preview(arguments)), False
     except CallRefusedError as refused:
         return ToolResult(str(refused), is_error=True)
     except Exception:  # a broken preview must not hide the call: the raw arguments show
-        return ()
+        return (), True
+
+
+@dataclass
+class _Step:
+    """One call of a tool round as planned before anyone is asked."""
+
+    call: ToolCall
+    number: int  # its place among the answer's calls
+    of: int  # how many calls the answer has
+    tool: Tool | None
+    arguments: dict[str, Any] | None = None
+    result: ToolResult | None = None  # decided without asking: it cannot run as proposed
+    request: ApprovalRequest | None = None  # what the person is asked
+
+
+@dataclass
+class _RoundState:
+    ran: bool = False  # a call of this answer has run: later previews may have changed
+    stopped: bool = False  # the person stopped the turn at a call asked on its own
+
+
+def _previewed(step: _Step) -> bool:
+    # Only a tool's preview can go stale: an MCP call is shown as its arguments, which stay.
+    return step.request is not None and isinstance(step.tool, PreviewedTool)
+
+
+def _changed(shown: ApprovalRequest | None, now: ApprovalRequest) -> bool:
+    """What the call would do now differs from what the person answered."""
+    if shown is None:
+        return True
+    return (shown.preview, shown.network_choice, shown.note) != (
+        now.preview,
+        now.network_choice,
+        now.note,
+    )
+
+
+def _unasked(step: _Step) -> Unasked:
+    """How the dialog shows a call of the answer it does not ask about."""
+    if step.result is not None:
+        again = " (checked again in its turn, after the calls before it)" if step.number > 1 else ""
+        return Unasked(step.call, step.number, f"refused, not asked: {step.result.text}{again}")
+    return Unasked(step.call, step.number, "needs no approval; runs in its turn")
+
+
+def _declined(decision: Decision) -> ToolResult:
+    reason = f" Their reason: {decision.reason}" if decision.reason else ""
+    return ToolResult(f"The person declined this tool call.{reason}", is_error=True)
+
+
+def _stopped_notice(not_run: int) -> Notice:
+    skipped = f"; {plural(not_run, 'more tool call')} of this answer not run" if not_run else ""
+    return Notice(f"Turn stopped{skipped}. The model gets no further round; say how to go on.")
 
 
 async def _run_tool(

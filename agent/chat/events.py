@@ -19,6 +19,9 @@ class TextDelta:
 class ToolCallStarted:
     call: ToolCall
     spec: ToolSpec | None  # None: the model named a tool that does not exist
+    # The person was asked about it: an approval dialog has shown the call, its arguments
+    # included, so a front end need not show them again.
+    asked: bool = False
 
 
 @dataclass(frozen=True)

@@ -286,9 +286,11 @@ class EventRenderer:
         self.out.write(text + "\n")
 
     def _call_title(self, event: ToolCallStarted) -> str:
-        # An MCP call's arguments are left to the approval dialog, which shows them in full.
+        # The arguments of a call the person was asked about are in the approval dialog above,
+        # in full: the line names the call its outcome belongs to. An MCP call's arguments are
+        # never on it (its dialog shows them, or it was refused before any could).
         title = call_title(event.call, event.spec, server_arguments=False)
-        if title.details is None:
+        if title.details is None or (event.asked and event.spec and event.spec.server is None):
             return title.tool
         return f"{title.tool} " + styled(title.details, "dim")
 

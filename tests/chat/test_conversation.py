@@ -255,7 +255,7 @@ async def test_two_calls_in_one_reply_are_approved_one_by_one_in_order() -> None
     assert tool_messages[1]["content"] == "Error: The person declined this tool call."
 
 
-async def test_a_decline_that_stops_the_turn_runs_and_asks_nothing_more_and_sends_no_round() -> (
+async def test_a_decline_that_stops_the_turn_runs_nothing_of_the_answer_and_sends_no_round() -> (
     None
 ):
     tool = RecordingTool()
@@ -265,20 +265,21 @@ async def test_a_decline_that_stops_the_turn_runs_and_asks_nothing_more_and_send
     chat = scripted(model, [tool], approver)
     events = await turn(chat, "three")
     assert [(r.number, r.of) for r in approver.requests] == [(1, 3), (2, 3)]  # c3: never asked
-    assert tool.runs == [{"text": "first"}]
+    assert tool.runs == []  # every call of the answer is asked about before any runs
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert notices == [
-        "Turn stopped; 1 more tool call of this answer not run. "
+        "Turn stopped; 2 more tool calls of this answer not run. "
         "The model gets no further round; say how to go on."
     ]
     assert events[-1] == TurnEnded("stopped")
     assert len(model.requests) == 1  # no further round
     await turn(chat, "go on")  # the history stays valid: every call has its result
     tool_messages = [m for m in sent(model) if m["role"] == "tool"]
+    not_run = "Error: not run: the person stopped the turn when asked about this answer's calls"
     assert [m["content"] for m in tool_messages] == [
-        "echo: first",
+        not_run,
         "Error: The person declined this tool call and stopped the turn.",
-        "Error: not run: the person stopped the turn at an earlier call of this answer",
+        not_run,
     ]
 
 

@@ -14,7 +14,7 @@ from agent.chat.conversation import Conversation
 from agent.mcp.resource_tools import SOURCE, resource_tools
 from agent.mcp.store import McpStore
 from agent.messages import ToolCall
-from agent.ui.dialogs.approval import RESOURCE_TOOLS
+from agent.ui.dialogs.call_rows import RESOURCE_TOOLS
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, resources_server, runtime, save
 from tests.scripted_model import Reply, ScriptedModel

@@ -17,7 +17,7 @@ from agent.chat.conversation import Conversation
 from agent.mcp.resource_tools import resource_tools
 from agent.mcp.store import McpStore
 from agent.messages import ToolCall
-from agent.ui.dialogs.approval import describe_request
+from agent.ui.dialogs.call_rows import describe_request
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, runtime, save, script_server
 from tests.scripted_model import Reply, ScriptedModel

@@ -23,7 +23,7 @@ from agent.messages import ToolCall
 from agent.tools.base import CallRefusedError, PreviewedTool
 from agent.tools.builtin import BuiltinToolset
 from agent.tools.file_diff import PREVIEW_LINE_CHARS, PREVIEW_MAX_LINES
-from agent.ui.dialogs.approval import describe_request
+from agent.ui.dialogs.call_rows import describe_request
 from tests.security.inputs_helpers import agent_env, one_shot, tool_results
 
 ORIGINAL = "the person's own file\n"

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application, get_app_session
 from prompt_toolkit.formatted_text import ANSI, FormattedText
+from prompt_toolkit.key_binding import KeyPressEvent
 from prompt_toolkit.layout import Layout
 from prompt_toolkit.layout.containers import HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
@@ -24,6 +25,7 @@ from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.utils import get_cwidth
 
 from agent.ui.dialogs.fresh_keys import Arming, answer_bindings, open_question_hint, run_dialog
+from agent.ui.typeahead import keys_as_typed
 
 # Our own styling (agent.ui.style): SGR sequences, which take no columns. Text from elsewhere
 # is sanitized before it gets here, so every escape left in a line is one of these.
@@ -106,10 +108,20 @@ def _drawn_width(char: str) -> int:
 
 
 async def single_key(
-    question: str, keys: dict[str, str], lines: Sequence[str] = (), cancel: str = "n"
+    question: str,
+    keys: dict[str, str],
+    lines: Sequence[str] = (),
+    cancel: str = "n",
+    *,
+    hints: dict[str, str] | None = None,
+    answered: Callable[[str], str] | None = None,
 ) -> str:
     """Show `lines` and the question, then wait for one of `keys`; Esc, Ctrl-C and Ctrl-D
     answer `cancel` ("n" unless the caller gives them a meaning of their own).
+
+    `hints`: keys that answer nothing here, each with the words that then replace the question
+    (why the key did nothing and what to do), so a key that does nothing never goes unexplained.
+    `answered`: what the question's line says once answered, left on the screen.
 
     The lines are part of the dialog itself (not printed before it), so they are on screen
     exactly when the question is, and stay there after the answer. Callers keep the rows
@@ -118,26 +130,51 @@ async def single_key(
     # Only a lone key after a pause answers; a word typed at it is kept for the prompt.
     arming = Arming(keys)
     bindings = answer_bindings(arming, keys, cancel)
+    said: list[tuple[str, str]] = []  # a hint key's words, in the question's place
+    for key, words in (hints or {}).items():
+        bindings.add(key)(_hint_key(arming, said, words))
     width = terminal_size().columns
     windows = []
     rows = screen_rows(lines, width)
     if rows:
         windows.append(_rows_window(rows))
-    question_rows = _question_rows(question, keys, width)
-    asked = FormattedText([("bold", question)])
-    # Styled unlike the question, so that drawing either over the other rewrites every cell.
-    hint = FormattedText([("italic", arming.hint)])
-    windows.append(
-        Window(
-            FormattedTextControl(lambda: asked if arming.armed else hint),
-            height=question_rows,
-            wrap_lines=True,
-        )
-    )
-    app: Application[str] = Application(
-        layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False
-    )
+    app: Application[str] | None = None
+
+    def question_line() -> FormattedText:
+        # Each styled unlike the others, so that drawing one over another rewrites every cell.
+        result = _answer_of(app)
+        if answered is not None and result is not None:
+            return FormattedText([("", answered(result))])
+        if not arming.armed:
+            return FormattedText([("italic", arming.hint)])
+        return FormattedText(said or [("bold", question)])
+
+    shown = [question, arming.hint, *(hints or {}).values()]
+    height = max(len(screen_rows([text], width)) for text in shown)
+    windows.append(Window(FormattedTextControl(question_line), height=height, wrap_lines=True))
+    app = Application(layout=Layout(HSplit(windows)), key_bindings=bindings, full_screen=False)
     return await run_dialog(app, arming)  # only keys pressed once it is drawn answer it
+
+
+def _answer_of(app: Application[str] | None) -> str | None:
+    """The answer the dialog exited with, once it has (its last drawing shows it)."""
+    future = app.future if app is not None else None
+    if future is None or not future.done() or future.cancelled() or future.exception():
+        return None
+    return future.result()
+
+
+def _hint_key(
+    arming: Arming, said: list[tuple[str, str]], words: str
+) -> Callable[[KeyPressEvent], None]:
+    # A key that answers nothing here is typing like any other (kept for the prompt, the
+    # question waits for a pause), but once the pause comes the question says why it did
+    # nothing, in its place.
+    def handler(event: KeyPressEvent) -> None:
+        said[:] = [("italic", words)]
+        arming.absorb(keys_as_typed(event.key_sequence))
+
+    return handler
 
 
 def _question_rows(question: str, keys: dict[str, str], width: int) -> int:
@@ -157,26 +194,36 @@ async def ask_with_pages(
     keys: dict[str, str],
     cancel: str = "n",
     cancel_words: str = "",
+    *,
+    early: str | None = None,
+    pager_no: tuple[str, str] = ("n", "n declines"),
+    answered: Callable[[str], str] | None = None,
 ) -> str:
     """Show every line, a screenful at a time when they do not fit (nothing is ever cut),
     then the question: its keys count only once the last page is on screen. Esc and Ctrl-C
-    answer `cancel` on every page; `cancel_words` says what they do, on the pager's line."""
+    answer `cancel` on every page; `cancel_words` says what they do, on the pager's line.
+
+    On a page before the last, a key of the question does nothing but say so: `early` (why,
+    and what to do) replaces the pager's line. `pager_no`: what n answers on a page before the
+    last, and the pager's words for it. `answered`: the question's line once answered."""
     size = terminal_size()
     rows = screen_rows(lines, size.columns)
-    pager_keys = {" ": "more", "n": "n"}
     # The pager's line with its hint takes up to two rows too.
     question_rows = max(_question_rows(question, keys, size.columns), 2)
     page = max(size.lines - question_rows - 2, 5)
     start = 0
+    no, no_words = pager_no
     while len(rows) - start > page:
-        shown = f"{start + 1}-{start + page}"
+        shown = f"lines {start + 1}-{start + page} of {len(rows)}"
+        waiting = f"-- {early} ({shown}) --" if early else ""
         choice = await single_key(
-            f"-- lines {shown} of {len(rows)}: space shows more, n declines{cancel_words} --",
-            pager_keys,
+            f"-- {shown}: space shows more, {no_words}{cancel_words} --",
+            {" ": "more", "n": no},
             rows[start : start + page],
             cancel,
+            hints={key: waiting for key in keys if key != "n"} if early else None,
         )
         if choice != "more":
             return choice
         start += page
-    return await single_key(question, keys, rows[start:], cancel)
+    return await single_key(question, keys, rows[start:], cancel, answered=answered)
