@@ -115,6 +115,24 @@ def spawn_agent(
     )
 
 
+PAGER_LINE = r"-- lines (\d+)-\d+ of \d+"
+
+
+def page_to(chat: pexpect.spawn, question: str, *, pressed: int = 0) -> str:
+    """Press space once at each page of a paged dialog until `question` is on screen; what was
+    drawn on the way. A page is drawn more than once (its pager line comes back after a pause in
+    the typing, and once more as the dialog ends), so only a page later than the last one
+    pressed at takes a space. `pressed`: the first line of the page the caller pressed at."""
+    drawn = ""
+    while chat.expect([PAGER_LINE, question]) == 0:
+        drawn += chat.before
+        first = int(chat.match.group(1))
+        if first > pressed:
+            pressed = first
+            chat.send(" ")
+    return drawn + chat.before
+
+
 def spawn_chat(
     base_url: str, env: dict[str, str], cwd: Path, *, dimensions: tuple[int, int] = DIMENSIONS
 ) -> pexpect.spawn:
@@ -158,8 +176,9 @@ def running_chat(
 
 
 def finish(chat: pexpect.spawn) -> None:
-    """Leave the chat with /exit and check that it ended well."""
-    chat.send("/exit\r")
+    """Leave the chat with /exit and check that it ended well (Ctrl-U first: keys typed at a
+    question come back to the prompt, and must not become part of the /exit line)."""
+    chat.send("\x15/exit\r")
     chat.expect(pexpect.EOF)
     chat.close()
     assert chat.exitstatus == 0

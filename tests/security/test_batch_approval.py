@@ -9,10 +9,11 @@ tools_server (`fx`, its `echo` tool) as the MCP server every call goes to.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from tests.pty_chat import scripted_chat
+from tests.pty_chat import page_to, scripted_chat
 from tests.security.test_dialog_typeahead import (
     DECLINED,
     echo_call,
@@ -74,14 +75,11 @@ def test_an_answer_of_thirty_calls_is_paged_and_no_yes_counts_before_the_last_ca
         drawn = chat.before
         chat.send("a")  # yes to all, while most calls were never on screen
         chat.expect("count once every call has been shown")  # says why a did nothing
-        chat.send("y")  # nor does y (the hint stays as it is)
+        chat.send("y")  # nor does y: it is typing, and once it stops, the hint is back
+        chat.expect(re.escape("(a question is open:"))
+        chat.expect("count once every call has been shown")
         chat.send(" ")
-        pages = 1
-        while chat.expect([PAGER, "Approve call 1 of 30"]) == 0:
-            drawn += chat.before
-            pages += 1
-            chat.send(" ")
-        drawn += chat.before
+        drawn += page_to(chat, "Approve call 1 of 30", pressed=1)
         chat.send("\x1b")  # Esc: no to all of them, and stop the turn
         chat.expect("Turn stopped")
         chat.expect("›")
@@ -89,7 +87,6 @@ def test_an_answer_of_thirty_calls_is_paged_and_no_yes_counts_before_the_last_ca
         chat.expect("None of them ran.")
         finish(chat)
         requests = fake.requests()
-    assert pages >= 2
     for n in range(1, 30):
         assert f'text: "call-{n:02d}"' in drawn  # every call was on screen before the question
     assert 'text: "rm -rf THE-LAST-CALL"' in drawn
@@ -107,7 +104,10 @@ def test_keys_typed_before_the_dialog_and_a_second_y_answer_none_of_its_question
         chat.expect("›")
         chat.send("run them\ra")  # one read: the message, its Enter, and an a
         chat.expect("Approve call 1 of 3")
-        chat.send("yy")  # a bounced key: the second y is no answer to call 2
+        chat.send("yy")  # a bounced key: two keys in a row are no answer at all
+        chat.expect(re.escape("(a question is open:"))
+        chat.expect("Approve call 1 of 3")
+        chat.send("y")
         chat.expect("Approve call 2 of 3")
         chat.send("n")
         chat.expect("Approve call 3 of 3")

@@ -104,9 +104,10 @@ def test_arguments_longer_than_the_screen_are_paged_and_y_counts_only_on_the_las
         )
         first_page = chat.before
         chat.send("y")  # not a key of the pager: the rest of the arguments is still unseen
-        # It answers nothing, and the pager says which keys it takes, then comes back.
+        # It answers nothing: the pager says which keys it takes, then, after the pause, why
+        # the y did nothing.
         chat.expect(re.escape("(a question is open: stop typing, then press space or n;"))
-        chat.expect("space shows more, n declines, Esc stops the turn --")
+        chat.expect("y counts once the whole call has been shown: space shows more")
         chat.send(" ")
         chat.expect("Approve\\?")
         last_page = chat.before

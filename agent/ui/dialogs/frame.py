@@ -171,7 +171,8 @@ def _hint_key(
     # question waits for a pause), but once the pause comes the question says why it did
     # nothing, in its place.
     def handler(event: KeyPressEvent) -> None:
-        said[:] = [("italic", words)]
+        # Styled unlike the typing hint it follows, so that it rewrites every cell of it.
+        said[:] = [("italic bold", words)]
         arming.absorb(keys_as_typed(event.key_sequence))
 
     return handler

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.pty_chat import finish, pty_env, scripted_chat
+from tests.pty_chat import finish, page_to, pty_env, scripted_chat
 from tests.ui.dialogs.approval_helpers import (
     FETCH_PAGE,
     LOOKUP,
@@ -130,8 +130,7 @@ def test_y_on_a_page_before_the_end_of_a_long_approval_says_why_it_did_nothing(
         chat.send("y")  # before the end: no answer, and it says why and what to do
         chat.expect("y counts once the whole call has been shown: space shows more")
         chat.send(" ")
-        while chat.expect([PAGER, "Approve\\?"]) == 0:
-            chat.send(" ")
+        page_to(chat, "Approve\\?", pressed=1)
         chat.send("y")
         chat.expect("Saved.")
         finish(chat)

@@ -15,7 +15,7 @@ from agent.mcp.config.definitions import fingerprint
 from agent.mcp.config.document import parse_document_data
 from agent.mcp.store import McpStore
 from tests.fixtures.mcp_fixtures import server_path, trust_launch
-from tests.pty_chat import pty_env, scripted_chat
+from tests.pty_chat import page_to, pty_env, scripted_chat
 
 NAMES = ("time", "fetch", "git", "everything", "filesystem", "memory", "sqlite")
 ALL_NONE_EACH = "[a] all  [n] none  [e] decide each"
@@ -62,8 +62,7 @@ def test_seven_servers_are_one_line_each_on_one_screen_with_details_on_request(
         chat.expect_exact("you trusted it in")
         chat.expect_exact(f"executable:  {sys.executable}")
         # Seven full descriptions take more than a screen: the pager goes through them.
-        while chat.expect([r"-- lines \d+-\d+ of \d+", re.escape(ALL_NONE_EACH)]) == 0:
-            chat.send(" ")
+        page_to(chat, re.escape(ALL_NONE_EACH))
         chat.send("a")
         for _ in NAMES:
             chat.expect(r"MCP server \w+ trusted and ready", timeout=60)
