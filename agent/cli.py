@@ -409,6 +409,9 @@ def _chat(args: argparse.Namespace) -> int:
         if chosen is None:
             return 2
         model_name, api_base = chosen
+    elif problem := _model_problem(model_name, api_base):
+        print(f"agent: {problem}", file=sys.stderr)
+        return 2
     if args.prompt is not None or not sys.stdin.isatty():
         # One-shot: litellm's import (about 2 s) is most of the run; begin it now, before
         # the rest of our start-up, which then overlaps it (unless the model does not need it).
@@ -425,6 +428,14 @@ def _chat(args: argparse.Namespace) -> int:
         prompt=args.prompt,
         output_format=args.output_format or "text",
     )
+
+
+def _model_problem(model_name: str, api_base: str | None) -> str | None:
+    """Why litellm could not route `model_name`, said before anything starts (as /model
+    says it) rather than as litellm's words after the first message."""
+    from agent.model import start_problem
+
+    return start_problem(model_name, api_base)
 
 
 def _first_run(interactive: bool) -> tuple[str, str | None] | None:

@@ -33,6 +33,7 @@ from agent.model.openai_compatible import OpenAICompatibleModel
 
 __all__ = [
     "BASE_URL_VARIABLES",
+    "COMMON_PROVIDERS",
     "LOADER",
     "PLACEHOLDER_KEY",
     "ChatModel",
@@ -52,6 +53,7 @@ __all__ = [
     "placeholder_key",
     "routing_problem",
     "served_directly",
+    "start_problem",
     "table_window",
 ]
 
@@ -83,6 +85,29 @@ def load_for(name: str, api_base: str | None) -> None:
     `api_base` will go through it (a one-shot run never needs it otherwise)."""
     if not served_directly(name, api_base):
         LOADER.start()
+
+
+# Providers litellm routes (each in its `provider_list`; tests/chat/test_model_start.py keeps
+# it so): a name with one of these prefixes needs no look at litellm to be known routable.
+# Any other name asks litellm at start, which loads it (about 2 s); such a name goes through
+# litellm anyway.
+COMMON_PROVIDERS = frozenset(
+    (
+        "anthropic azure azure_ai bedrock cerebras cohere cohere_chat deepseek fireworks_ai "
+        "gemini github groq hosted_vllm huggingface lm_studio mistral ollama ollama_chat "
+        "openai openrouter perplexity together_ai vertex_ai vllm xai"
+    ).split()
+)
+
+
+def start_problem(name: str, api_base: str | None) -> str | None:
+    """Why a chat with model `name` cannot start: litellm would not know where to send its
+    requests (the words `/model` says it with); None when it can. A name spoken to directly,
+    or with a common provider's prefix, is known without importing litellm."""
+    provider, _, rest = name.partition("/")
+    if served_directly(name, api_base) or (rest and provider in COMMON_PROVIDERS):
+        return None
+    return routing_problem(name)
 
 
 def chat_model(settings: ModelSettings) -> LiteLLMModel:

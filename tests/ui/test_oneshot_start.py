@@ -11,8 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pexpect
+
 from tests.fake_openai import FakeOpenAI
-from tests.ui.test_oneshot import model_args, oneshot_env, run_without_terminal
+from tests.pty_chat import AGENT
+from tests.ui.test_oneshot import model_args, oneshot_env, run_without_terminal, spawn_in_terminal
 
 __all__ = ["oneshot_env"]  # the fixture, used by name
 
@@ -92,3 +95,32 @@ def test_saved_api_base_wins_over_openai_base_url(
 
     assert (done.returncode, done.stdout) == (0, "From settings.\n"), done.stderr
     assert asked_other == []
+
+
+def test_a_model_litellm_cannot_route_is_refused_at_start_as_model_says(
+    tmp_path: Path, oneshot_env: dict[str, str]
+) -> None:
+    with FakeOpenAI([]) as fake:
+        done = run_without_terminal(
+            oneshot_env, tmp_path, ["--model", "anthropc/claude", "-p", "hi"]
+        )
+        asked = fake.requests
+
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith(
+        "agent: litellm cannot tell which provider serves 'anthropc/claude': type it with its "
+        "provider, e.g. openai/anthropc/claude"
+    ), done.stderr
+    assert asked == []
+
+
+def test_a_model_litellm_cannot_route_ends_the_chat_before_it_starts(
+    tmp_path: Path, oneshot_env: dict[str, str]
+) -> None:
+    chat = spawn_in_terminal(f"{AGENT} --model anthropc/claude", oneshot_env, tmp_path)
+    chat.expect_exact("litellm cannot tell which provider serves 'anthropc/claude'")
+    chat.expect(pexpect.EOF)
+    chat.close()
+
+    assert chat.exitstatus == 2
