@@ -92,11 +92,33 @@ def load_for(name: str, api_base: str | None) -> None:
 # Any other name asks litellm at start, which loads it (about 2 s); such a name goes through
 # litellm anyway.
 COMMON_PROVIDERS = frozenset(
-    (
-        "anthropic azure azure_ai bedrock cerebras cohere cohere_chat deepseek fireworks_ai "
-        "gemini github groq hosted_vllm huggingface lm_studio mistral ollama ollama_chat "
-        "openai openrouter perplexity together_ai vertex_ai vllm xai"
-    ).split()
+    [
+        "anthropic",
+        "azure",
+        "azure_ai",
+        "bedrock",
+        "cerebras",
+        "cohere",
+        "cohere_chat",
+        "deepseek",
+        "fireworks_ai",
+        "gemini",
+        "github",
+        "groq",
+        "hosted_vllm",
+        "huggingface",
+        "lm_studio",
+        "mistral",
+        "ollama",
+        "ollama_chat",
+        "openai",
+        "openrouter",
+        "perplexity",
+        "together_ai",
+        "vertex_ai",
+        "vllm",
+        "xai",
+    ]
 )
 
 

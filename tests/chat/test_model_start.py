@@ -10,7 +10,7 @@ def test_every_provider_known_without_litellm_is_one_litellm_routes() -> None:
     litellm = LOADER.get()
     routed = {getattr(p, "value", p) for p in litellm.provider_list}
 
-    assert COMMON_PROVIDERS <= routed
+    assert routed >= COMMON_PROVIDERS
 
 
 def test_a_misspelt_provider_gets_the_words_model_says_and_a_known_one_none() -> None:
