@@ -6,7 +6,9 @@ tools again, so an upgraded server is offered as it is now). The prompt never wa
 a request does (`wait_for_servers`), so every tool the person enabled is in it: a server still
 starting is waited for (each start is bounded by its start-up timeout), one that failed is left
 out with a notice. One-shot mode asks for `only_if_used`: with no server enabled
-it imports nothing of the SDK at all. This module imports nothing heavy at load time.
+it imports nothing of the SDK at all; and for `on_call_only`: its request does not wait, the
+trusted servers' cached tools are offered while they start, and the servers whose tools it
+defers start only when one is called. This module imports nothing heavy at load time.
 """
 
 from __future__ import annotations
