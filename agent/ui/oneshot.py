@@ -31,6 +31,7 @@ from agent.chat.events import (
     TurnFailed,
     UsageReported,
 )
+from agent.errors import AgentError
 from agent.messages import Part, ToolCall, Usage, parse_arguments
 from agent.text import StreamSanitizer, error_lines, plural, sanitize
 from agent.ui.interrupt import ctrl_c_cancels
@@ -455,12 +456,19 @@ def make_output(output_format: str, model: str) -> OneShotOutput:
     return kinds[output_format](model)
 
 
-async def _settle_served_skills(chat: ChatSession, output: OneShotOutput) -> None:
+async def _settle_served_skills(
+    chat: ChatSession, output: OneShotOutput, scope: anyio.CancelScope
+) -> None:
     """Once the servers that start have started, offer their skills to the turn's later
     requests: with no person to ask, only those trusted as they are listed now."""
-    await chat.host.started.wait()
-    for line in await chat.settle_served_skills(None):
-        output.note(line)
+    with scope:
+        await chat.host.started.wait()
+        try:
+            notes = await chat.settle_served_skills(None)
+        except AgentError as error:  # a server gone meanwhile: the turn goes on without them
+            notes = [f"skills of the MCP servers were not listed: {error}"]
+        for line in notes:
+            output.note(line)
 
 
 async def _attachments(chat: ChatSession, prompt: str, output: OneShotOutput) -> list[Part]:
@@ -500,16 +508,14 @@ async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOut
     if files is None:  # all or nothing: no model is asked with half of what was meant
         output.summary.error = "a mentioned file was not attached; nothing was sent"
         return output.finish(None)
-    stop = anyio.Event()
+    stop, settling = anyio.Event(), anyio.CancelScope()
     async with anyio.create_task_group() as group:
-        serve = partial(
-            host.serve, stop, only_if_used=True, on_call_only=conversation.deferred_servers
-        )
-        group.start_soon(serve)
+        lazy = conversation.deferred_servers
+        group.start_soon(partial(host.serve, stop, only_if_used=True, on_call_only=lazy))
         try:
             with ctrl_c_cancels(ignore_after=False) as scope:
                 await host.ready.wait()  # the runtime is up: the cached listings can be offered
-                group.start_soon(_settle_served_skills, chat, output)
+                group.start_soon(_settle_served_skills, chat, output, settling)
                 async with host.request_scope():
                     parts = [*files, *await _attachments(chat, sent.prompt, output)]
                     async for event in conversation.turn(sent.text, parts):
@@ -517,6 +523,7 @@ async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOut
                         if output.closed:
                             scope.cancel()
         finally:
+            settling.cancel()  # the turn is over: its skills no longer matter
             stop.set()
     recorder = chat.recorder
     for problem in recorder.problems:
