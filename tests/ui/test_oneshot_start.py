@@ -22,7 +22,7 @@ import pytest
 from agent.tools.search_tool import SEARCH_TOOL
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
-from tests.pty_chat import AGENT
+from tests.pty_chat import AGENT, spawn_agent
 from tests.ui.test_oneshot import model_args, oneshot_env, run_without_terminal, spawn_in_terminal
 
 __all__ = ["oneshot_env"]  # the fixture, used by name
@@ -302,6 +302,26 @@ def test_mcp_and_no_mcp_choose_the_servers_of_a_chat_too(
         chat.expect(pexpect.EOF)
         chat.close()
     assert chat.exitstatus == 2
+
+
+def test_mcp_chooses_the_servers_of_a_chat(
+    tmp_path: Path, agent_home: Path, oneshot_env: dict[str, str]
+) -> None:
+    two_servers(agent_home, oneshot_env)
+    with FakeOpenAI([{"text": "Only gx here."}]) as fake:
+        chat = spawn_agent([*model_args(fake), "--mcp", "gx"], oneshot_env, tmp_path)
+        chat.expect_exact("MCP server gx ready")
+        chat.expect_exact("›")
+        chat.send("hi\r")
+        chat.expect_exact("Only gx here.")
+        chat.expect_exact("›")
+        chat.send("/exit\r")
+        chat.expect(pexpect.EOF)
+        chat.close()
+        requests = fake.requests
+
+    assert "mcp__gx__echo" in offered(requests[0])
+    assert "mcp__fx__echo" not in offered(requests[0])
 
 
 def test_ready_lines_go_to_the_servers_log_unless_verbose(
