@@ -376,6 +376,8 @@ ONE_SHOT_EPILOG = """\
 one-shot mode (-p PROMPT, or text piped to stdin): one turn, then exit.
   MCP tool calls are asked about on the controlling terminal (/dev/tty), even when stdin
   and stdout are pipes; with no terminal at all they are denied and the output says so.
+  The request does not wait for MCP servers: they start beside it, and a server whose tools
+  are deferred (behind search_tools) starts only when one of them is called.
 
 exit codes:
   0    the model answered
