@@ -377,7 +377,8 @@ class McpHost:
             self._toolset = McpToolset(self.runtime, started_only=started_only, report=self._report)
         from agent.mcp.resource_tools import resource_tools
 
-        return [*self._toolset.tools(), *resource_tools(self.runtime)]
+        unstarted = self._on_call_only is not None  # see serve's on_call_only
+        return [*self._toolset.tools(), *resource_tools(self.runtime, unstarted=unstarted)]
 
     def defer_modes(self) -> dict[str, str]:
         """Each server's deferral mode ("auto", "on", "off"), for every request (the store
