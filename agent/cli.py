@@ -136,6 +136,13 @@ OPTIONS: tuple[Arg | Exclusive, ...] = (
     Arg("--output-format", "one-shot output: text (the answer only; default), json (one object at "
         "the end) or stream-json (one object per line as things happen)",
         choices=("text", "json", "stream-json")),
+    Exclusive((
+        Arg("--mcp", "only these MCP servers for this run (configured names, comma-separated; "
+            "the others stay off)", metavar="NAME,..."),
+        _switch("--no-mcp", "no MCP server for this run"),
+    )),
+    _switch("--verbose", "one-shot: also say on stderr what happens on the side (MCP servers "
+            "ready; always in their logs)"),
 )
 
 # Every subcommand: Command(name, handler, its line in the list, its description, arguments).
@@ -409,6 +416,8 @@ ONE_SHOT_EPILOG = """\
 one-shot mode (-p PROMPT, or text piped to stdin): one turn, then exit.
   MCP tool calls are asked about on the controlling terminal (/dev/tty), even when stdin
   and stdout are pipes; with no terminal at all they are denied and the output says so.
+  The request does not wait for MCP servers: they start beside it, and a server whose tools
+  are deferred (behind search_tools) starts only when one of them is called.
 
 exit codes:
   0    the model answered
@@ -449,6 +458,9 @@ def _chat(args: argparse.Namespace) -> int:
         if chosen is None:
             return 2
         model_name, api_base = chosen
+    elif problem := _model_problem(model_name, api_base):
+        print(f"agent: {problem}", file=sys.stderr)
+        return 2
     if args.prompt is not None or not sys.stdin.isatty():
         # One-shot: litellm's import (about 2 s) is most of the run; begin it now, before
         # the rest of our start-up, which then overlaps it (unless the model does not need it).
@@ -457,6 +469,10 @@ def _chat(args: argparse.Namespace) -> int:
         load_for(model_name, api_base)
     from agent.ui.launch import run_chat
 
+    servers = _run_servers(args)
+    if isinstance(servers, str):
+        print(f"agent: {servers}", file=sys.stderr)
+        return 2
     resume = "latest" if args.continue_latest else args.resume
     return run_chat(
         model_name,
@@ -464,7 +480,34 @@ def _chat(args: argparse.Namespace) -> int:
         resume,
         prompt=args.prompt,
         output_format=args.output_format or "text",
+        servers=servers,
+        verbose=args.verbose,
     )
+
+
+def _run_servers(args: argparse.Namespace) -> frozenset[str] | str | None:
+    """The MCP servers of this run: --no-mcp none, --mcp the ones named (a problem naming the
+    unknown ones: str), else None (every enabled one)."""
+    if args.no_mcp:
+        return frozenset()
+    if args.mcp is None:
+        return None
+    from agent.home import mcp_store_path
+    from agent.mcp.run_servers import UnknownServersError, chosen_servers
+
+    names = [name.strip() for name in args.mcp.split(",") if name.strip()]
+    try:
+        return chosen_servers(names, mcp_store_path())
+    except UnknownServersError as error:
+        return str(error)
+
+
+def _model_problem(model_name: str, api_base: str | None) -> str | None:
+    """Why litellm could not route `model_name`, said before anything starts (as /model
+    says it) rather than as litellm's words after the first message."""
+    from agent.model import start_problem
+
+    return start_problem(model_name, api_base)
 
 
 def _first_run(interactive: bool) -> tuple[str, str | None] | None:

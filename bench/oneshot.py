@@ -10,7 +10,9 @@ Scenarios and goals (issue 17):
   1. no MCP server: `agent -p hi` at most 0.9x fast-agent's wall time and at most 1.05x the bare
      litellm script's peak RSS. `openai/fake` with an address is spoken to directly
      (agent/model/openai_compatible.py); `hosted_vllm/fake` at the same address takes agent's
-     litellm path, measured beside it (its RSS held to the same goal, its wall to none);
+     litellm path, measured beside it (its RSS held to the same goal, its wall to none), and
+     `openai/fake` with the address in OPENAI_BASE_URL takes the direct path (issue 40: the
+     same goals as --api-base);
   2. one trusted stdio server (`mcp-server-time` from PyPI, a modern server since 2026.10) whose
      tool is offered in the request (checked on every run): `agent -p` at most 0.9x fast-agent
      with the same server;
@@ -194,11 +196,14 @@ def agent_oneshot(
     extra_env: dict[str, str] | None = None,
     trust: Trust | None = None,
     model: str = "openai/fake",
+    base_url_from_env: bool = False,
 ) -> Contender:
     """`agent -p hi` for `model` in its own project and AGENT_HOME under `work`, started by
     `launcher` (the console script unless told) with `extra_env`; with `server` trusted (by
-    `trust`, this tree's store unless told) and enabled in that home."""
+    `trust`, this tree's store unless told) and enabled in that home. `base_url_from_env`:
+    the address in OPENAI_BASE_URL (the openai SDK's convention) instead of --api-base."""
     tag = ("-time" if server else "") + ("" if model == "openai/fake" else "-" + model[:6])
+    tag += "-env" if base_url_from_env else ""
     project = work / f"project{tag}"
     project.mkdir()
     agent_env = dict(base_env(), **(extra_env or {}))
@@ -211,6 +216,9 @@ def agent_oneshot(
         enable = [*launcher, "mcp", "enable", "time"]
         subprocess.run(enable, env=agent_env, cwd=project, check=True, capture_output=True)
     agent = [*launcher, "--model", model, "--api-base", fake.base_url, "-p", "hi"]
+    if base_url_from_env:
+        agent_env["OPENAI_BASE_URL"] = fake.base_url
+        agent = [*launcher, "--model", model, "-p", "hi"]
     return Contender(name, agent, agent_env, project, _answer_check)
 
 
@@ -226,6 +234,9 @@ def oneshot_contenders(
         # (openai/NAME with an address is spoken to directly), measured beside it, no goal.
         name = "agent -p via litellm"
         contenders.append(agent_oneshot(fake, None, work, name, model="hosted_vllm/fake"))
+        # OPENAI_BASE_URL names the same server: the direct path, as --api-base (issue 40).
+        name = "agent -p OPENAI_BASE_URL"
+        contenders.append(agent_oneshot(fake, None, work, name, base_url_from_env=True))
         bare_env = dict(env, LITELLM_LOCAL_MODEL_COST_MAP="True")
         bare = [sys.executable, "-c", BARE_SCRIPT, fake.base_url]
         contenders.append(Contender("bare litellm script", bare, bare_env, project, _answer_check))
@@ -280,6 +291,13 @@ def report(title: str, contenders: list[Contender]) -> None:
     if via_litellm is not None and fast is not None:
         ratio = via_litellm.wall / fast.wall
         print(f"  wall, agent via litellm / fast-agent: {ratio:.2f} (no goal)")
+    from_env = next((c for c in others if c.name.endswith("OPENAI_BASE_URL")), None)
+    if from_env is not None and fast is not None:
+        ratio = from_env.wall / fast.wall
+        print(f"  wall, agent with OPENAI_BASE_URL / fast-agent: {verdict(ratio, 0.9)}")
+    if from_env is not None and bare is not None:
+        ratio = from_env.rss / bare.rss
+        print(f"  peak RSS, agent with OPENAI_BASE_URL / bare litellm: {verdict(ratio, 1.05)}")
     if via_litellm is not None and bare is not None:
         ratio = via_litellm.rss / bare.rss
         print(f"  peak RSS, agent via litellm / bare litellm: {verdict(ratio, 1.05)}")

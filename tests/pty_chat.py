@@ -67,7 +67,8 @@ def pty_env(agent_home: Path, tmp_path: Path, *, colours: bool = False) -> dict[
     )
     if not colours:
         env["NO_COLOR"] = "1"
-    env.pop("AGENT_MODEL", None)
+    for variable in ("AGENT_MODEL", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        env.pop(variable, None)  # the person's model choices are not the test's
     return env
 
 

@@ -104,7 +104,11 @@ def test_the_arguments_of_an_exclusive_row_cannot_be_given_together(
     ]
     assert len(groups) > 1, "the table's exclusive rows are what this test is about"
     for words, group in groups:
-        argv = [*words, *(arg.flags.split()[0] for arg in group.args)]
+        argv = list(words)
+        for arg in group.args:
+            # An option that needs a value gets one (--mcp NAME), or that would be the error.
+            needs_value = arg.action is None and arg.nargs is None
+            argv += [arg.flags.split()[0], *(["x"] if needs_value else [])]
         with pytest.raises(SystemExit) as exit_:
             build_parser().parse_args(argv)
 

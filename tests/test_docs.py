@@ -47,7 +47,7 @@ def test_every_documented_agent_command_exists_with_its_flags() -> None:
     [
         ("Add one with `agent mcp install time -- uvx mcp-server-time`.", "no command 'install'"),
         ("```sh\nagent mcp disable --every    # every server\n```", "no flag --every"),
-        ("Run `agent --no-mcp -p hi`.", "no flag --no-mcp"),
+        ("Run `agent --no-servers -p hi`.", "no flag --no-servers"),
         ("`agent sessions list --format json`", "no flag --format"),
         ("`agent -p hi --output-format xml`", "takes text|json|stream-json, not 'xml'"),
         ("`agent sessions export ID --format md|xml`", "takes md|json, not 'xml'"),

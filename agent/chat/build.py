@@ -50,12 +50,19 @@ class FrontEnd:
     trust: Callable[[], TrustPrompt]  # called when the MCP side comes up (mcp imports are heavy)
     elicitation: Callable[[], ElicitationHandler]
     report: Callable[[str], None]  # MCP servers coming up, failing, not trusted
+    quiet: bool = False  # servers' "ready" lines in their logs only (agent -p, not --verbose)
 
 
 def build_chat(
-    model_name: str, api_base: str | None, project: Path, front: FrontEnd
+    model_name: str,
+    api_base: str | None,
+    project: Path,
+    front: FrontEnd,
+    servers: frozenset[str] | None = None,
 ) -> ChatSession:
-    """Validate the settings and build the chat (about 150 ms); AgentError when they are bad."""
+    """Validate the settings and build the chat (about 150 ms); AgentError when they are bad.
+
+    `servers`: the only MCP servers of this run (--mcp, --no-mcp); None: every enabled one."""
     from agent.settings import load_settings
 
     settings = load_settings()
@@ -70,7 +77,7 @@ def build_chat(
     skill_session = SkillSession(
         skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
     )
-    host = _mcp_host(settings, project, front)
+    host = _mcp_host(settings, project, front, servers)
     # Without a person at the keyboard this is one turn of `agent -p` (or piped stdin): its
     # session says so, and listings show it after the chats.
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
@@ -253,24 +260,33 @@ def _untrusted_note(skills: int, files: list[str]) -> str:
     )
 
 
-def _mcp_host(settings: Settings, project: Path, front: FrontEnd) -> McpHost:
-    """The host and the runtime it brings up read the same store (the person's)."""
+def _mcp_host(
+    settings: Settings, project: Path, front: FrontEnd, servers: frozenset[str] | None
+) -> McpHost:
+    """The host and the runtime it brings up read the same store (the person's), as this
+    run sees it (only `servers`, when chosen)."""
     store_path = mcp_store_path()
     return McpHost(
-        lambda: _make_runtime(settings, project, front, store_path),
+        lambda: _make_runtime(settings, project, front, store_path, servers),
         report=front.report,
         store_path=store_path,
+        chosen=servers,
+        quiet=front.quiet,
     )
 
 
 def _make_runtime(
-    settings: Settings, project: Path, front: FrontEnd, store_path: Path
+    settings: Settings,
+    project: Path,
+    front: FrontEnd,
+    store_path: Path,
+    servers: frozenset[str] | None,
 ) -> McpRuntime:
+    from agent.mcp.run_servers import RunStore
     from agent.mcp.runtime import McpRuntime
-    from agent.mcp.store import McpStore
 
     return McpRuntime(
-        McpStore(store_path),
+        RunStore(store_path, servers),
         settings.mcp,
         logs_dir=data_home(),
         project_dir=project,

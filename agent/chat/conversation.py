@@ -102,6 +102,19 @@ class Conversation:
             tools = self.deferral.plan(tools).offered
         return self.tool_order.arrange(tools) if remember else self.tool_order.peek(tools)
 
+    async def deferred_servers(self) -> tuple[str, ...]:
+        """The MCP servers whose tools the next request would defer behind the tool search
+        (measured as the request will be, once the model can say its window); none when the
+        tools cannot be composed (the request says why)."""
+        if self.deferral is None:
+            return ()
+        try:
+            await _prepared(self.model)
+            self.next_tools()
+        except AgentError:
+            return ()
+        return self.deferral.plan_now.servers
+
     @property
     def usage(self) -> Usage:
         """Tokens and cost of this session's requests so far."""

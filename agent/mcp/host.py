@@ -6,13 +6,15 @@ tools again, so an upgraded server is offered as it is now). The prompt never wa
 a request does (`wait_for_servers`), so every tool the person enabled is in it: a server still
 starting is waited for (each start is bounded by its start-up timeout), one that failed is left
 out with a notice. One-shot mode asks for `only_if_used`: with no server enabled
-it imports nothing of the SDK at all. This module imports nothing heavy at load time.
+it imports nothing of the SDK at all; and for `on_call_only`: its request does not wait, the
+trusted servers' cached tools are offered while they start, and the servers whose tools it
+defers start only when one is called. This module imports nothing heavy at load time.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,10 +93,19 @@ class McpHost:
         make_runtime: Callable[[], McpRuntime],
         report: Report,
         store_path: Path | None = None,  # the store make_runtime's runtime uses (default: ours)
+        *,
+        chosen: frozenset[str] | None = None,  # --mcp / --no-mcp: the run's only servers
+        quiet: bool = False,  # "ready" lines in the servers' logs only (-p without --verbose)
     ) -> None:
         self._make_runtime = make_runtime
         self._store_path = store_path
         self._report = report
+        self._chosen = chosen
+        self._quiet = quiet
+        # One turn (`agent -p`): the servers whose tools would all be deferred in its request,
+        # started only when one of their tools is called (their cached listing serves the
+        # search meanwhile); asked once the runtime is up (see serve).
+        self._on_call_only: Callable[[], Awaitable[Collection[str]]] | None = None
         self.runtime: McpRuntime | None = None
         self.ready = anyio.Event()
         self.started = anyio.Event()
@@ -130,13 +141,25 @@ class McpHost:
                 waiting(names)
             await changed.wait()
 
-    async def serve(self, stop: anyio.Event, *, only_if_used: bool = False) -> None:
+    async def serve(
+        self,
+        stop: anyio.Event,
+        *,
+        only_if_used: bool = False,
+        on_call_only: Callable[[], Awaitable[Collection[str]]] | None = None,
+    ) -> None:
         """Import, enter the runtime, start servers, and keep them until `stop` is set.
 
         `only_if_used` (one turn, where no server can be enabled later): with no server
         enabled, import nothing of the SDK at all; it would cost its import for nothing.
+        `on_call_only` (one turn, whose request does not wait for the servers): the tools
+        offered are the trusted servers' cached ones, whether started yet or not, and the
+        servers it names once the runtime is up are started only by a call to their tools
+        (the runtime's `connection`, which starts a trusted server on first use and never
+        asks for trust).
         """
         self._one_shot = only_if_used
+        self._on_call_only = on_call_only
         if only_if_used and not self._any_enabled():
             self.ready.set()
             self.started.set()
@@ -168,12 +191,12 @@ class McpHost:
 
     def _enabled_names(self) -> list[str]:
         path = self._store_path or mcp_store_path()
-        if not path.exists():
-            return []  # no server was ever added: not even the store module is needed
-        from agent.mcp.store import McpStore
+        if not path.exists() or self._chosen == frozenset():
+            return []  # no server was ever added (or --no-mcp): not even the store is needed
+        from agent.mcp.run_servers import RunStore
 
         try:
-            config = McpStore(path).load()
+            config = RunStore(path, self._chosen).load()
         except AgentError:
             return ["(the MCP configuration)"]  # the runtime's start reports the damage
         return [d.name for d in config.definitions if config.state(d.name).enabled]
@@ -198,6 +221,9 @@ class McpHost:
         self._report_needs_login(config)
         names = [d.name for d in local if runtime.is_trusted(d)]
         self._judge_untrusted(runtime, [d for d in local if d.name not in names])
+        if self._on_call_only is not None:
+            later = await self._on_call_only()
+            names = [name for name in names if name not in later]
         self._starting = list(names)
         self._signal_change()
         async with anyio.create_task_group() as group:
@@ -275,11 +301,17 @@ class McpHost:
     async def _start_one(self, runtime: McpRuntime, name: str) -> None:
         """Start one server and say how it went; one server's failure never stops another."""
         try:
-            await runtime.start(name, ask_trust=False)
+            # Not `start`, which replaces a live connection: in one turn a call or an
+            # @-mention may have started the server already, and is using it.
+            connection = await runtime.connection(name)
             count = len(runtime.store.load().state(name).enabled_tools)
-            self._report(
-                f"MCP server {name} ready ({plural(count, 'tool')})" + self._new_tools(name)
-            )
+            line = f"MCP server {name} ready ({plural(count, 'tool')})"
+            connection.note(line)  # the server's own log (agent/mcp/NAME.log) always has it
+            new = self._new_tools(name)
+            if not self._quiet:
+                self._report(line + new)
+            elif new:  # new tools are news to the person, whatever the verbosity
+                self._report(f"MCP server {name}: {new.removeprefix('; ')}")
         except AgentError as error:
             self._report(f"MCP server {name} failed to start: {error}")
         finally:
@@ -341,10 +373,12 @@ class McpHost:
         if self._toolset is None or self._toolset.runtime is not self.runtime:
             from agent.mcp.toolset import McpToolset
 
-            self._toolset = McpToolset(self.runtime, started_only=True, report=self._report)
+            started_only = self._on_call_only is None  # see serve's on_call_only
+            self._toolset = McpToolset(self.runtime, started_only=started_only, report=self._report)
         from agent.mcp.resource_tools import resource_tools
 
-        return [*self._toolset.tools(), *resource_tools(self.runtime)]
+        unstarted = self._on_call_only is not None  # see serve's on_call_only
+        return [*self._toolset.tools(), *resource_tools(self.runtime, unstarted=unstarted)]
 
     def defer_modes(self) -> dict[str, str]:
         """Each server's deferral mode ("auto", "on", "off"), for every request (the store

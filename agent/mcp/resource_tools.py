@@ -66,9 +66,11 @@ def is_resource_tool(spec: ToolSpec) -> bool:
     return spec.source == SOURCE
 
 
-def resource_tools(runtime: McpRuntime) -> list[Tool]:
+def resource_tools(runtime: McpRuntime, *, unstarted: bool = False) -> list[Tool]:
     """Both tools while some enabled, trusted server offers resources: a local one that said
-    so when it started, or a remote one (it connects per request, so it may)."""
+    so when it started, or a remote one (it connects per request, so it may). `unstarted`: a
+    local server not up yet may too (one turn, whose request does not wait for its servers:
+    a call starts it)."""
     from agent.mcp.config.definitions import LOCAL_DEFINITIONS
 
     config = runtime.store.load()
@@ -76,7 +78,8 @@ def resource_tools(runtime: McpRuntime) -> list[Tool]:
         if not config.state(definition.name).enabled or not runtime.is_trusted(definition):
             continue
         offers = runtime.offers(definition.name, "resources")
-        if offers or (offers is None and not isinstance(definition, LOCAL_DEFINITIONS)):
+        local = isinstance(definition, LOCAL_DEFINITIONS)
+        if offers or (offers is None and (unstarted or not local)):
             return [ListResources(runtime), ReadResource(runtime)]
     return []
 

@@ -174,6 +174,11 @@ class McpStore:
         self._cached: tuple[tuple[int, int, int], McpConfig] | None = None
 
     def load(self) -> McpConfig:
+        """The configuration as this program uses it: the saved one (a run's choice of
+        servers, agent/mcp/run_servers.py, narrows it)."""
+        return self.saved()
+
+    def saved(self) -> McpConfig:
         """The saved configuration; a missing file is an empty one.
 
         Every tool call consults the configuration, so the parsed file is kept while its
@@ -282,7 +287,7 @@ class McpStore:
         to a definition that replaced it meanwhile.
         """
         with file_lock(self.path):
-            current = self.load()
+            current = self.saved()  # changes start from the file, whatever a run chose
             definition = current.find(name)
             if fingerprint(definition) != expected_fingerprint:
                 raise ConcurrentEditError(
@@ -321,7 +326,7 @@ class McpStore:
 
     def _save(self, change: Callable[[McpConfig], Sequence[ServerDefinition]]) -> SaveReport:
         with file_lock(self.path):
-            current = self.load()
+            current = self.saved()  # changes start from the file, whatever a run chose
             definitions = list(change(current))
             problems = name_collisions([d.name for d in definitions], "mcpServers")
             if problems:

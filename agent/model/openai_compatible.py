@@ -140,7 +140,7 @@ class OpenAICompatibleModel(LiteLLMModel):
             # parse) is one clear error, as on litellm's path; never a traceback.
             raise describe_model_error(_innermost(error), self.settings, api_key) from None
         if not answer.events:
-            raise ModelError(f"{self.name} sent an empty answer; try again")
+            raise await self._why_empty(body, api_key)
         if not answer.finished:
             # The connection closed before the server said the answer was done: a crashed
             # server or a hop that cut it. Without chunked framing the close is all that marks
@@ -149,6 +149,39 @@ class OpenAICompatibleModel(LiteLLMModel):
             cut = ServerAnswerError("MidStreamFallbackError", "no finish_reason before the end")
             raise describe_model_error(cut, self.settings, api_key)
         yield self._priced(answer.completion(messages))
+
+    async def _why_empty(self, body: dict[str, Any], api_key: str) -> ModelError:
+        """Why a streamed request got an empty 200: asked once more without streaming, the
+        server says it (llama.cpp's server streams nothing for a request larger than its
+        window, and answers the same request unstreamed with its error and numbers)."""
+        import httpx2
+
+        settings = self.settings
+        assert settings.api_base is not None
+        url = settings.api_base.rstrip("/") + "/chat/completions"
+        unstreamed = {key: value for key, value in body.items() if key != "stream_options"}
+        unstreamed["stream"] = False
+        headers = {"Authorization": f"Bearer {api_key}", "User-Agent": f"agent/{__version__}"}
+        empty = ModelError(f"{self.name} sent an empty answer; try again")
+        deadline = time.monotonic() + settings.request_timeout_seconds
+        try:
+            async with httpx2.AsyncClient(
+                timeout=httpx2.Timeout(settings.chunk_timeout_seconds),
+                trust_env=not goes_direct(url),
+                follow_redirects=False,
+            ) as client:
+                request = client.build_request("POST", url, json=unstreamed, headers=headers)
+                response = await _by(deadline, client.send(request, stream=True))
+                try:
+                    if 200 <= response.status_code < 300:
+                        return empty  # it answered this time: nothing to explain
+                    failure = await _status_error(response, deadline)
+                finally:
+                    await response.aclose()
+        except (_DeadlinePassed, httpx2.HTTPError):
+            return empty
+        error = failure.error if isinstance(failure, _Retry) else failure
+        return describe_model_error(error, settings, api_key)
 
     def _priced(self, completion: Completion) -> Completion:
         """`completion` with its cost from litellm's price table, when litellm is loaded

@@ -35,18 +35,22 @@ def run_chat(
     *,
     prompt: str | None = None,
     output_format: str = "text",
+    servers: frozenset[str] | None = None,
+    verbose: bool = False,
 ) -> int:
     """The chat (interactive on a terminal; one turn with -p or piped stdin); the exit code.
 
     `resume`: "latest" (--continue), "pick" (--resume with no id), a session id, or None.
     `prompt` (-p) and `output_format` select and shape one-shot mode (agent/ui/oneshot.py).
+    `servers`: the only MCP servers of this run (--mcp, --no-mcp); None: every enabled one.
+    `verbose`: one-shot mode says its servers' "ready" lines on stderr too.
     """
     project = find_project_dir()
     interactive = prompt is None and sys.stdin.isatty()
-    front = _front_end(interactive)
+    front = _front_end(interactive, quiet=not interactive and not verbose)
 
     def prepare() -> ChatSession:
-        return build_chat(model_name, api_base, project, front)
+        return build_chat(model_name, api_base, project, front, servers)
 
     if interactive:
         from agent.ui.chat import ChatSetup, run_interactive
@@ -122,14 +126,16 @@ def _resume_quietly(chat: ChatSession, resume: str, note: Callable[[str], None])
         note(line)
 
 
-def _front_end(interactive: bool) -> FrontEnd:
-    """The chat's dialogs on a terminal; without one, every question is a refusal."""
+def _front_end(interactive: bool, quiet: bool = False) -> FrontEnd:
+    """The chat's dialogs on a terminal; without one, every question is a refusal. `quiet`:
+    the servers' "ready" lines go to their logs only (one-shot mode without --verbose)."""
     return FrontEnd(
         interactive=interactive,
         approver=_approver(interactive),
         trust=lambda: _trust(interactive),
         elicitation=lambda: _elicitation(interactive),
         report=_report_in_chat if interactive else _report,
+        quiet=quiet,
     )
 
 

@@ -31,6 +31,7 @@ from agent.chat.events import (
     TurnFailed,
     UsageReported,
 )
+from agent.errors import AgentError
 from agent.messages import Part, ToolCall, Usage, parse_arguments
 from agent.text import StreamSanitizer, error_lines, plural, sanitize
 from agent.ui.interrupt import ctrl_c_cancels
@@ -54,7 +55,6 @@ NO_TERMINAL_REASON = (
     "no person is present to approve it: agent ran without a terminal (/dev/tty could not be "
     "opened), so every tool call that needs approval (MCP tools, file changes, commands) is denied"
 )
-MCP_START_SECONDS = 120
 RESULT_PREVIEW_LINES = 3
 
 
@@ -456,6 +456,21 @@ def make_output(output_format: str, model: str) -> OneShotOutput:
     return kinds[output_format](model)
 
 
+async def _settle_served_skills(
+    chat: ChatSession, output: OneShotOutput, scope: anyio.CancelScope
+) -> None:
+    """Once the servers that start have started, offer their skills to the turn's later
+    requests: with no person to ask, only those trusted as they are listed now."""
+    with scope:
+        await chat.host.started.wait()
+        try:
+            notes = await chat.settle_served_skills(None)
+        except AgentError as error:  # a server gone meanwhile: the turn goes on without them
+            notes = [f"skills of the MCP servers were not listed: {error}"]
+        for line in notes:
+            output.note(line)
+
+
 async def _attachments(chat: ChatSession, prompt: str, output: OneShotOutput) -> list[Part]:
     """The resources the -p prompt @-mentions (the person wrote them: no approval)."""
     if "@" not in prompt:
@@ -481,27 +496,26 @@ def _file_attachments(chat: ChatSession, prompt: str, output: OneShotOutput) -> 
 
 
 async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOutput) -> int:
-    """Start the MCP servers, take one turn, show it; Ctrl-C stops the turn (exit 130)."""
+    """Take one turn while the MCP servers start, show it; Ctrl-C stops the turn (exit 130).
+
+    The request does not wait for the servers: it offers the trusted servers' tools as their
+    cached listings have them (so a model that is down is said at once), a call to a tool
+    waits for its server, and a server whose tools the request defers starts only when one
+    of them is called (agent/mcp/host.py's `on_call_only`; a call asks first, and the start
+    still needs its exact launch trusted)."""
     conversation, host = chat.conversation, chat.host
     files = _file_attachments(chat, sent.prompt, output)
     if files is None:  # all or nothing: no model is asked with half of what was meant
         output.summary.error = "a mentioned file was not attached; nothing was sent"
         return output.finish(None)
-    stop = anyio.Event()
+    stop, settling = anyio.Event(), anyio.CancelScope()
     async with anyio.create_task_group() as group:
-        group.start_soon(partial(host.serve, stop, only_if_used=True))
+        lazy = conversation.deferred_servers
+        group.start_soon(partial(host.serve, stop, only_if_used=True, on_call_only=lazy))
         try:
             with ctrl_c_cancels(ignore_after=False) as scope:
-                with anyio.move_on_after(MCP_START_SECONDS) as waiting:
-                    await host.started.wait()  # the servers' tools belong in this one request
-                if waiting.cancelled_caught:
-                    output.note(
-                        f"MCP servers still starting after {MCP_START_SECONDS} s: "
-                        "going on without them"
-                    )
-                else:  # no person to ask: only servers' skills trusted as they are listed now
-                    for line in await chat.settle_served_skills(None):
-                        output.note(line)
+                await host.ready.wait()  # the runtime is up: the cached listings can be offered
+                group.start_soon(_settle_served_skills, chat, output, settling)
                 async with host.request_scope():
                     parts = [*files, *await _attachments(chat, sent.prompt, output)]
                     async for event in conversation.turn(sent.text, parts):
@@ -509,6 +523,7 @@ async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOut
                         if output.closed:
                             scope.cancel()
         finally:
+            settling.cancel()  # the turn is over: its skills no longer matter
             stop.set()
     recorder = chat.recorder
     for problem in recorder.problems:

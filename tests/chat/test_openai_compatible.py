@@ -244,3 +244,26 @@ def test_nothing_is_priced_while_litellm_is_not_loaded() -> None:
 
     assert completion.usage.cost_usd is None
     assert not loader.started
+
+
+def test_an_empty_streamed_answer_is_asked_again_unstreamed_and_its_overflow_numbers_said() -> None:
+    # llama.cpp's server answers a streamed request larger than its window with an empty 200;
+    # asked without streaming, it says why (exceed_context_size_error, with its numbers).
+    overflow = {"exceed_context": {"n_prompt_tokens": 9540, "n_ctx": 2048}}
+    with FakeOpenAI([overflow, overflow]) as fake:
+        with pytest.raises(ModelError) as raised:
+            asyncio.run(collect(OpenAICompatibleModel(settings(fake)), TOOLS))
+        requests = fake.requests
+
+    assert "(9,540 tokens sent, the window holds 2,048)" in str(raised.value)
+    assert "empty answer" not in str(raised.value)
+    assert [r["body"]["stream"] for r in requests] == [True, False]
+    assert requests[1]["body"]["messages"] == requests[0]["body"]["messages"]
+    assert requests[1]["body"]["tools"] == requests[0]["body"]["tools"]
+
+
+def test_an_empty_streamed_answer_the_second_request_answers_is_still_an_empty_answer() -> None:
+    with FakeOpenAI([{"exceed_context": {"n_prompt_tokens": 1, "n_ctx": 2}}, {"text": "Hi"}]) as f:
+        with pytest.raises(ModelError, match="sent an empty answer; try again"):
+            asyncio.run(collect(OpenAICompatibleModel(settings(f)), []))
+        assert len(f.requests) == 2

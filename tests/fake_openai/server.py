@@ -46,6 +46,14 @@ Optional keys on any turn:
                           "n_prompt_tokens": N, "n_ctx": M}; LM Studio and Ollama likewise)
     stream_error_line: dict  streamed: answer 200, then send `error: <dict>` (an SSE field
                           of that name, as llama.cpp's server sends it) and end the stream
+    exceed_context: {"n_prompt_tokens": N, "n_ctx": M}
+                          a request larger than llama.cpp's window, as its server answers
+                          it: streamed, an empty 200 (headers, then the end of the body);
+                          not streamed, HTTP 400 with the body its `exceed_context_size_error`
+                          sends (tools/server: {"error": {"code": 400, "message": "request (N
+                          tokens) exceeds the available context size (M tokens), try
+                          increasing it", "type": "exceed_context_size_error",
+                          "n_prompt_tokens": N, "n_ctx": M}})
 
 `arguments` may be a dict (sent as json.dumps of it) or a string sent verbatim, so tests
 can script invalid JSON; a missing id becomes call_1, call_2, ... by position. A turn with
@@ -83,7 +91,7 @@ POLL = 0.02  # how often a waiting answer checks for a stop or a vanished client
 TURN_KEYS = {
     "text", "tool_calls", "error", "delay_before", "chunk_delay", "hang", "disconnect",
     "text_chunks", "finish_reason", "usage", "omit_usage", "headers", "stream_error",
-    "stream_error_line",
+    "stream_error_line", "exceed_context",
 }  # fmt: skip
 TOOL_CALL_KEYS = {"id", "name", "arguments"}
 ERROR_KEYS = {"status", "message", "type", "code", "param", "raw_body"}
@@ -326,6 +334,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._wait(turn.get("delay_before", 0.0))
         if "error" in turn:
             self._send_error(turn["error"]["status"], turn["error"], model, turn.get("headers"))
+        elif "exceed_context" in turn:
+            self._exceed_context(turn["exceed_context"], bool(body.get("stream")))
         elif body.get("stream"):
             self._stream(turn, body, number, model)
         elif turn.get("hang"):
@@ -374,6 +384,24 @@ class _Handler(BaseHTTPRequestHandler):
                 self._wait(turn.get("chunk_delay", 0.0))
             self._send_chunk(line.encode())
         self.wfile.write(b"0\r\n\r\n")
+
+    def _exceed_context(self, numbers: dict[str, int], streamed: bool) -> None:
+        if streamed:  # what llama.cpp's server was seen to send: a 200 with nothing in it
+            self._send_headers(200, "text/event-stream", None, None)
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        sent, window = numbers["n_prompt_tokens"], numbers["n_ctx"]
+        error = {
+            "code": 400,
+            "message": f"request ({sent} tokens) exceeds the available context size "
+            f"({window} tokens), try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": sent,
+            "n_ctx": window,
+        }
+        payload = json.dumps({"error": error}).encode()
+        self._send_headers(400, "application/json", len(payload), None)
+        self.wfile.write(payload)
 
     def _send_headers(
         self, status: int, content_type: str, length: int | None, extra: dict[str, str] | None
