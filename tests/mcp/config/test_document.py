@@ -524,10 +524,10 @@ def test_unsupported_and_unclosed_references_are_rejected() -> None:
             "an environment variable",
         ),
         Problem("mcpServers.a.args[1]", "unclosed ${ (a reference looks like ${NAME})"),
-        Problem(
+        Problem(  # an env value may be a secret pasted in braces: described, not quoted
             "mcpServers.a.env.K",
-            "${} is not a supported reference; use ${NAME} or ${env:NAME} for an environment "
-            "variable",
+            "a ${...} in the value (not shown: it may be a secret) is not a supported reference; "
+            "use ${NAME} or ${env:NAME} for an environment variable",
         ),
     )
 
