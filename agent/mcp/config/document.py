@@ -477,7 +477,14 @@ def url_problems(url: str) -> list[str]:
         parts = urlsplit(probe)
         parts.port  # noqa: B018  (raises ValueError on a bad port)
     except ValueError as error:
-        return [f"not a valid URL ({error})"]
+        # Never the parser's words: they quote the part it choked on, which is a token's when
+        # a '/' or '#' in `user:TOKEN@host` ends the host early (the token reads as a port).
+        where = (
+            "its port is not a number from 0 to 65535"
+            if "Port" in str(error)
+            else "its host cannot be read"
+        )
+        return [f"not a valid URL ({where}; credentials belong in a header, not the URL)"]
     if parts.scheme not in ("http", "https"):
         return ["must start with http:// or https://"]
     if parts.username is not None or parts.password is not None:
