@@ -58,6 +58,7 @@ def add_command(
 def _definition(
     name: str, target: Sequence[str], env: Sequence[str], header: Sequence[str]
 ) -> ServerDefinition:
+    _refuse_split_values(env, header)
     if "://" in target[0]:
         if len(target) > 1:
             _refuse("a URL takes no arguments (for a local server, write -- before its command)")
@@ -73,6 +74,23 @@ def _definition(
     except DocumentError as error:
         _refuse("; ".join(_problem(problem) for problem in error.problems))
     return document.definitions[0]
+
+
+def _refuse_split_values(env: Sequence[str], header: Sequence[str]) -> None:
+    """An empty value is most likely one split from its flag by a space (`-H Authorization:
+    "Bearer TOKEN"`): the secret is then the next argument, the server's name or command,
+    which is printed everywhere. So it is refused before anything else is read."""
+    for flag, given, separator, advice in (
+        ("--env", env, "=", "KEY=VALUE"),
+        ("--header", header, ":", "'Name: value'"),
+    ):
+        for index, item in enumerate(given, 1):
+            key, found, value = item.partition(separator)
+            if found and key.strip() and not value.strip():
+                _refuse(
+                    f"the {_nth(index)} {flag} has no value after '{separator}' (quote "
+                    f"{advice} as one argument)"
+                )
 
 
 def _variables(given: Sequence[str]) -> dict[str, str]:

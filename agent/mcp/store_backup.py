@@ -38,7 +38,14 @@ def keep_backup(store: Path, absent: bytes) -> None:
         current = absent
     except OSError as error:
         raise StoreError(f"{store}: cannot read: {error.strerror}; nothing saved") from error
-    atomic_write(backup_path(store), current, mode=0o600)
+    path = backup_path(store)
+    try:
+        atomic_write(path, current, mode=0o600)
+    except OSError as error:  # a folder in its place, a full disk: said, and nothing saved
+        raise StoreError(
+            f"{sanitize_line(str(path))}: cannot keep the backup there ({error.strerror}); "
+            "nothing saved. Move it away, and run the command again"
+        ) from None
 
 
 def read_backup(store: Path) -> bytes:

@@ -62,15 +62,18 @@ def _unknown(key: str, known: frozenset[str]) -> str:
     )
 
 
-def _text_ok(value: object, path: str, problems: list[Problem], *, references: bool) -> bool:
+def _text_ok(
+    value: object, path: str, problems: list[Problem], *, references: bool, secret: bool = False
+) -> bool:
     if not isinstance(value, str):
-        problems.append(Problem(path, f"expected a string, got {json.dumps(value)[:40]}"))
+        got = type(value).__name__ if secret else json.dumps(value)[:40]  # a value is not quoted
+        problems.append(Problem(path, f"expected a string, got {got}"))
         return False
     if "\0" in value:
         problems.append(Problem(path, "contains a NUL character"))
         return False
     if references:
-        found = reference_problems(value)
+        found = reference_problems(value, secret=secret)
         problems.extend(Problem(path, message) for message in found)
         return not found
     return True
@@ -84,7 +87,7 @@ def _env(value: object, path: str, problems: list[Problem]) -> dict[str, str]:
     for key, item in value.items():
         if not _ENV_NAME.fullmatch(key):
             problems.append(Problem(f"{path}.{key}", "not a valid variable name"))
-        if _text_ok(item, f"{path}.{key}", problems, references=True):
+        if _text_ok(item, f"{path}.{key}", problems, references=True, secret=True):
             env[key] = item
     return env
 

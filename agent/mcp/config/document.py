@@ -383,22 +383,33 @@ def _describe(value: object) -> str:
     return type(value).__name__
 
 
-def _check_text(value: str, path: str, problems: list[Problem], references: bool) -> None:
+def _check_text(
+    value: str, path: str, problems: list[Problem], references: bool, secret: bool = False
+) -> None:
     if "\0" in value:
         problems.append(Problem(path, "contains a NUL character"))
     if references:
-        problems.extend(Problem(path, message) for message in reference_problems(value))
+        found = reference_problems(value, secret=secret)
+        problems.extend(Problem(path, message) for message in found)
     elif has_references(value):
         problems.append(
             Problem(path, "references are not expanded here; write the value literally")
         )
 
 
-def _string(value: object, path: str, problems: list[Problem], references: bool = True) -> str:
+def _string(
+    value: object,
+    path: str,
+    problems: list[Problem],
+    references: bool = True,
+    *,
+    secret: bool = False,
+) -> str:
+    """`secret`: an env or header value, which no problem quotes (reference_problems)."""
     if not isinstance(value, str):
         problems.append(Problem(path, f"expected a string, got {_describe(value)}"))
         return ""
-    _check_text(value, path, problems, references)
+    _check_text(value, path, problems, references, secret)
     return value
 
 
@@ -439,7 +450,7 @@ def _string_map(
         item_path = f"{path}.{key}"
         if not key_rule.fullmatch(key):
             problems.append(Problem(item_path, f"not a valid {noun} name"))
-        text = _string(item, item_path, problems)
+        text = _string(item, item_path, problems, secret=True)
         if noun == "header" and ("\r" in text or "\n" in text):
             problems.append(Problem(item_path, "header values cannot contain line breaks"))
         result[key] = text
@@ -466,7 +477,14 @@ def url_problems(url: str) -> list[str]:
         parts = urlsplit(probe)
         parts.port  # noqa: B018  (raises ValueError on a bad port)
     except ValueError as error:
-        return [f"not a valid URL ({error})"]
+        # Never the parser's words: they quote the part it choked on, which is a token's when
+        # a '/' or '#' in `user:TOKEN@host` ends the host early (the token reads as a port).
+        where = (
+            "its port is not a number from 0 to 65535"
+            if "Port" in str(error)
+            else "its host cannot be read"
+        )
+        return [f"not a valid URL ({where}; credentials belong in a header, not the URL)"]
     if parts.scheme not in ("http", "https"):
         return ["must start with http:// or https://"]
     if parts.username is not None or parts.password is not None:

@@ -188,7 +188,7 @@ def _secret(value: object, path: str, problems: list[Problem]) -> str | None:
             )
         )
         return None
-    found = reference_problems(value)
+    found = reference_problems(value, secret=True)  # a secret pasted in braces is not quoted
     problems.extend(Problem(path, message) for message in found)
     return None if found else value
 

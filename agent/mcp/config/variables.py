@@ -18,11 +18,17 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 BUILTIN_VARIABLES = ("userHome", "workspaceFolder")
 
 
-def reference_problems(text: str) -> list[str]:
-    """Why the references in `text` cannot be used (empty when they all can)."""
+def reference_problems(text: str, *, secret: bool = False) -> list[str]:
+    """Why the references in `text` cannot be used (empty when they all can).
+
+    `secret`: `text` is an env or header value, which may be a key pasted inside `${...}` (a
+    template's `${YOUR_API_KEY}` filled in): such a reference is then described, never quoted.
+    VS Code's `${input:ID}` names a prompt of its own, no value, and is quoted as written.
+    """
     problems = []
     for match in _REFERENCE.finditer(text):
         inner = match.group(1)
+        shown = "a ${...} in the value (not shown: it may be a secret)" if secret else match[0]
         if inner.startswith("input:"):
             problems.append(
                 f"{match.group(0)} asks VS Code to prompt for a value, which agent cannot do; "
@@ -30,7 +36,7 @@ def reference_problems(text: str) -> list[str]:
             )
         elif _variable_name(inner) is None:
             problems.append(
-                f"{match.group(0)} is not a supported reference; use ${{NAME}} or ${{env:NAME}} "
+                f"{shown} is not a supported reference; use ${{NAME}} or ${{env:NAME}} "
                 "for an environment variable"
             )
     remainder = _REFERENCE.sub("", text)

@@ -368,7 +368,11 @@ def test_fields_other_clients_write_that_change_nothing_are_ignored_with_a_notic
             "https://token@h.example/mcp",
             "embedded credentials are not allowed; send them in headers instead",
         ),
-        ("http://localhost:99999/mcp", "not a valid URL (Port out of range 0-65535)"),
+        (
+            "http://localhost:99999/mcp",
+            "not a valid URL (its port is not a number from 0 to 65535; credentials belong in a "
+            "header, not the URL)",
+        ),
     ],
 )
 def test_unusable_urls_are_rejected(url: str, message: str) -> None:
@@ -524,10 +528,10 @@ def test_unsupported_and_unclosed_references_are_rejected() -> None:
             "an environment variable",
         ),
         Problem("mcpServers.a.args[1]", "unclosed ${ (a reference looks like ${NAME})"),
-        Problem(
+        Problem(  # an env value may be a secret pasted in braces: described, not quoted
             "mcpServers.a.env.K",
-            "${} is not a supported reference; use ${NAME} or ${env:NAME} for an environment "
-            "variable",
+            "a ${...} in the value (not shown: it may be a secret) is not a supported reference; "
+            "use ${NAME} or ${env:NAME} for an environment variable",
         ),
     )
 
