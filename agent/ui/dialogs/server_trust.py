@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from agent.mcp.trust.project_folder import beyond_the_folder
 from agent.mcp.trust.question import TrustRequest
 from agent.text import sanitize_line
-from agent.ui.dialogs.frame import ask_with_pages, single_key
+from agent.ui.dialogs.frame import ask_with_pages
 from agent.ui.style import styled
 
 ALL_QUESTION = "Start them and trust what they run here?"
@@ -71,9 +71,17 @@ def compact_lines(requests: Sequence[TrustRequest]) -> list[str]:
         lines.append(f"You trusted {_them(requests)} in {sanitize_line(str(places.pop()))}.")
     lines.append("")
     for number, request in enumerate(requests, 1):
-        lines.append(styled(f"[{number}] {compact_line(request)}", "bold"))
-        if not request.previously_trusted or beyond_the_folder(request.changes):
-            lines += [sanitize_line(line) for line in request.describe()[1:]]
+        lines += server_lines(number, request)
+    return lines
+
+
+def server_lines(number: int, request: TrustRequest) -> list[str]:
+    """A server's line, and below it everything its launch runs when that launch is new, or
+    differs from the one trusted elsewhere by more than the folder (the line cuts a long
+    program: what it cuts is only ever what the person trusted already)."""
+    lines = [styled(f"[{number}] {compact_line(request)}", "bold")]
+    if not request.previously_trusted or beyond_the_folder(request.changes):
+        lines += [sanitize_line(line) for line in request.describe()[1:]]
     return lines
 
 
@@ -130,9 +138,12 @@ async def _ask(requests: Sequence[TrustRequest], question: str, keys: dict[str, 
 async def _each(requests: Sequence[TrustRequest]) -> frozenset[str]:
     chosen = set()
     for number, request in enumerate(requests, 1):
-        line = styled(f"[{number}] {compact_line(request)}", "bold")
-        answer = await single_key(
-            f"Trust {sanitize_line(request.server)}? [y] yes  [n] no ", {"y": "y", "n": "n"}, [line]
+        # Its whole launch again at its own question: the list that showed it may be
+        # screens back, and a y here starts it.
+        answer = await ask_with_pages(
+            ["", *server_lines(number, request)],
+            f"Trust {sanitize_line(request.server)}? [y] yes  [n] no ",
+            {"y": "y", "n": "n"},
         )
         if answer == "y":
             chosen.add(request.server)
