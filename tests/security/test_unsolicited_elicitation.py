@@ -105,6 +105,13 @@ def test_a_flood_of_forms_outside_any_call_is_said_once_and_counted_at_the_next_
         chat.expect("›")
         send_signal(signal)  # the call is over: now the server sends its 40 forms
         chat.expect("Declined a form from MCP server hx")
+        # All 40 were asked and declined while no call ran (the server says so beside its
+        # socket) before the next call may start.
+        asked = signal.with_name(signal.name + ".asked")
+        deadline = time.monotonic() + 120
+        while not asked.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert asked.exists(), "the server never finished asking"
         chat.send("check\r")
         chat.expect("Approve\\?")
         shown = chat.before + chat.after
