@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from types import TracebackType
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import anyio
 
-from agent.chat.approval import ApprovalRequest, Decision
+from agent.chat.approval import ApprovalBatch, ApprovalRequest, Decision
 from agent.chat.events import (
     ApprovalAnswered,
     Event,
@@ -96,9 +97,13 @@ class ControllingTerminalApprover:
         self._absent = False
 
     async def decide(self, request: ApprovalRequest) -> Decision:
+        return (await self.decide_batch(ApprovalBatch((request,))))[0]
+
+    async def decide_batch(self, batch: ApprovalBatch) -> Sequence[Decision]:
+        """The calls of one answer in the chat's one dialog, drawn on the terminal."""
         terminal = self._open()
         if terminal is None:
-            return Decision(False, NO_TERMINAL_REASON)
+            return [Decision(False, NO_TERMINAL_REASON) for _ in batch.requests]
         from prompt_toolkit.application import create_app_session
 
         from agent.ui.dialogs.approval import ChatApprover
@@ -108,7 +113,10 @@ class ControllingTerminalApprover:
         # holds the keys after the one that answered the last call's question.
         # The dialog is drawn on the terminal, not stdout: it gets colours unless NO_COLOR.
         with create_app_session(input=terminal[0], output=terminal[1]):
-            return await ChatApprover(colour="NO_COLOR" not in os.environ).decide(request)
+            approver = ChatApprover(colour="NO_COLOR" not in os.environ)
+            if len(batch.requests) == 1 and not batch.others:
+                return [await approver.decide(batch.requests[0])]
+            return await approver.decide_batch(batch)
 
     def _open(self) -> tuple[Input, Output] | None:
         if self._io is not None or self._absent:

@@ -152,11 +152,11 @@ def test_yy_at_the_one_shot_approver_on_the_terminal_does_not_approve_the_second
             tmp_path,
         )
         agent.expect('text: "first-call"')
-        agent.expect("Approve\\?")
-        agent.send("yy")
-        answer_once_typing_stopped(agent, "Approve\\?", "y")
-        agent.expect('text: "second-call"')  # asked before any call runs
-        agent.expect("Approve\\?")
+        agent.expect('text: "second-call"')  # both calls in the chat's one dialog
+        agent.expect("Approve call 1 of 2")
+        agent.send("yy")  # a bounced key: two keys in a row are no answer at all
+        answer_once_typing_stopped(agent, "Approve call 1 of 2", "y")
+        agent.expect("Approve call 2 of 2")
         agent.send("n")
         agent.expect("One of two.")
         agent.expect(pexpect.EOF)

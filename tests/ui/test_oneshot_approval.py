@@ -79,8 +79,7 @@ def test_esc_at_a_one_shot_approval_stops_the_turn_and_exits_as_denied(
         line = shlex.join([AGENT, "--model", "openai/fake-model", "--api-base", fake.base_url])
         command = f"{line} -p 'save both' --output-format json > {shlex.quote(str(out))}"
         agent = _spawn(command, env, tmp_path, columns=100)
-        agent.expect("call 1 of 2 in this answer")
-        agent.expect("Approve\\?")
+        agent.expect("Approve call 1 of 2")  # both calls in the chat's one dialog
         drawn = agent.before
         agent.send("\x1b")
         agent.expect(pexpect.EOF)
@@ -96,5 +95,6 @@ def test_esc_at_a_one_shot_approval_stops_the_turn_and_exits_as_denied(
         result["tool_calls"][0]["result"]
         == "The person declined this tool call and stopped the turn."
     )
-    assert any(n.startswith("Turn stopped; 1 more tool call") for n in result["notices"])
+    assert result["notices"] == ["Turn stopped. The model gets no further round; say how to go on."]
+    assert result["tool_calls"][1]["approved"] is False  # the second call never ran
     assert result["text"] == ""
