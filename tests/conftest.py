@@ -14,6 +14,12 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+# A test presses a question's key the moment the question is on its pty, sooner than any
+# person could: the reaction floor (agent.ui.dialogs.fresh_keys.reaction_seconds) would take
+# it for typing. Every `agent` the suite starts inherits this; the tests of the floor itself
+# remove it (tests/security/test_question_reaction_floor.py).
+os.environ["AGENT_QUESTION_REACTION_SECONDS"] = "0"
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Compile agent/ and tests/ to bytecode once, before any test starts a process.

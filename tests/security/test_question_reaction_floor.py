@@ -14,9 +14,8 @@ the test presses `y` as soon as the question is on its screen, as such a key wou
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-
-import pytest
 
 from tests.pty_chat import scripted_chat
 from tests.security.test_dialog_typeahead import ECHO
@@ -24,12 +23,6 @@ from tests.security.test_dialog_typeahead import ECHO
 DECLINED = "Error: The person declined this tool call."
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open hole (attack-dialogs review): a question armed at once takes a key read "
-    "within milliseconds of its drawing; the fix (a reaction floor after every drawing) "
-    "changes how every pty test answers a question",
-)
 def test_a_y_read_the_moment_an_approval_is_drawn_does_not_approve_it(
     tmp_path: Path,
     trusted_fixture_server: None,
@@ -39,6 +32,7 @@ def test_a_y_read_the_moment_an_approval_is_drawn_does_not_approve_it(
         {"tool_calls": [{"id": "c1", "name": ECHO, "arguments": {"text": "unseen"}}]},
         {"text": "Done."},
     ]
+    chat_env.pop("AGENT_QUESTION_REACTION_SECONDS", None)  # the floor a person gets
     with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("MCP server fx ready")
         chat.expect("›")
@@ -48,6 +42,7 @@ def test_a_y_read_the_moment_an_approval_is_drawn_does_not_approve_it(
         seen = chat.expect([r"\(a question is open:", "approved"], timeout=60)
         assert seen == 0, "a y read the moment the question was drawn approved the call"
         chat.expect("Approve\\?")
+        time.sleep(1)  # a person who read the question: a key well past the floor answers
         chat.send("n")
         chat.expect("Done.")
         chat.send("\x15/exit\r")

@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import os
 import termios
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -78,6 +79,28 @@ def quiet_seconds() -> float:
     if value != value:  # NaN
         return ARMING_QUIET_SECONDS
     return min(max(value, _QUIET_BOUNDS[0]), _QUIET_BOUNDS[1])
+
+
+# A key read this soon after a question was drawn was pressed before the person could have
+# seen it: over a link with latency (ssh) the drawing reaches the screen, and the key comes
+# back, half a round trip late each, so such a key arrives after the drawing with the keyboard
+# quiet before it. It is typing, not an answer. A person reading the question loses nothing.
+REACTION_SECONDS_VARIABLE = "AGENT_QUESTION_REACTION_SECONDS"
+REACTION_SECONDS = 0.25
+_REACTION_BOUNDS = (0.0, 5.0)
+
+
+def reaction_seconds() -> float:
+    """How long after a question is drawn (or drawn again after a pause) before a key may
+    answer it: AGENT_QUESTION_REACTION_SECONDS when it is a number (kept within 0-5 s), else
+    0.25."""
+    try:
+        value = float(os.environ.get(REACTION_SECONDS_VARIABLE, REACTION_SECONDS))
+    except ValueError:
+        return REACTION_SECONDS
+    if value != value:  # NaN
+        return REACTION_SECONDS
+    return min(max(value, _REACTION_BOUNDS[0]), _REACTION_BOUNDS[1])
 
 
 def discard_keys(source: Input) -> None:
@@ -132,12 +155,14 @@ class Arming:
         self._app: Application[Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._pending: tuple[str, str] | None = None  # an answer and its key, not yet counted
+        self._armed_at = 0.0  # when the question was last drawn armed (time.monotonic)
         self._typed: list[str] = []
 
     def start(self, app: Application[Any], typing: bool, dropped: str = "") -> None:
         """The question is being drawn; `typing`: keys were arriving as it appeared
         (`dropped`: those keys, which go back to the prompt)."""
         self._app, self.armed = app, not typing
+        self._armed_at = time.monotonic()
         if dropped:
             self._typed.append(dropped)
         if typing:
@@ -145,8 +170,10 @@ class Arming:
 
     def answer(self, result: str, typed: str) -> None:
         """An answer key: it decides once no key has followed it for quiet_seconds(); a key
-        that does makes it a letter of a word ("no", "yes", "again")."""
-        if not self.armed or self._pending is not None:
+        that does makes it a letter of a word ("no", "yes", "again"). One read within
+        reaction_seconds() of the drawing was pressed before the question could be seen: typing."""
+        too_soon = time.monotonic() - self._armed_at < reaction_seconds()
+        if not self.armed or self._pending is not None or too_soon:
             self.absorb(typed)
             return
         self._pending = (result, typed)
@@ -179,6 +206,7 @@ class Arming:
 
     def _arm(self) -> None:
         self._timer, self.armed = None, True
+        self._armed_at = time.monotonic()  # drawn again: the reaction floor starts anew
         if self._app is not None:
             self._app.invalidate()  # draws the question
 
