@@ -17,6 +17,7 @@ import pytest
 from agent.chat.local_models import MAX_MODELS
 from agent.chat.model_choices import SHOWN_PER_SERVER, find_choices
 from agent.settings import ModelDiscovery
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import AGENT, pty_env, spawn_agent
 from tests.security.local_model_servers import (
@@ -27,7 +28,7 @@ from tests.security.local_model_servers import (
     ollama_tags,
 )
 
-TIMEOUT = 30
+TIMEOUT = deadlines.PROCESS
 SECRETS = {
     "OPENAI_API_KEY": "sk-openai-SECRET-1",
     "ANTHROPIC_API_KEY": "sk-ant-SECRET-2",
