@@ -96,7 +96,7 @@ def test_a_request_naming_another_host_is_refused_even_with_the_cookie(
 def test_a_request_with_the_right_and_a_second_wrong_host_header_is_refused(
     bridge: Console,
 ) -> None:
-    connection = socket.create_connection(("127.0.0.1", bridge.port), timeout=30)
+    connection = socket.create_connection(("127.0.0.1", bridge.port), timeout=deadlines.REQUEST)
     with connection:
         request = (
             f"GET /api/servers HTTP/1.1\r\nHost: {bridge.host}\r\nHost: evil.com\r\n"
@@ -208,7 +208,7 @@ def test_a_host_that_is_not_loopback_is_refused_before_anything_is_bound(
         capture_output=True,
         text=True,
         env=env,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=False,
     )
 
@@ -235,7 +235,9 @@ def test_a_form_post_as_text_plain_is_refused_and_starts_nothing(bridge: Console
 
 
 def test_an_oversized_body_is_refused_before_it_is_sent(bridge: Console) -> None:
-    with socket.create_connection(("127.0.0.1", bridge.port), timeout=30) as connection:
+    with socket.create_connection(
+        ("127.0.0.1", bridge.port), timeout=deadlines.REQUEST
+    ) as connection:
         head = (
             f"POST /api/servers/fx/send HTTP/1.1\r\nHost: {bridge.host}\r\n"
             f"Cookie: agent_console={bridge.cookie}\r\nX-Console-Key: {bridge.key}\r\n"
@@ -249,7 +251,9 @@ def test_an_oversized_body_is_refused_before_it_is_sent(bridge: Console) -> None
 
 
 def test_an_oversized_chunked_body_is_cut_off_at_the_cap(bridge: Console) -> None:
-    with socket.create_connection(("127.0.0.1", bridge.port), timeout=30) as connection:
+    with socket.create_connection(
+        ("127.0.0.1", bridge.port), timeout=deadlines.REQUEST
+    ) as connection:
         head = (
             f"POST /api/servers/fx/send HTTP/1.1\r\nHost: {bridge.host}\r\n"
             f"Cookie: agent_console={bridge.cookie}\r\nX-Console-Key: {bridge.key}\r\n"

@@ -311,7 +311,7 @@ def test_one_shot_with_servers_but_none_enabled_imports_nothing_of_the_mcp_sdk(
         env=oneshot_env,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=True,
     )
 
