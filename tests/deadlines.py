@@ -22,3 +22,7 @@ REQUEST = 120.0
 STOP = 60.0
 # A Playwright `expect` on a page of the console: the page's own work, done in a browser.
 BROWSER = 60.0
+# A wall-clock bound that only tells a guard that stopped working (which would run for minutes
+# or forever: a FIFO opened, a regex backtracking 2**60 ways, a child waited for) from one that
+# works; the product's own time limit is added to it where it has one.
+HANG = 60.0
