@@ -16,8 +16,10 @@ from typing import Any
 
 import pexpect
 
+from tests import deadlines
+
 AGENT = str(Path(sys.executable).with_name("agent"))
-TIMEOUT = 30
+TIMEOUT = deadlines.EXPECT
 MODEL = "openai/fake-model"
 # Rows and columns of the terminal a chat is drawn in, unless a test needs wider lines.
 DIMENSIONS = (40, 120)
@@ -48,7 +50,7 @@ class FakeModelProcess:
 
     def stop(self) -> None:
         self.process.terminate()
-        self.process.wait(timeout=10)
+        self.process.wait(timeout=deadlines.STOP)
         assert self.process.stdout is not None
         self.process.stdout.close()
 
@@ -206,6 +208,6 @@ def oneshot_without_terminal(
         text=True,
         env=env,
         cwd=cwd,
-        timeout=60,
+        timeout=deadlines.PROCESS,
         start_new_session=True,
     )

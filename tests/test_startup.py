@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent import __version__
+from tests import deadlines
 
 HEAVY = ("litellm", "mcp", "rich", "pydantic", "prompt_toolkit", "openai", "httpx")
 HEAVY += ("starlette", "uvicorn")  # the web console's
@@ -38,7 +39,7 @@ def imports_after(argv: list[str], tmp_path: Path, stdin: str = "") -> tuple[int
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=True,
     )
     result = json.loads(report.read_text())
@@ -61,7 +62,7 @@ def test_the_chat_without_a_model_says_how_to_choose_one_and_loads_no_model_code
     assert [name for name in loaded if name in ("litellm", "openai", "mcp")] == []
 
     completed = subprocess.run(
-        [sys.executable, "-m", "agent"], capture_output=True, text=True, timeout=30
+        [sys.executable, "-m", "agent"], capture_output=True, text=True, timeout=deadlines.PROCESS
     )
     assert completed.returncode == 2
     assert completed.stderr.startswith("agent: no model is configured. Choose one of:\n")
@@ -90,7 +91,7 @@ def test_configuration_commands_never_import_litellm_pydantic_or_the_mcp_sdk(
         input=document,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=True,
     )
 
@@ -106,7 +107,11 @@ def test_the_console_script_answers_version() -> None:
     assert script is not None, "the `agent` console script is not installed"
 
     result = subprocess.run(
-        [script, "--version"], capture_output=True, text=True, timeout=30, check=False
+        [script, "--version"],
+        capture_output=True,
+        text=True,
+        timeout=deadlines.PROCESS,
+        check=False,
     )
 
     assert (result.returncode, result.stdout, result.stderr) == (0, f"agent {__version__}\n", "")
@@ -117,7 +122,7 @@ def test_python_dash_m_agent_shows_help() -> None:
         [sys.executable, "-m", "agent", "--help"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=False,
     )
 

@@ -28,6 +28,7 @@ from agent.messages import ToolCall, ToolResult
 from agent.model import LiteLLMModel, ModelSettings
 from agent.tools.base import ToolSpec
 from agent.tools.builtin import BuiltinToolset
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.scripted_model import Reply, ScriptedModel, echo_call
 
@@ -135,7 +136,7 @@ def sent(model: ScriptedModel, index: int = -1) -> list[dict[str, Any]]:
 
 
 async def turn(chat: Conversation, text: str) -> list[Event]:
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         return [event async for event in chat.turn(text)]
 
 
@@ -390,7 +391,7 @@ async def test_interrupting_mid_stream_keeps_the_partial_answer_and_a_valid_hist
     model = ScriptedModel([Reply("one two six"), Reply("Fine.")])
     chat = scripted(model)
     seen: list[Event] = []
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         async with anyio.create_task_group() as group:
 
             async def consume() -> None:
@@ -416,7 +417,7 @@ async def test_interrupting_a_running_tool_answers_its_call_and_the_next_turn_is
     calls = [echo_call("c1", "a"), echo_call("c2", "b")]
     model = ScriptedModel([Reply(calls=calls), Reply("Next.")])
     chat = scripted(model, [tool], approver)
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         async with anyio.create_task_group() as group:
 
             async def consume() -> None:

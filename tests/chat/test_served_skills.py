@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pexpect
 
+from tests import deadlines
 from tests.pty_chat import scripted_chat
 from tests.skills.served_helpers import REVIEW_BODY, reads_of, save_skills_server, served_skills
 
@@ -94,7 +95,9 @@ def test_a_server_still_starting_when_the_first_turn_is_sent_has_its_skills_aske
         # machine): wait for both, in either order.
         seen: set[int] = set()
         while len(seen) < 2:
-            seen.add(chat.expect(["Without it\\.", "MCP server sk ready"], timeout=30))
+            seen.add(
+                chat.expect(["Without it\\.", "MCP server sk ready"], timeout=deadlines.EXPECT)
+            )
         chat.send("and now?\r")
         chat.expect("Use the skills of MCP server sk\\?")
         chat.send("y")

@@ -13,6 +13,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests import deadlines
+
 SECRET = "canary-5e1f0c-never-print"
 
 CLAUDE_DESKTOP = {
@@ -64,7 +66,7 @@ def agent(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[s
         stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=False,
     )
 
@@ -959,7 +961,7 @@ def test_an_invalid_edit_without_a_terminal_shows_the_errors_and_saves_nothing(
 def edit_at_a_terminal(answer: str) -> tuple[int, str]:
     """Run `agent mcp edit` on a pseudo-terminal, answer the first "Edit again?" question."""
     child = pexpect.spawn(
-        sys.executable, ["-m", "agent", "mcp", "edit"], encoding="utf-8", timeout=15
+        sys.executable, ["-m", "agent", "mcp", "edit"], encoding="utf-8", timeout=deadlines.EXPECT
     )
     child.expect_exact("Edit again? [Y/n] ")
     shown = child.before or ""
@@ -1098,7 +1100,9 @@ def test_concurrent_merge_imports_from_separate_processes_lose_no_update(tmp_pat
             )
             for document in documents
         ]
-        results = [(p.wait(timeout=30), p.stderr.read() if p.stderr else b"") for p in processes]
+        results = [
+            (p.wait(deadlines.PROCESS), p.stderr.read() if p.stderr else b"") for p in processes
+        ]
         for process in processes:
             if process.stderr:
                 process.stderr.close()

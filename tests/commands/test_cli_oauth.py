@@ -19,6 +19,7 @@ import httpx2
 import pexpect
 import pytest
 
+from tests import deadlines
 from tests.fixtures.oauth_cli import AGENT, OAuthCli, client_credentials_cli, recording_browser
 from tests.fixtures.oauth_fixtures import (
     JWT_CLIENT_ID,
@@ -284,7 +285,7 @@ def test_login_of_a_stdio_server_is_refused_clearly(tmp_path: Path) -> None:
     subprocess.run([AGENT, "mcp", "import", str(document)], check=True, capture_output=True)
 
     result = subprocess.run(
-        [AGENT, "mcp", "login", "loc"], capture_output=True, text=True, timeout=30
+        [AGENT, "mcp", "login", "loc"], capture_output=True, text=True, timeout=deadlines.PROCESS
     )
 
     assert (result.returncode, result.stderr) == (

@@ -18,6 +18,7 @@ import pytest
 from agent.session.blobs import blob_folder
 from agent.session.export import export_json, export_markdown
 from agent.session.store import load_session
+from tests import deadlines
 from tests.test_startup import imports_after
 
 ONE = "20261129-143501-3f9a2c"
@@ -70,7 +71,7 @@ class Sessions:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=deadlines.PROCESS,
             check=False,
         )
 
@@ -158,7 +159,7 @@ def test_list_all_on_a_narrow_terminal_keeps_titles_long_enough_to_tell_apart(
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=False,
     )
 
@@ -341,7 +342,7 @@ def test_delete_on_a_terminal_asks_first_and_no_keeps_the_session(sessions: Sess
             cwd=str(sessions.project),
             env={**os.environ, "TZ": "UTC"},
             encoding="utf-8",
-            timeout=30,
+            timeout=deadlines.PROCESS,
         )
         child.expect_exact(f"Delete session {ONE}? [y/N] ")
         child.sendline(answer)

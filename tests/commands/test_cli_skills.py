@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.resources import bundled_skills_dir
+from tests import deadlines
 from tests.test_startup import imports_after
 
 BUNDLED = bundled_skills_dir()
@@ -36,7 +37,7 @@ class Workspace:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=deadlines.PROCESS,
             check=False,
         )
 

@@ -15,9 +15,10 @@ from typing import Any
 
 import pexpect
 
+from tests import deadlines
 from tests.pty_chat import AGENT, spawn_agent
 
-TIMEOUT = 30
+TIMEOUT = deadlines.PROCESS
 
 # Writes its arguments (after the script name) as JSON to argv.json in its working directory.
 PROBE = """\

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 
 AGENT = str(Path(sys.executable).with_name("agent"))
@@ -25,7 +26,7 @@ def agent_env(home: Path, agent_home: Path | None) -> dict[str, str]:
 
 
 def run_agent(
-    args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60
+    args: list[str], env: dict[str, str], cwd: Path, timeout: float = deadlines.PROCESS
 ) -> subprocess.CompletedProcess[str]:
     """`agent ARGS` with no terminal (a new session), stdin empty; bounded by `timeout`."""
     return subprocess.run(

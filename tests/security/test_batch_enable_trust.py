@@ -13,6 +13,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests import deadlines
 from tests.commands.test_cli_mcp_console import (
     AGENT,
     CANARY,
@@ -24,7 +25,7 @@ from tests.commands.test_cli_mcp_console import (
     server_pids,
 )
 
-TIMEOUT = 90  # seconds: a loaded machine starts two servers and the agent slowly
+TIMEOUT = deadlines.PROCESS  # seconds: a loaded machine starts two servers and the agent slowly
 PROMPT = "shell$ "
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import (
     pid_alive,
     pid_ends,
@@ -27,7 +28,7 @@ from tests.fixtures.mcp_fixtures import (
 )
 from tests.web.console_helpers import Console, EventStream, running_console
 
-TIMEOUT = 20.0
+TIMEOUT = deadlines.PROCESS
 # A forced stop kills and exits at once (a fraction of a second); the graceful stop of a
 # lingering server takes about 4 s (end of input, 2 s, SIGTERM, 2 s, SIGKILL). The bound is wall
 # time, the feature being how long a person waits, with a loaded machine's margin below that 4 s.

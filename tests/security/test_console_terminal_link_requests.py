@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pexpect
 
+from tests import deadlines
 from tests.commands.test_cli_mcp_console import AGENT
 from tests.fixtures.mcp_fixtures import pid_alive
 
-TIMEOUT = 20  # seconds: every wait for the shell or the console
+TIMEOUT = deadlines.PROCESS  # seconds: every wait for the shell or the console
 LINK = r"Console: http://127\.0\.0\.1:(\d+)/open\?token=([A-Za-z0-9_-]+)"
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pexpect
 
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
 from tests.pty_chat import scripted_chat
 
@@ -28,6 +29,6 @@ def test_context_names_a_server_still_starting_whose_tools_the_request_will_wait
         chat.expect("waiting for: slow")
         chat.expect("›")
         chat.send("/exit\r")
-        chat.expect(pexpect.EOF, timeout=15)
+        chat.expect(pexpect.EOF, timeout=deadlines.EXPECT)
         chat.close()
     assert chat.exitstatus == 0

@@ -61,7 +61,7 @@ def test_a_skill_folder_deeper_than_the_recursion_limit_is_asked_about_as_over_t
     assert f"more than 1000 files, 32 MiB or {MAX_DEPTH} folder levels" in drawn
 
     env = agent_env(tmp_path / "home", agent_home)
-    listed = run_agent(["skills", "list"], env, project, timeout=30)
+    listed = run_agent(["skills", "list"], env, project)
     assert (listed.returncode, listed.stderr) == (0, "")
     row = next(line for line in listed.stdout.splitlines() if line.startswith("deep "))
     assert row.split()[1:3] == ["project", "ok"]  # trusted as it was shown: over the cap
@@ -80,8 +80,8 @@ def test_a_project_with_a_too_deep_skill_folder_stays_untrusted_without_a_person
 ) -> None:
     env = agent_env(tmp_path / "home", agent_home)
 
-    trust = run_agent(["skills", "trust"], env, project, timeout=30)
-    listed = run_agent(["skills", "list"], env, project, timeout=30)
+    trust = run_agent(["skills", "trust"], env, project)
+    listed = run_agent(["skills", "list"], env, project)
 
     assert (trust.returncode, trust.stderr) == (
         1,

@@ -222,9 +222,9 @@ def test_sixteen_mib_of_wrapped_base64_noise_is_judged_well_under_a_second(
     path = tmp_path / "noise.b64"
     path.write_text(wrapped(os.urandom(KEY_SCAN_BYTES * 3 // 4), 76))
     with path.open("rb") as handle:
-        started = time.perf_counter()
+        started = time.process_time()  # CPU time: a busy machine stretches wall time only
         assert not file_holds_private_key(handle, KEY_SCAN_BYTES)
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
     assert elapsed < 1.0, elapsed
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests import deadlines
 from tests.commands.test_cli_mcp_console import AGENT, TOOLS_SERVER
 
 SECRET = "canary-2f9c41-add-secret"
-TIMEOUT = 90
+TIMEOUT = deadlines.PROCESS
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -11,10 +11,11 @@ import stat
 import subprocess
 from pathlib import Path
 
+from tests import deadlines
 from tests.commands.test_cli_mcp_console import AGENT
 
 SECRET = "canary-81d0aa-backup-secret"
-TIMEOUT = 90
+TIMEOUT = deadlines.PROCESS
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.security.inputs_helpers import agent_env, one_shot, run_agent
 from tests.security.local_model_servers import (
@@ -89,7 +90,8 @@ def test_a_first_run_that_finds_a_local_server_sends_nothing_through_the_proxy(
     ):
         discovery_settings(agent_home, vllm_port=fake.port, ollama_port=ollama_port)
         env = agent_env(tmp_path, agent_home) | proxied(proxy) | KEYS | {"NO_COLOR": "1"}
-        chat_with_the_first_local_model(env, tmp_path, timeout=30)  # the vLLM server's model
+        # the vLLM server's model
+        chat_with_the_first_local_model(env, tmp_path, timeout=deadlines.PROCESS)
         requests = list(fake.requests)
 
     assert seen == []

@@ -30,7 +30,7 @@ def test_importing_a_deeply_nested_mcp_document_is_a_clear_error_and_saves_nothi
     (tmp_path / "person").mkdir()
     env = agent_env(tmp_path / "person", agent_home)
 
-    done = run_agent(["mcp", "import", str(document)], env, tmp_path, timeout=30)
+    done = run_agent(["mcp", "import", str(document)], env, tmp_path)
 
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
@@ -49,7 +49,7 @@ def test_a_deeply_nested_settings_file_is_a_clear_error_naming_it(tmp_path: Path
     (tmp_path / "person").mkdir()
     env = agent_env(tmp_path / "person", agent_home)
 
-    done = run_agent(["-p", "hello"], env, tmp_path, timeout=30)
+    done = run_agent(["-p", "hello"], env, tmp_path)
 
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
@@ -67,7 +67,7 @@ def test_a_deeply_nested_skill_frontmatter_skips_that_skill_with_a_reason(tmp_pa
     (tmp_path / "person").mkdir()
     env = agent_env(tmp_path / "person", tmp_path / "agent-home")
 
-    done = run_agent(["skills", "validate", str(skill)], env, project, timeout=30)
+    done = run_agent(["skills", "validate", str(skill)], env, project)
 
     assert done.returncode != 0
     assert "Traceback" not in done.stdout + done.stderr

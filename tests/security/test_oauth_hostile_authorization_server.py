@@ -20,6 +20,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests import deadlines
 from tests.fixtures.follow_redirect import DONE_LINE
 from tests.fixtures.oauth_fixtures import (
     PRE_REGISTERED_ID,
@@ -28,7 +29,7 @@ from tests.fixtures.oauth_fixtures import (
     running_oauth_server,
 )
 
-TIMEOUT = 60.0  # seconds for one CLI command on a loaded machine
+TIMEOUT = deadlines.PROCESS  # seconds for one CLI command on a loaded machine
 # Escapes that would recolour, clear and retitle the terminal, then a forged success line.
 HOSTILE = "\x1b[31mred\x1b[0m\x1b[2J\x1b]0;pwned\x07\nLogged in to fx: logged in (expires never)."
 

@@ -16,10 +16,11 @@ from pathlib import Path
 import httpx2
 
 from agent.mcp.oauth.token_store import TokenStore
+from tests import deadlines
 from tests.fixtures.oauth_cli import OAuthCli
 from tests.fixtures.oauth_fixtures import running_oauth_server
 
-WAIT = 30.0
+WAIT = deadlines.PROCESS
 
 
 def test_a_refresh_waits_for_the_other_process_and_uses_its_newer_token(tmp_path: Path) -> None:

@@ -24,10 +24,11 @@ from pathlib import Path
 import httpx2
 
 from agent.mcp.oauth.token_store import TokenStore
+from tests import deadlines
 from tests.fixtures.oauth_cli import OAuthCli
 from tests.fixtures.oauth_fixtures import running_oauth_server
 
-WAIT = 30.0
+WAIT = deadlines.PROCESS
 RUNNER = Path(__file__).parents[1] / "fixtures" / "oauth_two_servers.py"
 
 

@@ -24,6 +24,7 @@ from agent.skills.discovery import discover_skills
 from agent.skills.instruction_files import MAX_READ_BYTES, find_instruction_files
 from agent.skills.trust import SkillTrustStore
 from agent.skills.usable import project_skills
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import AGENT, spawn_agent, spawn_chat
 
@@ -265,14 +266,14 @@ def test_agent_skills_trust_shows_the_files_with_the_skills_and_one_answer_cover
     assert "./AGENTS.md: instruction file, 9 bytes" in shown and "RULE-ONE" not in shown
     listed = subprocess.run(
         [AGENT, "skills", "list"], capture_output=True, text=True, env=env, cwd=project,
-        timeout=30,
+        timeout=deadlines.PROCESS,
     )  # fmt: skip
     assert deploy_row(listed.stdout)[:3] == ["deploy", "project", "ok"]  # trusted together
 
     (project / "AGENTS.md").write_text("RULE-ONE\nRULE-TWO\n")  # the file alone changed
     listed = subprocess.run(
         [AGENT, "skills", "list"], capture_output=True, text=True, env=env, cwd=project,
-        timeout=30,
+        timeout=deadlines.PROCESS,
     )  # fmt: skip
     # Files are decided one by one: the unchanged skill stays trusted, the changed file is off.
     assert deploy_row(listed.stdout)[:3] == ["deploy", "project", "ok"]

@@ -23,6 +23,7 @@ from agent.messages import TextPart
 from agent.ui.completion.completer import chat_completer
 from agent.ui.slash.commands import run_slash
 from agent.ui.slash.prompts import TurnToSend
+from tests import deadlines
 from tests.security.remote_helpers import (
     chat_with_remote,
     connections_made,
@@ -86,7 +87,7 @@ async def completions(chat: ChatSession, texts: list[str], *, tab: bool) -> list
     def complete() -> list[list[str]]:
         return [[c.text for c in completer.get_completions(Document(t), event)] for t in texts]
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         return await anyio.to_thread.run_sync(complete)
 
 

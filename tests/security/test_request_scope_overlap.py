@@ -12,6 +12,7 @@ import pytest
 
 from agent.mcp.client.results import tool_result_from_mcp
 from agent.mcp.store import McpStore
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import running_http_server
 from tests.mcp.runtime_helpers import runtime, save
 from tests.security.remote_helpers import connections_made
@@ -52,7 +53,7 @@ async def test_a_scope_that_ends_first_never_closes_a_connection_another_scope_s
                     assert rt.running() == ["remote"]  # still open: this turn uses it
                     await echo("turn goes on")
 
-            with anyio.fail_after(30):
+            with anyio.fail_after(deadlines.PROCESS):
                 async with anyio.create_task_group() as group:
                     group.start_soon(listing)
                     group.start_soon(turn)

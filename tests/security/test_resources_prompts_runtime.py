@@ -18,6 +18,7 @@ from agent.mcp.catalog.entries import CompletionRef, Listing, ResourceInfo
 from agent.mcp.client.catalog_requests import MAX_PAGES
 from agent.mcp.store import McpStore
 from agent.settings import McpLimits
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, resources_server, runtime, save
 
@@ -59,7 +60,7 @@ async def test_pages_that_never_end_stop_at_the_cap_and_say_so(
 async def test_a_cursor_that_comes_back_ends_the_listing(agent_home: Path, tmp_path: Path) -> None:
     store = saved(agent_home, tmp_path, "--hostile", "repeat-cursor")
     async with runtime(store, agent_home, tmp_path) as rt:
-        with anyio.fail_after(30):
+        with anyio.fail_after(deadlines.PROCESS):
             listing = await rt.resources("rs")
     assert listing == Listing(
         (
@@ -94,7 +95,7 @@ async def test_a_flood_of_list_changed_costs_a_bounded_number_of_listings(
         await rt.resources("rs")
         await rt.call_tool("rs", "flood", {"count": 500})
         await rt.call_tool("rs", "add_resource", {"name": "late"})
-        with anyio.fail_after(30):
+        with anyio.fail_after(deadlines.PROCESS):
             await added.wait()  # the change after the flood is still picked up
     # The first listing, then one refresh for the flood's start and one a second after it
     # (the add_resource notice may need one more): a handful, not 500.

@@ -23,6 +23,7 @@ import pytest
 
 from agent.settings import CommandsSettings
 from agent.tools.command_tool import SkillFolder
+from tests import deadlines
 from tests.security.run_command_helpers import (
     PYTHON,
     Skills,
@@ -298,7 +299,7 @@ def test_the_timeout_ends_the_command_and_everything_it_started(tmp_path: Path) 
     lines, result = run(tool, argv=["sh", "-c", script], timeout_seconds=1)
 
     assert "timeout: 1 s; what it changes is not recorded for /undo" in lines
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 1 + deadlines.HANG
     assert result.is_error
     assert result.text.startswith("timed out after 1 s: the command and everything it started")
     time.sleep(0.5)

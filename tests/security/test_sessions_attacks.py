@@ -40,11 +40,11 @@ def test_a_header_of_the_wrong_types_is_skipped_in_the_list_and_refused_in_one_l
     (tmp_path / "person").mkdir()
     env = agent_env(tmp_path / "person", agent_home)
 
-    listed = run_agent(["sessions", "list", "--all"], env, tmp_path, timeout=30)
+    listed = run_agent(["sessions", "list", "--all"], env, tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert GOOD in listed.stdout and "Traceback" not in listed.stdout + listed.stderr
 
-    shown = run_agent(["sessions", "show", BAD], env, tmp_path, timeout=30)
+    shown = run_agent(["sessions", "show", BAD], env, tmp_path)
     assert shown.returncode != 0
     assert "Traceback" not in shown.stdout + shown.stderr
     errors = shown.stderr.strip().splitlines()

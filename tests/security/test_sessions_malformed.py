@@ -60,12 +60,10 @@ def test_show_and_export_skip_malformed_events_with_a_note_and_keep_the_rest(
     (tmp_path / "person").mkdir()
     env = agent_env(tmp_path / "person", agent_home)
 
-    shown = run_agent(["sessions", "show", SESSION_ID], env, tmp_path, timeout=30)
-    markdown = run_agent(["sessions", "export", SESSION_ID], env, tmp_path, timeout=30)
-    as_json = run_agent(
-        ["sessions", "export", "--format", "json", SESSION_ID], env, tmp_path, timeout=30
-    )
-    listed = run_agent(["sessions", "list", "--all"], env, tmp_path, timeout=30)
+    shown = run_agent(["sessions", "show", SESSION_ID], env, tmp_path)
+    markdown = run_agent(["sessions", "export", SESSION_ID], env, tmp_path)
+    as_json = run_agent(["sessions", "export", "--format", "json", SESSION_ID], env, tmp_path)
+    listed = run_agent(["sessions", "list", "--all"], env, tmp_path)
 
     for done in (shown, markdown):
         assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tests import deadlines
 from tests.security.inputs_helpers import agent_env, one_shot, tool_results
 
 
@@ -44,7 +45,11 @@ def test_reading_a_fifo_in_a_skill_folder_is_a_prompt_error_not_a_frozen_chat(
 
     # Before the fix the run never ends: the bounded wait turns that into a failure.
     done, requests = one_shot(
-        turns, "use the guide", agent_env(person, tmp_path / "agent-home"), project, timeout=30
+        turns,
+        "use the guide",
+        agent_env(person, tmp_path / "agent-home"),
+        project,
+        timeout=deadlines.PROCESS,
     )
 
     assert done.returncode == 0, done.stderr

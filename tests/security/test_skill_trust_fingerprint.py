@@ -27,7 +27,7 @@ SKILL = "---\nname: deploy\ndescription: Deploys.\n---\nRun scripts/run.sh, see 
 
 def status_of_deploy(env: dict[str, str], project: Path) -> str:
     """The STATUS column of the project skill `deploy` in `agent skills list`."""
-    done = run_agent(["skills", "list"], env, project, timeout=30)
+    done = run_agent(["skills", "list"], env, project)
     assert done.returncode == 0, done.stderr
     row = next(line for line in done.stdout.splitlines() if line.startswith("deploy "))
     return row.split()[2]

@@ -21,11 +21,12 @@ from typing import Any
 import pexpect
 import pytest
 
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import server_path
 from tests.pty_chat import AGENT, spawn_agent
 
-TIMEOUT = 30
+TIMEOUT = deadlines.PROCESS
 TOOLS_SERVER = server_path("tools_server.py")
 SECRET = "tok-5f1c9e-first-value"
 ROTATED = "tok-0b7d42-second-value"

@@ -16,6 +16,7 @@ from agent.model import LiteLLMModel, ModelSettings
 from agent.session.compaction import MEMORY_FRAMING, memory_section, split_point
 from agent.session.recorder import SessionRecorder
 from agent.session.store import load_session
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 
 
@@ -65,7 +66,7 @@ async def test_compaction_replaces_older_turns_with_memory_in_the_next_request(
         chat.system_prompt = lambda: "\n\n".join(
             filter(None, ["Base.", memory_section(chat.memory)])
         )
-        with anyio.fail_after(30):
+        with anyio.fail_after(deadlines.PROCESS):
             for question in ("one?", "two?", "three?"):
                 async for _ in chat.turn(question):
                     pass
@@ -133,7 +134,7 @@ async def test_compacting_a_resumed_session_that_needed_repair_keeps_file_and_me
             context_window=lambda: 100_000,
         )
         notes = chat.resume(path)
-        with anyio.fail_after(30):
+        with anyio.fail_after(deadlines.PROCESS):
             async for _ in conversation.turn("u3"):
                 pass
             await conversation.compact(keep_recent_turns=1)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent.session.history import rebuild
 from agent.session.store import load_session
+from tests import deadlines
 from tests.session.session_helpers import endless_events, history_problems, without_stamps
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,11 +49,11 @@ def start_writer(folder: Path) -> tuple[subprocess.Popen[str], Path]:
     assert process.stdout is not None
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
-        ready = selector.select(timeout=10)
+        ready = selector.select(timeout=deadlines.PROCESS)
     line = process.stdout.readline().strip() if ready else ""
     if not line:
         process.kill()
-        _, stderr = process.communicate(timeout=10)
+        _, stderr = process.communicate(timeout=deadlines.PROCESS)
         raise AssertionError(f"the writer did not start: {stderr}")
     return process, Path(line)
 
@@ -63,7 +64,7 @@ def kill_when_size_reaches(process: subprocess.Popen[str], path: Path, size: int
     while path.stat().st_size < size and time.monotonic() < deadline:
         assert process.poll() is None, f"the writer died on its own: {process.communicate()}"
     process.send_signal(signal.SIGKILL)
-    process.communicate(timeout=10)
+    process.communicate(timeout=deadlines.PROCESS)
     assert process.returncode == -signal.SIGKILL
 
 
@@ -91,7 +92,7 @@ def test_killing_the_writer_at_random_moments_loses_at_most_the_line_being_writt
         assert [without_stamps(e) for e in loaded.events] == recorded, context
         assert history_problems(rebuilt.messages) == [], context
         outcomes.append("torn" if expected_notes else "whole")
-    assert time.monotonic() - started < 30, f"{RUNS} runs took too long ({outcomes})"
+    assert time.monotonic() - started < deadlines.PROCESS, f"{RUNS} runs took too long ({outcomes})"
 
 
 def _is_json(line: bytes) -> bool:

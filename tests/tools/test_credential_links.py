@@ -33,9 +33,9 @@ def test_the_token_store_beside_a_big_sessions_folder_and_a_key_deep_in_ssh_are_
     os.link(project / "c.txt", project / "d.txt")
 
     links = CredentialLinks([own], home)
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine stretches wall time only
     assert links.linked_to(os.stat(project / "a.txt")) == str(store)
-    took = time.perf_counter() - started
+    took = time.process_time() - started
     assert links.linked_to(os.stat(project / "b.txt")) == "~/.ssh/keys/work/id_rsa"
     assert links.linked_to(os.stat(project / "d.txt")) is None
     assert took < 0.5, took  # found once: a few milliseconds on a quiet machine

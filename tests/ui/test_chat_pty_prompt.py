@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pexpect
 
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import save_trusted_stdio_server, server_command
 from tests.pty_chat import finish, scripted_chat
 from tests.ui.ui_helpers import screen
@@ -74,7 +75,7 @@ def test_leaving_the_chat_while_a_server_is_still_starting_does_not_wait_out_its
         chat.expect("›")
         chat.send("/exit\r")
         # The start-up timeout is 30 s: leaving must not start the server again and wait it out.
-        chat.expect(pexpect.EOF, timeout=15)
+        chat.expect(pexpect.EOF, timeout=deadlines.EXPECT)
         chat.close()
     assert chat.exitstatus == 0
 

@@ -13,6 +13,7 @@ import pytest
 
 from agent.chat.model_choices import Found, ModelChoice, find_choices, typed_choice
 from agent.settings import ModelDiscovery, load_settings
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import AGENT, pty_env, spawn_agent
 from tests.security.local_model_servers import (
@@ -22,7 +23,7 @@ from tests.security.local_model_servers import (
     ollama_tags,
 )
 
-TIMEOUT = 30
+TIMEOUT = deadlines.PROCESS
 COMMENT = "# my own note about these settings"
 
 

@@ -16,11 +16,12 @@ import pexpect
 import pytest
 
 from agent.ui.oneshot import NO_TERMINAL_REASON
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import save_trusted_echo_server
 from tests.pty_chat import AGENT, pty_env
 
-TIMEOUT = 30
+TIMEOUT = deadlines.PROCESS
 ECHO = "mcp__fx__echo"
 DECLINED = "Error: The person declined this tool call."
 
@@ -310,7 +311,7 @@ def test_one_shot_with_servers_but_none_enabled_imports_nothing_of_the_mcp_sdk(
         env=oneshot_env,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=True,
     )
 

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pexpect
 
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.pty_chat import AGENT, pty_env
 from tests.ui.dialogs.approval_helpers import FETCH_PAGE, SAVE_NOTE, save_trusted_annotated_server
 
-TIMEOUT = 30
+TIMEOUT = deadlines.PROCESS
 LONG_URL = "https://example.com/" + "a" * 110  # no space: a row can only break it mid-word
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import deadlines
 from tests.fake_openai import FakeOpenAI
 from tests.fixtures.mcp_fixtures import save_trusted_resources_server
 from tests.ui.test_oneshot import (  # noqa: F401
@@ -46,7 +47,8 @@ def test_a_mention_of_a_disabled_server_gets_the_chats_note_without_loading_the_
     document = '{"mcpServers": {"fx": {"command": "python3", "args": ["-c", "pass"]}}}'
     subprocess.run(
         [sys.executable, "-m", "agent", "mcp", "import", "-"],
-        input=document, env=oneshot_env, capture_output=True, text=True, timeout=30, check=True,
+        input=document, env=oneshot_env, capture_output=True, text=True,
+        timeout=deadlines.PROCESS, check=True,
     )  # fmt: skip
     prompt = "read @fx:file:///notes.txt please"
     with FakeOpenAI([{"text": "Done."}]) as fake:

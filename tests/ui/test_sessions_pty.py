@@ -18,6 +18,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests import deadlines
 from tests.pty_chat import (
     AGENT,
     FakeModelProcess,
@@ -302,7 +303,7 @@ def test_one_shot_runs_are_saved_marked_and_listed_after_the_chats(
         cwd=project,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=deadlines.PROCESS,
         check=True,
     ).stdout.splitlines()
     assert listing[1].endswith("plan the release of version two with the changelog")

@@ -15,6 +15,7 @@ from agent.mcp.host import McpHost, ServerCounts
 from agent.mcp.store import McpStore
 from agent.messages import Usage
 from agent.ui.toolbar import StatusToolbar
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import runtime, save, script_server, stdio_server
 from tests.ui.ui_helpers import chat_state
@@ -65,7 +66,7 @@ async def test_servers_are_counted_as_ready_starting_offline_or_untrusted(
     stop = anyio.Event()
     async with anyio.create_task_group() as group:
         group.start_soon(host.serve, stop)
-        with anyio.fail_after(30):
+        with anyio.fail_after(deadlines.PROCESS):
             await host.ready.wait()
             starting = host.server_counts()
             await host.started.wait()
@@ -98,7 +99,7 @@ def test_once_litellm_is_loaded_it_shows_the_next_requests_tokens_and_share_of_t
     assert "context" not in toolbar()  # counted in a thread: the prompt does not wait
     counting = chat.share_cache["thread"]
     assert isinstance(counting, threading.Thread)
-    counting.join(timeout=30)
+    counting.join(timeout=deadlines.PROCESS)
     assert f" · context {total:,} tokens ({total / 100_000:.0%}) · " in toolbar()
 
 
@@ -113,5 +114,5 @@ def test_a_window_nobody_knows_gets_tokens_but_no_share(tmp_path: Path) -> None:
     toolbar()
     counting = chat.share_cache["thread"]
     assert isinstance(counting, threading.Thread)
-    counting.join(timeout=30)
+    counting.join(timeout=deadlines.PROCESS)
     assert re.search(r" · context [\d,]+ tokens · MCP starting $", toolbar())

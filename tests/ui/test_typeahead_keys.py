@@ -110,8 +110,8 @@ def test_a_two_megabyte_paste_is_read_in_linear_time() -> None:
     paste = "a pasted line of text\n" * 95_000
     data = f"\x1b[200~{paste}\x1b[201~"
     keys = KeyReader()
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a busy machine stretches wall time, not this
     for at in range(0, len(data), 4096):  # as the reader gets it, one read at a time
         keys.feed(data[at : at + 4096])
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert keys.draft == paste

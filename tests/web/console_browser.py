@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import (
     pid_alive,
     save_trusted_stdio_server,
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
-STOP_TIMEOUT = 15.0  # seconds for it to stop every server and exit
-WAIT_MS = 15_000  # every browser wait, in milliseconds
+STOP_TIMEOUT = deadlines.STOP  # seconds for it to stop every server and exit
+WAIT_MS = int(deadlines.BROWSER * 1000)  # every browser wait, in milliseconds
 # Chromium without the background-networking flags keeps calling a network that is closed here.
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests import deadlines
 from tests.commands.test_cli_mcp_console import AGENT
 from tests.fixtures.mcp_fixtures import stop_child
 
-START_TIMEOUT = 30.0
-REQUEST_TIMEOUT = 30.0
-STOP_TIMEOUT = 20.0
+START_TIMEOUT = deadlines.SERVER_START
+REQUEST_TIMEOUT = deadlines.REQUEST
+STOP_TIMEOUT = deadlines.STOP
 LINK = re.compile(r"Console: http://127\.0\.0\.1:(\d+)/open\?token=([A-Za-z0-9_-]+)")
 
 

@@ -14,6 +14,7 @@ from unittest import mock
 
 import pytest
 
+from tests import deadlines
 from tests.commands.test_cli_mcp_console import TOOL_NAMES
 from tests.fixtures.mcp_fixtures import pid_alive, save_trusted_stdio_server, server_command
 from tests.web.console_helpers import (
@@ -217,7 +218,7 @@ def test_two_tabs_sending_the_same_id_at_once_each_get_their_own_answer(
     }
     messages["echo"]["params"]["arguments"] = {"text": "tab two"}
     answers: dict[str, Any] = {}
-    start = threading.Barrier(2, timeout=30)
+    start = threading.Barrier(2, timeout=deadlines.EXPECT)
 
     def send(which: str) -> None:
         start.wait()

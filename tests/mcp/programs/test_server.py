@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from agent.mcp.store import McpStore
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import pid_alive
 from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save
 
@@ -48,7 +49,7 @@ async def test_a_commands_server_asks_trust_then_lists_and_runs_its_tools(tmp_pa
     save(store, {"cmd": commands_server(tmp_path)})
     trust = ScriptedTrust()
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         async with runtime(store, tmp_path, tmp_path, trust=trust) as mcp:
             state = await mcp.tools_state("cmd")
             result = await mcp.call_tool("cmd", "echo", {"words": ["a b", "c"]})
@@ -68,7 +69,7 @@ async def test_a_cancelled_call_kills_the_program_and_its_children(tmp_path: Pat
     store = McpStore(tmp_path / "mcp-servers.json")
     save(store, {"cmd": commands_server(tmp_path)})
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         async with runtime(store, tmp_path, tmp_path, trust=ScriptedTrust()) as mcp:
             await mcp.start("cmd")
             with anyio.move_on_after(2):  # the person gave up on the call

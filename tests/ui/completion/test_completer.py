@@ -17,6 +17,7 @@ from agent.mcp.store import McpStore
 from agent.session.store import SessionHeader
 from agent.ui.completion.completer import chat_completer
 from agent.ui.slash.commands import COMMANDS, Command
+from tests import deadlines
 from tests.mcp.runtime_helpers import runtime, save, stdio_server
 from tests.skills.skills_helpers import make_skill
 from tests.ui.ui_helpers import chat_state
@@ -124,7 +125,7 @@ async def test_mcp_subcommands_then_server_names_complete_once_slash_mcp_exists(
     stop = anyio.Event()
     async with anyio.create_task_group() as group:
         group.start_soon(host.serve, stop)
-        with anyio.fail_after(30):
+        with anyio.fail_after(deadlines.PROCESS):
             await host.ready.wait()
         actions = offered(completer, "/mcp ")
         named = offered(completer, "/mcp enable gi")

@@ -19,6 +19,7 @@ from agent.mcp.store import McpStore
 from agent.ui.completion.catalog_bridge import CatalogBridge
 from agent.ui.completion.completer import chat_completer
 from agent.ui.completion.uri_templates import TemplateState, template_state
+from tests import deadlines
 from tests.fixtures.mcp_fixtures import trust_launch
 from tests.mcp.runtime_helpers import enable, resources_server, runtime, save, served_host
 
@@ -45,7 +46,7 @@ async def offered(chat: Any, text: str) -> list[tuple[str, int]]:
         found = completer.get_completions(Document(text), CompleteEvent(completion_requested=True))
         return [(c.text, c.start_position) for c in found]
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         return await anyio.to_thread.run_sync(complete)
 
 

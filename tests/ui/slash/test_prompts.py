@@ -24,6 +24,7 @@ from agent.messages import ImagePart, TextPart
 from agent.ui.completion.completer import chat_completer
 from agent.ui.slash.commands import run_slash
 from agent.ui.slash.prompts import TurnToSend
+from tests import deadlines
 from tests.ui.prompt_helpers import served_chat
 
 pytestmark = pytest.mark.anyio
@@ -101,7 +102,7 @@ async def offered(chat: ChatSession, text: str) -> list[str]:
         found = completer.get_completions(Document(text), CompleteEvent(completion_requested=True))
         return [c.text for c in found]
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(deadlines.PROCESS):
         return await anyio.to_thread.run_sync(complete)
 
 
