@@ -72,13 +72,18 @@ KEY_NAMES = {" ": "space", "enter": "Enter"}
 def quiet_seconds() -> float:
     """How long the keyboard must be quiet before a question that appeared mid-typing counts
     keys: AGENT_QUESTION_QUIET_SECONDS when it is a number (kept within 0.1-10 s), else 0.3."""
+    return _seconds_setting(QUIET_SECONDS_VARIABLE, ARMING_QUIET_SECONDS, _QUIET_BOUNDS)
+
+
+def _seconds_setting(variable: str, default: float, bounds: tuple[float, float]) -> float:
+    # A number of seconds from the environment, kept within bounds; anything else: default.
     try:
-        value = float(os.environ.get(QUIET_SECONDS_VARIABLE, ARMING_QUIET_SECONDS))
+        value = float(os.environ.get(variable, default))
     except ValueError:
-        return ARMING_QUIET_SECONDS
+        return default
     if value != value:  # NaN
-        return ARMING_QUIET_SECONDS
-    return min(max(value, _QUIET_BOUNDS[0]), _QUIET_BOUNDS[1])
+        return default
+    return min(max(value, bounds[0]), bounds[1])
 
 
 # A key read this soon after a question was drawn was pressed before the person could have
@@ -94,13 +99,7 @@ def reaction_seconds() -> float:
     """How long after a question is drawn (or drawn again after a pause) before a key may
     answer it: AGENT_QUESTION_REACTION_SECONDS when it is a number (kept within 0-5 s), else
     0.25."""
-    try:
-        value = float(os.environ.get(REACTION_SECONDS_VARIABLE, REACTION_SECONDS))
-    except ValueError:
-        return REACTION_SECONDS
-    if value != value:  # NaN
-        return REACTION_SECONDS
-    return min(max(value, _REACTION_BOUNDS[0]), _REACTION_BOUNDS[1])
+    return _seconds_setting(REACTION_SECONDS_VARIABLE, REACTION_SECONDS, _REACTION_BOUNDS)
 
 
 def discard_keys(source: Input) -> None:
