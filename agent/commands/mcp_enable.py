@@ -138,7 +138,8 @@ def _trust_confirmed(requests: Sequence[TrustRequest], again: str) -> bool:
     if len(requests) == 1:
         return confirm("Start it and trust what it runs here?", default=False)
     return confirm(
-        f"Start these {len(requests)} servers and trust what they run here?", default=False
+        f"Start these {plural(len(requests), 'server')} and trust what they run here?",
+        default=False,
     )
 
 

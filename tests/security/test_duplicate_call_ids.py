@@ -33,10 +33,10 @@ def test_two_calls_with_one_id_each_keep_their_own_result_approval_and_replay(
         chat.expect("›")
         chat.send("echo twice\r")
         chat.expect("RAN-FIRST")
-        chat.expect("Approve\\?")
+        chat.expect("NEVER-RAN")  # both calls in one dialog
+        chat.expect("Approve call 1 of 2")
         chat.send("y")
-        chat.expect("NEVER-RAN")
-        chat.expect("Approve\\?")
+        chat.expect("Approve call 2 of 2")
         chat.send("n")
         chat.expect("Done with both.")
         chat.expect("›")
