@@ -64,7 +64,7 @@ from agent.mcp.config.names import normalize_server_name
 from agent.mcp.discovery import cached_tools, fresh_until, is_fresh, with_discovered_tools
 from agent.mcp.forms.elicitation import DeclineElicitation, ElicitationHandler
 from agent.mcp.new_tools import changed_tools, told_new_tools
-from agent.mcp.store import McpStore, ServerState
+from agent.mcp.store import CachedTool, McpStore, ServerState
 from agent.mcp.trust.gate import TrustGate
 from agent.mcp.trust.launches import (
     LaunchVerdict,
@@ -487,9 +487,15 @@ class McpRuntime:
         tool: str,
         arguments: dict[str, Any],
         on_progress: ProgressCallback | None = None,
+        shown: CachedTool | None = None,
     ) -> types.CallToolResult:
-        """Call one tool with the tool timeout (progress extends it)."""
+        """Call one tool with the tool timeout (progress extends it). `shown`: the tool as
+        the person was shown it when asked; the call is refused unless the server, once
+        connected (a deferred server starts here and lists its tools afresh), still lists
+        the tool so: a yes given to one tool never sends the call to another."""
         connection = await self.connection(name)
+        if shown is not None:
+            self._refuse_changed(name, shown)
         timeout = self.limits.tool_timeout_seconds
         definition = self._slot(connection.name).definition
         if isinstance(definition, CommandsDefinition):
@@ -502,6 +508,22 @@ class McpRuntime:
         # A good call after an automatic restart earns the server its next restart.
         self._slot(connection.name).restart_used = False
         return result
+
+    def _refuse_changed(self, name: str, shown: CachedTool) -> None:
+        """AgentError when the server's listing of `shown`'s tool (masked, as it was offered)
+        is gone or differs from `shown`: its description, inputs or hints changed since the
+        listing the question was drawn from (a cache from an earlier run, a list change)."""
+        definition = self.store.load().find(name)
+        masked = self.cached_state(definition, self.store.load().state(definition.name)).state
+        live = next((t for t in masked.cached_tools or () if t.name == shown.name), None)
+        if live == shown:
+            return
+        what = "is gone" if live is None else "changed since the person was asked about it"
+        raise AgentError(
+            f"not called: the tool {shown.name!r} of MCP server {name!r} {what} (its "
+            "description, inputs or hints differ from what the approval showed); call it "
+            "again to be asked about it as the server lists it now"
+        )
 
     # -- resources, prompts, completion ---------------------------------------------------
     # Only for enabled servers (unless the person asks by hand: `allow_disabled`), started

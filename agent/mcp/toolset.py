@@ -47,7 +47,11 @@ class McpTool:
             )
         try:
             result = await self.runtime.call_tool(
-                self.server, self.tool.name, arguments, on_progress=progress_sink.get()
+                self.server,
+                self.tool.name,
+                arguments,
+                on_progress=progress_sink.get(),
+                shown=self.tool,
             )
         except AgentError as error:  # every failure is a result the model sees
             return ToolResult(str(error), is_error=True)
