@@ -17,7 +17,7 @@ from agent.mcp.forms.elicitation import Action, ElicitationAnswer, ElicitationRe
 from agent.mcp.forms.url_request import UrlRequest
 from agent.mcp.host import McpHost
 from agent.mcp.runtime import McpRuntime
-from agent.mcp.store import McpStore
+from agent.mcp.store import CachedTool, McpStore
 from agent.mcp.trust.question import TrustRequest
 from agent.settings import McpLimits
 from tests.fixtures.mcp_fixtures import server_command
@@ -125,3 +125,11 @@ def enable(store: McpStore, name: str) -> None:
 
     definition = store.load().find(name)
     store.update_state(name, fingerprint(definition), lambda s: replace(s, enabled=True))
+
+
+def listed_tool(rt: McpRuntime, server: str, name: str) -> CachedTool:
+    """`name` exactly as the running `server` lists it, masked as the runtime offers it: the
+    definition an approval shows, which a call must match to be sent."""
+    definition = rt.store.load().find(server)
+    state = rt.cached_state(definition, rt.store.load().state(server)).state
+    return next(tool for tool in state.cached_tools or () if tool.name == name)

@@ -19,13 +19,13 @@ import pytest
 
 from agent.chat.approval import ApprovalRequest, Decision
 from agent.chat.conversation import Conversation
-from agent.mcp.store import CachedTool, McpStore
+from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpTool
 from agent.messages import ImagePart, ToolCall
 from agent.tools.base import ToolSpec
 from tests.fixtures.servers.lying_images_server import GIF, NOT_AN_IMAGE, SVG
 from tests.fixtures.servers.tools_server import tiny_png
-from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save, script_server
+from tests.mcp.runtime_helpers import ScriptedTrust, listed_tool, runtime, save, script_server
 from tests.scripted_model import Reply, ScriptedModel
 
 pytestmark = pytest.mark.anyio
@@ -59,7 +59,7 @@ async def test_tool_result_images_are_typed_by_their_bytes_and_lies_become_notes
     with anyio.fail_after(60):
         async with runtime(store, agent_home, agent_home, trust=ScriptedTrust()) as rt:
             await rt.start("liar")
-            tool = McpTool(rt, "liar", CachedTool("lying_images", None, {"type": "object"}), spec)
+            tool = McpTool(rt, "liar", listed_tool(rt, "liar", "lying_images"), spec)
             result = await tool.run({})
             chat = Conversation(model, [Tools([tool])], Approve(), lambda: "")
             async for _event in chat.turn("show me"):

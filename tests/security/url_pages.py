@@ -11,31 +11,19 @@ import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from agent.mcp.config.definitions import fingerprint
 from agent.mcp.config.document import parse_document_data
 from agent.mcp.config.names import model_tool_name
 from agent.mcp.store import CachedTool, McpStore
-from tests.fixtures.mcp_fixtures import SERVERS, server_command, trust_launch
+from tests.fixtures.mcp_fixtures import SERVERS, listed_tools, server_command, trust_launch
 
 SERVER = "pages"
-URL_ARGUMENT: dict[str, Any] = {
-    "type": "object",
-    "properties": {"url": {"type": "string"}, "message": {"type": "string"}},
-    "required": ["url"],
-}
-FLOOD_ARGUMENTS: dict[str, Any] = {
-    "type": "object",
-    "properties": {"url": {"type": "string"}, "count": {"type": "integer"}},
-    "required": ["url", "count"],
-}
-TOOLS = (
-    CachedTool("open_page", "Ask the client to open a page.", URL_ARGUMENT),
-    CachedTool("needs_page", "Fail with -32042 until a page is done.", URL_ARGUMENT),
-    CachedTool("flood", "Many page requests at once.", FLOOD_ARGUMENTS),
-    CachedTool("capabilities", "The client's capabilities.", {"type": "object"}),
-)
+
+
+def listed() -> tuple[CachedTool, ...]:
+    """The server's tools as it lists them (the cache must match the live listing)."""
+    return listed_tools("url_elicitation_server.py")
 
 
 def page_tool(tool: str) -> str:
@@ -58,7 +46,7 @@ def save_trusted_pages_server(agent_home: Path, environ: Mapping[str, str]) -> N
         SERVER,
         fp,
         lambda s: replace(
-            s, enabled=True, enabled_tools=tuple(t.name for t in TOOLS), cached_tools=TOOLS
+            s, enabled=True, enabled_tools=tuple(t.name for t in listed()), cached_tools=listed()
         ),
     )
 

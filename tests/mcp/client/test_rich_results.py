@@ -14,13 +14,13 @@ import pytest
 from agent.chat.approval import ApprovalRequest, Decision
 from agent.chat.conversation import Conversation
 from agent.mcp.runtime import McpRuntime
-from agent.mcp.store import CachedTool, McpStore
+from agent.mcp.store import McpStore
 from agent.mcp.toolset import McpTool
 from agent.messages import ImagePart, ToolCall, ToolResult
 from agent.settings import McpLimits
 from agent.tools.base import ToolSpec
 from tests.fixtures.servers.tools_server import tiny_png
-from tests.mcp.runtime_helpers import ScriptedTrust, runtime, save, script_server
+from tests.mcp.runtime_helpers import ScriptedTrust, listed_tool, runtime, save, script_server
 from tests.scripted_model import Reply, ScriptedModel
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,7 @@ PNG = base64.b64encode(tiny_png()).decode()
 
 def mcp_tool(rt: McpRuntime, name: str) -> McpTool:
     spec = ToolSpec(f"mcp__rich__{name}", name, {"type": "object"}, True, "MCP server rich")
-    return McpTool(rt, "rich", CachedTool(name, None, {"type": "object"}), spec)
+    return McpTool(rt, "rich", listed_tool(rt, "rich", name), spec)
 
 
 async def call(
