@@ -37,6 +37,9 @@ class ApprovalRequest:
     # Something the person must know about this question itself (its preview failed, so
     # the raw arguments show; an earlier call of the answer changed what it will do).
     note: str | None = None
+    # Who asks, when it is not the chat's own model: a subagent (`explore #2`), shown first
+    # in the dialog's title. A subagent never approves; its calls ask the person like these.
+    asker: str | None = None
 
 
 @dataclass(frozen=True)

@@ -333,6 +333,7 @@ class ActivateSkill:
                 "additionalProperties": False,
             },
             requires_approval=False,
+            changes_nothing=True,
             source="skills",
         )
 
@@ -376,6 +377,7 @@ class ReadSkillResource:
                 "additionalProperties": False,
             },
             requires_approval=False,
+            changes_nothing=True,
             source="skills",
         )
 

@@ -21,6 +21,12 @@ class ToolSpec:
     server: str | None = None  # MCP tools: the server's name as configured
     original_name: str | None = None  # MCP tools: the tool's name on its server
     annotations: dict[str, Any] | None = None  # MCP tools: hints the server declared
+    # The tool itself vouches that a call changes nothing outside agent's memory (it reads
+    # the project, searches, loads a skill's text): plan mode and read-only subagents offer
+    # only such tools and refuse any other. False unless a built-in tool says so, so a tool
+    # added later is left out until someone decides; MCP tools never are (a server's
+    # read-only hint is its claim, not ours).
+    changes_nothing: bool = False
 
     def to_openai(self) -> dict[str, Any]:
         """The tool in OpenAI function format, which litellm translates for every provider."""

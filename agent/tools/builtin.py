@@ -86,6 +86,7 @@ class ReadFile:
                 "additionalProperties": False,
             },
             requires_approval=False,
+            changes_nothing=True,
             source="built-in",
         )
 
@@ -150,6 +151,7 @@ class ListFiles:
                 "additionalProperties": False,
             },
             requires_approval=False,
+            changes_nothing=True,
             source="built-in",
         )
 

@@ -101,6 +101,7 @@ SPEC = ToolSpec(
         "additionalProperties": False,
     },
     requires_approval=False,
+    changes_nothing=True,
     source="built-in",
 )
 

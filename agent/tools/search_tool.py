@@ -45,6 +45,7 @@ SPEC = ToolSpec(
         "additionalProperties": False,
     },
     requires_approval=False,
+    changes_nothing=True,
     source="tool search",
 )
 
