@@ -14,14 +14,16 @@ from typing import TYPE_CHECKING
 
 from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
+from agent.chat.delegate import DelegateToolset
 from agent.chat.file_changes import FileChangeLog
-from agent.chat.prompt import SystemPrompt
+from agent.chat.prompt import NamedSection, SystemPrompt
 from agent.chat.server_notes import server_notes_section
 from agent.chat.skill_folders import ActiveSkillFolders
 from agent.chat.state import ASSUMED_WINDOW, ChatSession
+from agent.chat.subagents import SubagentContext, Subagents
 from agent.home import data_home, mcp_store_path, own_folders
 from agent.mcp.host import McpHost
-from agent.model import LiteLLMModel, ModelSettings, chat_model
+from agent.model import ChatModel, LiteLLMModel, ModelSettings, chat_model
 from agent.session.compaction import memory_section
 from agent.session.recorder import SessionRecorder
 from agent.skills.instruction_files import InstructionFiles, find_instruction_files
@@ -31,6 +33,7 @@ from agent.skills.tools import SkillSession
 from agent.skills.trust import SkillTrustRequest, SkillTrustStore
 from agent.skills.usable import project_skills, usable_from
 from agent.text import noun_for, plural
+from agent.tools.base import Toolset
 from agent.tools.builtin import BuiltinToolset
 from agent.tools.deferral import ToolDeferral
 
@@ -83,9 +86,28 @@ def build_chat(
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
     deferral = _deferral(settings, host, context_window)
     file_changes = FileChangeLog(project, recorder, own_folders())
+    # The chat's tools a subagent may get (its kind chooses among them); the chat's own
+    # (delegate at depth 1) come on top.
+    builtin = _builtin_tools(project, settings, file_changes, skill_session)
+    shared: list[Toolset] = [builtin, skill_session, host]
+    subagents = Subagents(
+        SubagentContext(
+            project,
+            model=lambda: conversation.model,
+            model_name=lambda: chat.model_name,
+            model_named=lambda name: model_like(conversation.model, name),
+            toolsets=shared,
+            approver=front.approver,
+            prompt_sections=lambda: _subagent_sections(system_prompt),
+            recorder=recorder,
+            count_usage=lambda usage: conversation.history.add_usage(usage),
+            deferral=lambda: _deferral(settings, host, context_window),
+            max_tool_rounds=settings.loop.max_tool_rounds,
+        )
+    )
     conversation = Conversation(
         model,
-        [_builtin_tools(project, settings, file_changes, skill_session), skill_session, host],
+        [*shared, DelegateToolset(subagents, depth=1)],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
@@ -93,7 +115,7 @@ def build_chat(
         deferral=deferral,
     )
     system_prompt = _system_prompt(project, instructions, skill_session, host, conversation)
-    return ChatSession(
+    chat = ChatSession(
         conversation=conversation,
         host=host,
         skills=skill_session,
@@ -111,7 +133,33 @@ def build_chat(
         instructions=instructions,
         system_prompt=system_prompt,
         file_changes=file_changes,
+        subagents=subagents,
     )
+    return chat
+
+
+# The parts of the chat's system prompt a subagent's has too (after its own preamble): not the
+# chat's session memory, nor its deferred tools (a subagent defers its own).
+SUBAGENT_SECTIONS = ("instruction files", "skills catalog", "server instructions", "active skills")
+
+
+def _subagent_sections(prompt: SystemPrompt) -> list[NamedSection]:
+    return [section for section in prompt.sections if section[0] in SUBAGENT_SECTIONS]
+
+
+def model_like(current: ChatModel, name: str) -> ChatModel:
+    """The model `name` with the settings of the chat's (a subagent definition's model): the
+    chat's address is kept only for a model of the same provider, so another provider's key
+    is never sent there (as /model does)."""
+    from dataclasses import replace
+
+    from agent.settings import model_provider
+
+    if not isinstance(current, LiteLLMModel):  # a test's scripted model: the chat's own
+        return current
+    same = model_provider(name) == model_provider(current.settings.name)
+    api_base = current.settings.api_base if same else None
+    return chat_model(replace(current.settings, name=name, api_base=api_base))
 
 
 def _builtin_tools(

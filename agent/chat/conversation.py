@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import anyio
+
 from agent.chat.approval import (
     NOT_ASKED_STOPPED,
     ApprovalBatch,
@@ -53,7 +55,14 @@ from agent.messages import (
 from agent.model import ChatModel, TextChunk, accepts_images
 from agent.session.events import ApprovalEvent, ToolsFoundEvent
 from agent.text import plural
-from agent.tools.base import CallRefusedError, NetworkChoiceTool, PreviewedTool, Tool, Toolset
+from agent.tools.base import (
+    CallRefusedError,
+    ConcurrentTool,
+    NetworkChoiceTool,
+    PreviewedTool,
+    Tool,
+    Toolset,
+)
 from agent.tools.combined import combine
 from agent.tools.deferral import ToolDeferral
 from agent.tools.validation import argument_problems
@@ -265,13 +274,45 @@ class Conversation:
                 yield event
             return
         state = _RoundState()
-        for index, step in enumerate(steps):
+        index = 0
+        while index < len(steps):
+            together = _alongside(steps, index)
+            if len(together) > 1:
+                async for event in self._run_together(together, state):
+                    yield event
+                index += len(together)
+                continue
+            step = steps[index]
             async for event in self._run_step(step, decided.get(step.number), tools, state):
                 yield event
+            index += 1
             if state.stopped:
-                yield self._stop([step.call for step in steps[index + 1 :]])
+                yield self._stop([step.call for step in steps[index:]])
                 yield TurnEnded("stopped")
                 return
+
+    async def _run_together(
+        self, steps: Sequence[_Step], state: _RoundState
+    ) -> AsyncIterator[Event]:
+        """Calls that need no approval and may run alongside each other (subagents) run at
+        once; their results are kept in the model's order once all have ended. Ctrl-C cancels
+        them all (each keeps its own history valid)."""
+        for step in steps:
+            assert step.tool is not None
+            yield ToolCallStarted(step.call, step.tool.spec)
+        results: dict[int, ToolResult] = {}
+
+        async def run(step: _Step) -> None:
+            assert step.tool is not None and step.arguments is not None
+            results[step.number] = await _run_tool(step.arguments, step.tool.run)
+
+        state.ran = True
+        async with anyio.create_task_group() as group:
+            for step in steps:
+                group.start_soon(run, step)
+        for step in steps:
+            self.history.add(tool_message(step.call, results[step.number]))
+            yield ToolFinished(step.call, results[step.number])
 
     def _record_decision(self, call: ToolCall, decision: Decision) -> None:
         if decision is not NOT_ASKED_STOPPED:  # a call never asked about has no answer to keep
@@ -466,6 +507,19 @@ class _Step:
 class _RoundState:
     ran: bool = False  # a call of this answer has run: later previews may have changed
     stopped: bool = False  # the person stopped the turn at a call asked on its own
+
+
+def _alongside(steps: Sequence[_Step], start: int) -> list[_Step]:
+    """The calls from `start` on that run at once: consecutive calls to tools that may run
+    alongside each other, planned to run without a question (one alone runs as any other)."""
+    together: list[_Step] = []
+    for step in steps[start:]:
+        tool = step.tool
+        ready = step.request is None and step.result is None and step.arguments is not None
+        if not (ready and isinstance(tool, ConcurrentTool) and tool.runs_alongside):
+            break
+        together.append(step)
+    return together
 
 
 def _previewed(step: _Step) -> bool:

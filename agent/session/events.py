@@ -318,6 +318,98 @@ class UndoEvent:
 
 
 @dataclass(frozen=True)
+class SubagentStartEvent:
+    """A subagent began: its number in the session (its id), who it is (`explore #2`), the
+    task it was given, its model, the subagent that started it (None: the chat) and the tool
+    call of that conversation that it answers. Its own events follow as SubagentEvents."""
+
+    agent: int
+    label: str
+    agent_kind: str
+    task: str
+    model: str
+    parent: int | None = None
+    call_id: str = ""
+    kind: ClassVar[str] = "subagent_start"
+
+    def to_json(self) -> Json:
+        return {
+            "type": self.kind,
+            "agent": self.agent,
+            "label": self.label,
+            "agent_kind": self.agent_kind,
+            "task": self.task,
+            "model": self.model,
+            "parent": self.parent,
+            "call_id": self.call_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: Json) -> SubagentStartEvent:
+        return cls(
+            _field(data, "agent", int),
+            _field(data, "label", str),
+            _field(data, "agent_kind", str, ""),
+            _field(data, "task", str, ""),
+            _field(data, "model", str, ""),
+            _field(data, "parent", (int, type(None))),
+            _field(data, "call_id", str, ""),
+        )
+
+
+@dataclass(frozen=True)
+class SubagentEvent:
+    """One event of a subagent's own conversation (its messages, approvals, usage), kept
+    under its id: never part of the chat's history, which receives only its answer."""
+
+    agent: int
+    event: SessionEvent
+    kind: ClassVar[str] = "subagent"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "agent": self.agent, "event": self.event.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Json) -> SubagentEvent:
+        inner = _field(data, "event", dict)
+        if inner.get("type") in _WRAPPERS:  # one level: a nested subagent has its own id
+            raise ValueError("a subagent event cannot hold another")
+        return cls(_field(data, "agent", int), event_from_json(inner))
+
+
+@dataclass(frozen=True)
+class SubagentEndEvent:
+    """A subagent ended: how (answered, stopped, failed, round_limit, interrupted), the answer
+    its parent received, and what its requests cost."""
+
+    agent: int
+    status: str
+    answer: str
+    usage: Usage
+    kind: ClassVar[str] = "subagent_end"
+
+    def to_json(self) -> Json:
+        return {
+            "type": self.kind,
+            "agent": self.agent,
+            "status": self.status,
+            "answer": self.answer,
+            **self.usage.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Json) -> SubagentEndEvent:
+        cost = _field(data, "cost_usd", (int, float, type(None)))
+        usage = Usage(
+            _field(data, "prompt_tokens", int, 0),
+            _field(data, "completion_tokens", int, 0),
+            None if cost is None else float(cost),
+        )
+        return cls(_field(data, "agent", int), _field(data, "status", str, ""),
+                   _field(data, "answer", str, ""), usage)  # fmt: skip
+
+
+@dataclass(frozen=True)
 class UnknownEvent:
     """An event of a kind this version does not know (from a newer one, say), kept as saved
     (without its time stamp)."""
@@ -345,6 +437,9 @@ SessionEvent = (
     | ToolsFoundEvent
     | FileChangeEvent
     | UndoEvent
+    | SubagentStartEvent
+    | SubagentEvent
+    | SubagentEndEvent
     | UnknownEvent
 )
 MESSAGE_EVENTS = (UserEvent, AssistantEvent, ToolResultEvent)
@@ -363,8 +458,12 @@ _KINDS: dict[str, Any] = {
         ToolsFoundEvent,
         FileChangeEvent,
         UndoEvent,
+        SubagentStartEvent,
+        SubagentEvent,
+        SubagentEndEvent,
     )
 }
+_WRAPPERS = {SubagentStartEvent.kind, SubagentEvent.kind, SubagentEndEvent.kind}
 
 
 def event_from_json(data: Json) -> SessionEvent:

@@ -19,10 +19,14 @@ from agent.session.events import (
     ModelChangeEvent,
     Recorded,
     SkillActivationEvent,
+    SubagentEndEvent,
+    SubagentEvent,
+    SubagentStartEvent,
     ToolsFoundEvent,
     UndoEvent,
     UsageEvent,
 )
+from agent.session.subagent_log import SubagentRecord, absorb_subagent_event
 from agent.skills.activation import SkillSnapshot
 from agent.skills.names import skill_key
 from agent.text import plural
@@ -46,6 +50,8 @@ class Rebuilt:
     # Files changed by the tools, with when (the whole session's: compaction forgets none).
     file_changes: list[tuple[str | None, FileChangeEvent]] = field(default_factory=list)
     undone: set[int] = field(default_factory=set)  # numbers of the changes /undo took back
+    # The session's subagents by number (for /agents and export; never part of `messages`).
+    subagents: dict[int, SubagentRecord] = field(default_factory=dict)
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
@@ -96,6 +102,8 @@ def _absorb(
         rebuilt.file_changes.append((recorded.at, event))
     elif isinstance(event, UndoEvent):
         rebuilt.undone.add(event.number)
+    elif isinstance(event, SubagentStartEvent | SubagentEvent | SubagentEndEvent):
+        absorb_subagent_event(event, rebuilt.subagents)
     return None
 
 

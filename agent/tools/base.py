@@ -83,6 +83,16 @@ class NetworkChoiceTool(PreviewedTool, Protocol):
         ...
 
 
+@runtime_checkable
+class ConcurrentTool(Tool, Protocol):
+    """A tool that needs no approval and whose calls may run alongside each other (`delegate`:
+    each call is a subagent whose own calls ask): the consecutive calls of one answer to such
+    tools run at once, and their results are kept in the model's order."""
+
+    @property
+    def runs_alongside(self) -> bool: ...
+
+
 class Toolset(Protocol):
     """A source of tools, asked afresh for each model request."""
 

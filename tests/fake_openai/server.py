@@ -46,6 +46,14 @@ Optional keys on any turn:
                           "n_prompt_tokens": N, "n_ctx": M}; LM Studio and Ollama likewise)
     stream_error_line: dict  streamed: answer 200, then send `error: <dict>` (an SSE field
                           of that name, as llama.cpp's server sends it) and end the stream
+    when: str             taken only by a request whose first user message contains this
+                          text (conversations running at once, subagents: each takes its
+                          own turns, in script order among those that match it); a turn
+                          without `when` is taken by any request
+    wait_for: str         answer only once a request whose first user message contains this
+                          text has arrived (proof that two conversations run at once: were
+                          they one after the other, this would never come); after
+                          WAIT_FOR_SECONDS an error answer says the wait failed
     exceed_context: {"n_prompt_tokens": N, "n_ctx": M}
                           a request larger than llama.cpp's window, as its server answers
                           it: streamed, an empty 200 (headers, then the end of the body);
@@ -91,8 +99,9 @@ POLL = 0.02  # how often a waiting answer checks for a stop or a vanished client
 TURN_KEYS = {
     "text", "tool_calls", "error", "delay_before", "chunk_delay", "hang", "disconnect",
     "text_chunks", "finish_reason", "usage", "omit_usage", "headers", "stream_error",
-    "stream_error_line", "exceed_context",
+    "stream_error_line", "exceed_context", "when", "wait_for",
 }  # fmt: skip
+WAIT_FOR_SECONDS = 120.0
 TOOL_CALL_KEYS = {"id", "name", "arguments"}
 ERROR_KEYS = {"status", "message", "type", "code", "param", "raw_body"}
 
@@ -160,6 +169,19 @@ def validate_turn(turn: Turn) -> Turn:
         if "status" not in turn["error"]:
             raise ValueError(f"an error turn needs a status: {turn!r}")
     return turn
+
+
+def first_user_text(body: dict[str, Any]) -> str:
+    """The text of a request's first user message ("" when it has none)."""
+    for message in body.get("messages") or ():
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):
+                return " ".join(
+                    str(part.get("text", "")) for part in content if isinstance(part, dict)
+                )
+            return str(content or "")
+    return ""
 
 
 def split(text: str, parts: int) -> list[str]:
@@ -308,9 +330,14 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.split("?")[0] not in CHAT_PATHS:
             self._send_error(404, {"status": 404, "message": f"no route {self.path}"}, "")
             return
-        turn = self.server.fake.next_turn()
+        turn = self.server.fake.next_turn(body)
         model = str(body.get("model", "fake-model"))
         try:
+            waited = turn is None or self.server.fake.wait_for_first_message(turn.get("wait_for"))
+            if turn is not None and not waited:
+                message = f"fake server: no request with {turn['wait_for']!r} came"
+                self._send_error(500, {"status": 500, "message": message}, model)
+                return
             if turn is None:
                 message = f"fake server: no scripted turn left for request {record['n']}"
                 self._send_error(500, {"status": 500, "message": message}, model)
@@ -505,7 +532,7 @@ class FakeOpenAI:
         unclosed-socket ResourceWarning when the cache is collected.
         """
         self._turns = [validate_turn(turn) for turn in script]
-        self._next = 0
+        self._taken: set[int] = set()  # the turns requests have consumed
         self._host = host
         self._on_request = on_request  # e.g. the CLI's JSONL log
         self.keep_alive = keep_alive
@@ -532,7 +559,7 @@ class FakeOpenAI:
     def remaining(self) -> int:
         """How many scripted turns no request has consumed yet."""
         with self._lock:
-            return len(self._turns) - self._next
+            return len(self._turns) - len(self._taken)
 
     def add_turns(self, *turns: Turn) -> None:
         """Append turns to the script (also while the server runs)."""
@@ -540,13 +567,30 @@ class FakeOpenAI:
         with self._lock:
             self._turns.extend(checked)
 
-    def next_turn(self) -> Turn | None:
-        """The next unconsumed turn, or None when the script has run out."""
+    def next_turn(self, body: dict[str, Any] | None = None) -> Turn | None:
+        """The first unconsumed turn this request may take (its `when`, if any, is in the
+        request's first user message), or None when none is left for it."""
+        first = first_user_text(body or {})
         with self._lock:
-            if self._next >= len(self._turns):
-                return None
-            self._next += 1
-            return self._turns[self._next - 1]
+            for index, turn in enumerate(self._turns):
+                if index in self._taken or turn.get("when", "") not in first:
+                    continue
+                self._taken.add(index)
+                return turn
+            return None
+
+    def wait_for_first_message(self, text: str | None) -> bool:
+        """Block until a request whose first user message holds `text` has arrived (bounded;
+        False when it never did, or the server stops). None: no wait."""
+        if text is None:
+            return True
+
+        def arrived() -> bool:
+            seen = any(text in first_user_text(r.get("body") or {}) for r in self.requests)
+            return seen or self.stopping.is_set()
+
+        with self._lock:
+            return self._lock.wait_for(arrived, WAIT_FOR_SECONDS) and not self.stopping.is_set()
 
     def record(self, request: dict[str, Any]) -> dict[str, Any]:
         """Number and keep a request; the same dict later gains `client_disconnected`."""
@@ -635,6 +679,8 @@ class FakeOpenAI:
         if self._server is None:
             return
         self.stopping.set()
+        with self._lock:
+            self._lock.notify_all()  # a turn waiting for a request (`wait_for`) gives up
         self._server.shutdown()
         self._server.close_connections()
         self._server.server_close()

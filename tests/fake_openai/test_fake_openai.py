@@ -645,3 +645,40 @@ def test_cli_prints_its_port_logs_requests_and_exits_on_sigterm(tmp_path: Path) 
     assert (status, json.loads(raw)["choices"][0]["message"]["content"]) == (200, "from the CLI")
     assert [(r["n"], r["path"], r["body"]) for r in logged] == [(1, "/v1/chat/completions", body)]
     assert (process.returncode, stdout, stderr) == (0, "", "")
+
+
+def _asking(text: str) -> dict[str, Any]:
+    return {"model": "m", "stream": False, "messages": [{"role": "user", "content": text}]}
+
+
+def test_a_turn_with_when_is_taken_only_by_its_conversation() -> None:
+    script = [{"when": "task B", "text": "for B"}, {"when": "task A", "text": "for A"}]
+    with FakeOpenAI(script) as fake:
+        _, _, first = post(fake.port, _asking("do task A now"))
+        _, _, second = post(fake.port, _asking("and task B"))
+    assert json.loads(first)["choices"][0]["message"]["content"] == "for A"
+    assert json.loads(second)["choices"][0]["message"]["content"] == "for B"
+
+
+def test_wait_for_answers_once_the_other_conversation_asked() -> None:
+    script = [{"when": "A", "wait_for": "B", "text": "A done"}, {"when": "B", "text": "B done"}]
+    answers: list[bytes] = []
+    with FakeOpenAI(script) as fake:
+        import threading
+
+        waiting = threading.Thread(target=lambda: answers.append(post_slowly(fake.port, "A")))
+        waiting.start()
+        fake.wait_for_requests(1, timeout=60)
+        assert not answers  # A waits for B
+        post(fake.port, _asking("B"))
+        waiting.join(60)
+    assert json.loads(answers[0])["choices"][0]["message"]["content"] == "A done"
+
+
+def post_slowly(port: int, text: str) -> bytes:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        connection.request("POST", "/v1/chat/completions", json.dumps(_asking(text)))
+        return connection.getresponse().read()
+    finally:
+        connection.close()
