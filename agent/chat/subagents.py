@@ -73,6 +73,7 @@ class SubagentRun:
     status: str = RUNNING  # then: answered, stopped, failed, round_limit, interrupted
     current_tool: str | None = None
     usage: Usage = field(default_factory=Usage)
+    requests: int = 0  # its model requests so far
     answer: str = ""
     conversation: Conversation | None = None  # its messages, for /agents
 
@@ -209,7 +210,7 @@ class Subagents:
         elif isinstance(event, ToolFinished):
             run.current_tool = None
         elif isinstance(event, UsageReported):
-            run.usage = event.session
+            run.usage, run.requests = event.session, run.requests + 1
             self.context.count_usage(event.request)
         elif isinstance(event, TurnEnded | TurnFailed):
             ending.append(event)

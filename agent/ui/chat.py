@@ -246,6 +246,10 @@ async def run_interactive(setup: ChatSetup) -> int:
             failure.append(error)
             group.cancel_scope.cancel()
             return
+        if chats[0].subagents is not None:
+            from agent.ui.subagent_lines import SubagentLines
+
+            chats[0].subagents.listeners.append(SubagentLines(renderer))
         group.start_soon(chats[0].host.serve, stop)
         group.start_soon(_list_prompts_when_started, chats[0], stop)
         setup.load_model()

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
     from agent.chat.state import ChatSession
+    from agent.chat.subagents import SubagentRun
 
 
 EXIT_OK = 0
@@ -503,6 +504,27 @@ def _file_attachments(chat: ChatSession, prompt: str, output: OneShotOutput) -> 
     return None if found.refused else found.parts
 
 
+class NotedSubagents:
+    """A one-shot run's subagents, a note each when it starts and ends (stderr: stdout is
+    the answer)."""
+
+    def __init__(self, output: OneShotOutput) -> None:
+        self.output = output
+
+    def started(self, run: SubagentRun) -> None:
+        from agent.ui.subagent_lines import started_line
+
+        self.output.note(started_line(run))
+
+    def updated(self, run: SubagentRun) -> None:
+        pass  # no live lines off a terminal's spinner
+
+    def ended(self, run: SubagentRun) -> None:
+        from agent.ui.subagent_lines import ended_line
+
+        self.output.note(ended_line(run))
+
+
 async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOutput) -> int:
     """Take one turn while the MCP servers start, show it; Ctrl-C stops the turn (exit 130).
 
@@ -512,6 +534,8 @@ async def run_one_shot(chat: ChatSession, sent: OneShotInput, output: OneShotOut
     of them is called (agent/mcp/host.py's `on_call_only`; a call asks first, and the start
     still needs its exact launch trusted)."""
     conversation, host = chat.conversation, chat.host
+    if chat.subagents is not None:
+        chat.subagents.listeners.append(NotedSubagents(output))
     files = _file_attachments(chat, sent.prompt, output)
     if files is None:  # all or nothing: no model is asked with half of what was meant
         output.summary.error = "a mentioned file was not attached; nothing was sent"

@@ -106,6 +106,10 @@ class TurnUsage:
     def add(self, request: Usage, session: Usage) -> None:
         self.usage, self.session, self.requests = self.usage + request, session, self.requests + 1
 
+    def add_subagent(self, usage: Usage, requests: int) -> None:
+        """A subagent's requests, counted into the turn that started it."""
+        self.usage, self.requests = self.usage + usage, self.requests + requests
+
 
 def preload_markdown() -> None:
     """Import rich in the background, once the prompt is on screen (it takes ~80 ms)."""
@@ -217,6 +221,17 @@ class EventRenderer:
             turn, self._turn_usage = self._turn_usage, TurnUsage()
             self._line(styled(describe_usage(turn.usage, turn.session, turn.requests), "dim"))
         self.out.flush()
+
+    def subagent_rows(self, rows: list[str]) -> None:
+        """One line per running subagent, under the spinner's (on a terminal)."""
+        if self.spinner is not None:
+            self.spinner.rows(rows)
+
+    def subagent_line(self, line: str, usage: Usage | None = None, requests: int = 0) -> None:
+        """A subagent started or ended (its usage then counts into the turn's)."""
+        if usage is not None:
+            self._turn_usage.add_subagent(usage, requests)
+        self._between_lines(line)
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:
         """An MCP server's progress on the running tool, shown in the spinner line."""

@@ -42,6 +42,8 @@ class Spinner:
         self._since = 0.0
         self._frame = 0
         self._drawn = 0  # width of what is on screen now
+        self._rows: list[str] = []  # lines drawn under the spinner's (running subagents)
+        self._rows_drawn = 0  # how many of them are on screen now
         self._timer: asyncio.TimerHandle | None = None
 
     @property
@@ -77,6 +79,11 @@ class Spinner:
         if self._timer is not None and self._drawn:
             self._draw()
 
+    def rows(self, lines: list[str]) -> None:
+        """Lines drawn under the spinner's own, one per running subagent (sanitised here:
+        they quote the model's words); [] takes them away at the next frame."""
+        self._rows = [sanitize_line(line) for line in lines]
+
     def resume(self, label: str) -> None:
         """Show `label` again after a line was printed, keeping its elapsed time."""
         since = self._since
@@ -93,6 +100,11 @@ class Spinner:
         self._wipe()
 
     def _wipe(self) -> None:
+        if self._rows_drawn:  # the spinner's line and every row under it, at once
+            self.out.write("\r\x1b[J")
+            self.out.flush()
+            self._drawn = self._rows_drawn = 0
+            return
         if self._drawn:
             self.out.write("\r" + " " * self._drawn + "\r")
             self.out.flush()
@@ -119,10 +131,25 @@ class Spinner:
             detail = _newest(self._detail, width - get_cwidth(head + tail) - 1)
             text = _oldest(head + (f" {detail}" if detail else "") + tail, width)
         drawn = get_cwidth(text)
+        if self._rows or self._rows_drawn:
+            self._draw_with_rows(text, width)
+            return
         pad = " " * max(self._drawn - drawn, 0)  # leftovers of a longer frame
         self.out.write("\r" + styled(text, "dim") + pad)
         self.out.flush()
         self._drawn = drawn + len(pad)
+
+    def _draw_with_rows(self, text: str, width: int) -> None:
+        """The spinner's line, then its rows below it (the old ones cleared first), the
+        cursor back at the start of the spinner's line, where the next write begins."""
+        frame = "\r\x1b[J" + styled(text, "dim")
+        for row in self._rows:
+            frame += "\n" + styled(_oldest(row, width), "dim")
+        if self._rows:
+            frame += f"\x1b[{len(self._rows)}A\r"
+        self.out.write(frame)
+        self.out.flush()
+        self._drawn, self._rows_drawn = max(get_cwidth(text), 1), len(self._rows)
 
 
 def write_clear_of_spinners(line: str) -> bool:

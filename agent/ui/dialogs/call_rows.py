@@ -27,6 +27,8 @@ def describe_request(request: ApprovalRequest, width: int = 80, colour: bool = F
     cannot push the arguments down or draw lines that look like ours.
     """
     title = "Allow this tool call?"
+    if request.asker:
+        title = f"Allow this tool call of subagent {sanitize_line(request.asker)}?"
     if request.of > 1:
         title += f"  (call {request.number} of {request.of} in this answer)"
     return [painted(title, "bold", colour=colour), *call_rows(request, width, colour)]
@@ -53,7 +55,13 @@ def call_rows(request: ApprovalRequest, width: int = 80, colour: bool = False) -
 
 
 def who(request: ApprovalRequest) -> str:
-    """`server · tool`; a resource read names the server and the resource the model chose."""
+    """`server · tool`; a resource read names the server and the resource the model chose;
+    first, the subagent that asks, when one does (`explore #2 · server · tool`)."""
+    called = _called(request)
+    return f"{sanitize_line(request.asker)} · {called}" if request.asker else called
+
+
+def _called(request: ApprovalRequest) -> str:
     spec = request.spec
     if spec.server is not None:
         return f"{sanitize_line(spec.server)} · {sanitize_line(spec.original_name or '')}"

@@ -354,6 +354,12 @@ async def _undo(chat: ChatSession, argument: str) -> None:
     return await undo_command(chat, argument)
 
 
+async def _agents(chat: ChatSession, argument: str) -> None:
+    from agent.ui.slash.agents import agents_command
+
+    return await agents_command(chat, argument)
+
+
 async def _clear(chat: ChatSession, argument: str) -> None:
     """As in Claude Code: the screen cleared and a new conversation, the last one kept."""
     from prompt_toolkit.shortcuts import clear
@@ -381,6 +387,7 @@ COMMANDS: dict[str, Command] = {
     "changes": Command("the files changed in this session (write_file, edit_file)", _changes),
     "undo": Command("[N] take back the last file change (or change N), if unchanged since", _undo),
     "context": Command("what the next request holds, in tokens, and the window's share", _context),
+    "agents": Command("[N] this session's subagents (N: one's transcript)", _agents),
     "mcp": Command(
         "[status|enable|disable|trust|restart|tools NAME|defer NAME MODE|edit] MCP servers", _mcp
     ),
