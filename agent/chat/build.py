@@ -7,7 +7,7 @@ never loads any of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,46 +73,24 @@ def build_chat(
 
     context_window, window_source = _window(settings, lambda: conversation.model)
     instructions = ProjectInstructions(
-        instruction_files(project), budget_bytes=settings.instructions.budget_bytes
+        instruction_files(project), settings.instructions.budget_bytes
     )
     skills, trust_store, pending, notes = _skills_for(project, front.interactive, instructions)
-    budget = settings.skills.catalog_share * 4  # characters: about four a token
-    skill_session = SkillSession(
-        skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
-    )
+    skill_session = _skill_session(settings, skills, context_window)
     host = _mcp_host(settings, project, front, servers)
     # Without a person at the keyboard this is one turn of `agent -p` (or piped stdin): its
     # session says so, and listings show it after the chats.
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
-    deferral = _deferral(settings, host, context_window)
-    file_changes = FileChangeLog(project, recorder, own_folders())
-    # The chat's tools a subagent may get (its kind chooses among them); the chat's own
-    # (delegate at depth 1) come on top.
-    builtin = _builtin_tools(project, settings, file_changes, skill_session)
-    shared: list[Toolset] = [builtin, skill_session, host]
-    subagents = Subagents(
-        SubagentContext(
-            project,
-            model=lambda: conversation.model,
-            model_name=lambda: chat.model_name,
-            model_named=lambda name: model_like(conversation.model, name),
-            toolsets=shared,
-            approver=front.approver,
-            prompt_sections=lambda: _subagent_sections(system_prompt),
-            recorder=recorder,
-            count_usage=lambda usage: conversation.history.add_usage(usage),
-            deferral=lambda: _deferral(settings, host, context_window),
-            max_tool_rounds=settings.loop.max_tool_rounds,
-        )
-    )
+    built: list[ChatSession] = []  # the chat its subagents are of, once built below
+    tools = _chat_tools(settings, front, skill_session, host, recorder, context_window, built)
     conversation = Conversation(
         model,
-        [*shared, DelegateToolset(subagents, depth=1)],
+        [*tools.shared, DelegateToolset(tools.subagents, depth=1)],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
-        deferral=deferral,
+        deferral=_deferral(settings, host, context_window),
     )
     system_prompt = _system_prompt(project, instructions, skill_session, host, conversation)
     chat = ChatSession(
@@ -132,10 +110,37 @@ def build_chat(
         notes=notes,
         instructions=instructions,
         system_prompt=system_prompt,
-        file_changes=file_changes,
-        subagents=subagents,
+        file_changes=tools.file_changes,
+        subagents=tools.subagents,
     )
+    built.append(chat)
     return chat
+
+
+@dataclass(frozen=True)
+class _ChatTools:
+    file_changes: FileChangeLog
+    shared: list[Toolset]  # the chat's tools a subagent may get (its kind chooses among them)
+    subagents: Subagents
+
+
+def _chat_tools(
+    settings: Settings,
+    front: FrontEnd,
+    skills: SkillSession,
+    host: McpHost,
+    recorder: SessionRecorder,
+    context_window: Callable[[], int | None],
+    built: list[ChatSession],
+) -> _ChatTools:
+    """Reading, changing files (kept for /undo), running commands, skills and MCP, and the
+    subagents that may use them."""
+    project = recorder.project
+    file_changes = FileChangeLog(project, recorder, own_folders())
+    builtin = _builtin_tools(project, settings, file_changes, skills)
+    shared: list[Toolset] = [builtin, skills, host]
+    subagents = _subagents(settings, front, shared, recorder, context_window, built)
+    return _ChatTools(file_changes, shared, subagents)
 
 
 # The parts of the chat's system prompt a subagent's has too (after its own preamble): not the
@@ -143,8 +148,36 @@ def build_chat(
 SUBAGENT_SECTIONS = ("instruction files", "skills catalog", "server instructions", "active skills")
 
 
-def _subagent_sections(prompt: SystemPrompt) -> list[NamedSection]:
-    return [section for section in prompt.sections if section[0] in SUBAGENT_SECTIONS]
+def _subagent_sections(prompt: SystemPrompt | None) -> list[NamedSection]:
+    sections = prompt.sections if prompt is not None else []
+    return [section for section in sections if section[0] in SUBAGENT_SECTIONS]
+
+
+def _subagents(
+    settings: Settings,
+    front: FrontEnd,
+    shared: Sequence[Toolset],
+    recorder: SessionRecorder,
+    context_window: Callable[[], int | None],
+    built: list[ChatSession],
+) -> Subagents:
+    """The chat's subagents: its tools (`shared`), its approver, its session; the chat's
+    model, name, prompt and usage as they are when a subagent starts (`built[0]`)."""
+    return Subagents(
+        SubagentContext(
+            recorder.project,
+            model=lambda: built[0].conversation.model,
+            model_name=lambda: built[0].model_name,
+            model_named=lambda name: model_like(built[0].conversation.model, name),
+            toolsets=shared,
+            approver=front.approver,
+            prompt_sections=lambda: _subagent_sections(built[0].system_prompt),
+            recorder=recorder,
+            count_usage=lambda usage: built[0].conversation.history.add_usage(usage),
+            deferral=lambda: _deferral(settings, built[0].host, context_window),
+            max_tool_rounds=settings.loop.max_tool_rounds,
+        )
+    )
 
 
 def model_like(current: ChatModel, name: str) -> ChatModel:
@@ -160,6 +193,16 @@ def model_like(current: ChatModel, name: str) -> ChatModel:
     same = model_provider(name) == model_provider(current.settings.name)
     api_base = current.settings.api_base if same else None
     return chat_model(replace(current.settings, name=name, api_base=api_base))
+
+
+def _skill_session(
+    settings: Settings, skills: list[Skill], context_window: Callable[[], int | None]
+) -> SkillSession:
+    """The chat's skills, its catalog held to a share of the model's window."""
+    budget = settings.skills.catalog_share * 4  # characters: about four a token
+    return SkillSession(
+        skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
+    )
 
 
 def _builtin_tools(

@@ -7,13 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from agent.chat.subagent_kinds import SubagentKind
 from agent.messages import ToolResult
 from agent.tools.base import Tool, ToolSpec
 
-if TYPE_CHECKING:
-    from agent.chat.subagents import SubagentRun, Subagents
+
+class Delegator(Protocol):
+    """What runs the subagents (agent.chat.subagents.Subagents)."""
+
+    def kinds(self) -> dict[str, SubagentKind]: ...
+
+    async def run(
+        self, kind_name: str, task: str, servers: frozenset[str], depth: int, parent: Any
+    ) -> ToolResult: ...
+
 
 DELEGATE = "delegate"
 MAX_TASK_CHARS = 20_000
@@ -23,9 +32,9 @@ MAX_TASK_CHARS = 20_000
 class DelegateTool:
     """Start a subagent at `depth` (1: the chat's own), started by `parent` (None: the chat)."""
 
-    subagents: Subagents
+    subagents: Delegator
     depth: int
-    parent: SubagentRun | None = None
+    parent: Any = None  # the SubagentRun that started it
 
     @property
     def runs_alongside(self) -> bool:
@@ -76,9 +85,9 @@ class DelegateTool:
 class DelegateToolset:
     """Offers `delegate` (the chat's, or a subagent's whose kind and depth allow it)."""
 
-    subagents: Subagents
+    subagents: Delegator
     depth: int
-    parent: SubagentRun | None = None
+    parent: Any = None
 
     def tools(self) -> Sequence[Tool]:
         return [DelegateTool(self.subagents, self.depth, self.parent)]

@@ -20,6 +20,7 @@ import anyio
 
 from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
+from agent.chat.delegate import DelegateToolset
 from agent.chat.events import (
     Event,
     ToolCallStarted,
@@ -179,8 +180,6 @@ class Subagents:
     def _conversation(
         self, run: SubagentRun, kind: SubagentKind, servers: frozenset[str]
     ) -> Conversation:
-        from agent.chat.delegate import DelegateToolset
-
         context = self.context
         toolsets: list[Toolset] = [
             AllowedTools(toolset, lambda tool: kind.allows(tool, servers))
