@@ -259,3 +259,29 @@ def test_one_shot_delegates_says_each_subagent_on_stderr_and_a_subagents_write_i
     assert "nobody is at a terminal to approve it" in write[-1]["body"]["messages"][-1]["content"]
     parent = [r for r in requests if first_user(r).startswith("PARENT")]
     assert "NOTES-CONTENT" not in json.dumps(parent[-1]["body"])
+
+
+def test_esc_at_a_subagents_question_declines_it_and_ends_that_subagent_only(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    write = {"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}
+    turns = [
+        {"when": "PARENT", "tool_calls": [delegate("d1", "general", "SUB-ESC: write x")]},
+        {"when": "SUB-ESC", "tool_calls": [{**write, "id": "w1"}]},
+        {"when": "PARENT", "text": "The parent goes on."},
+    ]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("PARENT: try\r")
+        chat.expect("general #1 · write_file")
+        chat.expect("Approve\\?")
+        chat.send("\x1b")
+        chat.expect("✗ general #1 stopped")
+        chat.expect("The parent goes on.")
+        chat.expect("›")
+        finish(chat)
+        requests = fake.requests()
+
+    assert not (tmp_path / "x.txt").exists()
+    told = requests[-1]["body"]["messages"][-1]["content"]
+    assert told.startswith("Error: The person stopped this subagent at one of its calls.")
