@@ -22,6 +22,9 @@ from agent.session.events import (
     ModelChangeEvent,
     Recorded,
     SkillActivationEvent,
+    SubagentEndEvent,
+    SubagentEvent,
+    SubagentStartEvent,
     ToolResultEvent,
     ToolsFoundEvent,
     UndoEvent,
@@ -111,11 +114,37 @@ class _Renderer:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cost: float | None = None
+        self.subagents: dict[int, str] = {}  # labels by number, from their start events
 
     def render(self, data: dict[str, Any]) -> list[str]:
         """The blocks for one saved event; ValueError when it is malformed."""
-        recorded = Recorded.from_json(data)
+        return self._blocks(Recorded.from_json(data))
+
+    def _subagent(self, recorded: Recorded) -> list[str]:
+        """A subagent's start, end, or one of its own events under its label (its usage is
+        in the session's already: each of its requests was counted there too)."""
         event = recorded.event
+        if isinstance(event, SubagentStartEvent):
+            self.subagents[event.agent] = event.label
+            about = f"kind {_code(event.agent_kind)}, model {_code(event.model)}"
+            return [
+                f"## Subagent {_inline(event.label)} started ({about})",
+                _quote(_inert(event.task)),
+            ]
+        assert isinstance(event, SubagentEndEvent | SubagentEvent)
+        label = _inline(self.subagents.get(event.agent, f"#{event.agent}"))
+        if isinstance(event, SubagentEndEvent):
+            head = f"**Subagent {label} {_inline(event.status)}**; its answer:"
+            return [head, _quote(_inert(event.answer or "(none)"))]
+        if isinstance(event.event, UsageEvent):
+            return []
+        blocks = self._blocks(Recorded(event.event, recorded.at))
+        return [b.replace("## ", f"## {label} · ", 1) if b.startswith("## ") else b for b in blocks]
+
+    def _blocks(self, recorded: Recorded) -> list[str]:
+        event = recorded.event
+        if isinstance(event, SubagentStartEvent | SubagentEndEvent | SubagentEvent):
+            return self._subagent(recorded)
         if isinstance(event, UserEvent):
             return [
                 _heading(recorded, "User"),

@@ -10,8 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pexpect
+
 from tests import deadlines
-from tests.pty_chat import FakeModelProcess, finish, oneshot_without_terminal, scripted_chat
+from tests.pty_chat import (
+    FakeModelProcess,
+    finish,
+    model_args,
+    oneshot_without_terminal,
+    scripted_chat,
+    spawn_agent,
+)
 
 READ_TOOLS = {"read_file", "list_files", "search_files"}
 
@@ -285,3 +294,55 @@ def test_esc_at_a_subagents_question_declines_it_and_ends_that_subagent_only(
     assert not (tmp_path / "x.txt").exists()
     told = requests[-1]["body"]["messages"][-1]["content"]
     assert told.startswith("Error: The person stopped this subagent at one of its calls.")
+
+
+def test_a_resumed_session_lists_its_subagents_never_runs_them_and_exports_them(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    (tmp_path / "a.txt").write_text("A-CONTENT\n")
+    turns = [
+        {"when": "PARENT", "tool_calls": [delegate("d1", "explore", "SUB-R: read a.txt")]},
+        {"when": "SUB-R", "tool_calls": [
+            {"id": "r1", "name": "read_file", "arguments": {"path": "a.txt"}}]},
+        {"when": "SUB-R", "text": "a.txt holds A-ANSWER"},
+        {"when": "PARENT", "text": "Read it."},
+        {"when": "PARENT", "text": "Still here after the resume."},
+    ]  # fmt: skip
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("PARENT: read\r")
+        chat.expect("Read it.")
+        chat.expect("›")
+        chat.send("/exit\r")
+        chat.expect(r"to continue: agent --resume (\d{8}-\d{6}-[0-9a-f]{6})\r\n")
+        session_id = chat.match.group(1)
+        chat.expect(pexpect.EOF)
+        again = spawn_agent(
+            [*model_args(fake.base_url), "--resume", session_id], chat_env, tmp_path
+        )
+        try:
+            again.expect("›")
+            again.send("/agents\r")
+            again.expect("1 subagent in this session")
+            again.expect("#1 +explore #1 · answered")
+            again.expect("›")
+            again.send("/agents 1\r")
+            again.expect("A-CONTENT")
+            again.expect("A-ANSWER")
+            again.expect("›")
+            again.send("PARENT: more?\r")
+            again.expect("Still here after the resume.")
+            again.expect("›")
+            again.send("/export md story.md\r")
+            again.expect("Exported this session")
+            again.expect("›")
+            finish(again)
+        finally:
+            again.close(force=True)
+        requests = fake.requests()
+
+    assert len([r for r in requests if first_user(r).startswith("SUB-R")]) == 2  # never again
+    story = (tmp_path / "story.md").read_text()
+    assert "## Subagent explore \\#1 started" in story  # Markdown's # escaped
+    assert "## explore \\#1 · Tool result" in story and "A-CONTENT" in story
+    assert "**Subagent explore \\#1 answered**; its answer:" in story
