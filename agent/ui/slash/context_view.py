@@ -59,3 +59,14 @@ async def show_context(chat: ChatSession, argument: str) -> None:
         print(line)
     for note in report.notes:
         print(styled(sanitize_line(note), "yellow"))
+    records = chat.subagents.records() if chat.subagents is not None else []
+    if records:  # their contexts were their own: the request holds only their answers
+        used = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in records)
+        print(
+            styled(
+                f"{plural(len(records), 'subagent')} of this session used "
+                f"{plural(used, 'token')} in contexts of their own; this request holds only "
+                "their answers (/agents lists them)",
+                "dim",
+            )
+        )
