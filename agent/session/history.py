@@ -19,10 +19,12 @@ from agent.session.events import (
     ModelChangeEvent,
     Recorded,
     SkillActivationEvent,
+    TodosEvent,
     ToolsFoundEvent,
     UndoEvent,
     UsageEvent,
 )
+from agent.session.todos import TodoItem
 from agent.skills.activation import SkillSnapshot
 from agent.skills.names import skill_key
 from agent.text import plural
@@ -46,6 +48,8 @@ class Rebuilt:
     # Files changed by the tools, with when (the whole session's: compaction forgets none).
     file_changes: list[tuple[str | None, FileChangeEvent]] = field(default_factory=list)
     undone: set[int] = field(default_factory=set)  # numbers of the changes /undo took back
+    # The model's task list as last kept (compaction forgets it no more than the prompt does).
+    todos: tuple[TodoItem, ...] = ()
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
@@ -96,6 +100,8 @@ def _absorb(
         rebuilt.file_changes.append((recorded.at, event))
     elif isinstance(event, UndoEvent):
         rebuilt.undone.add(event.number)
+    elif isinstance(event, TodosEvent):
+        rebuilt.todos = event.items
     return None
 
 
