@@ -19,6 +19,7 @@ from agent.chat.prompt import SystemPrompt
 from agent.chat.server_notes import server_notes_section
 from agent.chat.skill_folders import ActiveSkillFolders
 from agent.chat.state import ASSUMED_WINDOW, ChatSession
+from agent.chat.todos import TodoList
 from agent.home import data_home, mcp_store_path, own_folders
 from agent.mcp.host import McpHost
 from agent.model import LiteLLMModel, ModelSettings, chat_model
@@ -73,26 +74,25 @@ def build_chat(
         instruction_files(project), budget_bytes=settings.instructions.budget_bytes
     )
     skills, trust_store, pending, notes = _skills_for(project, front.interactive, instructions)
-    budget = settings.skills.catalog_share * 4  # characters: about four a token
-    skill_session = SkillSession(
-        skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
-    )
+    skill_session = _skill_session(settings, skills, context_window)
     host = _mcp_host(settings, project, front, servers)
     # Without a person at the keyboard this is one turn of `agent -p` (or piped stdin): its
     # session says so, and listings show it after the chats.
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
     deferral = _deferral(settings, host, context_window)
     file_changes = FileChangeLog(project, recorder, own_folders())
+    todos = TodoList(recorder)  # the chat's own: a subagent's conversation goes without it
+    builtin = _builtin_tools(project, settings, file_changes, skill_session)
     conversation = Conversation(
         model,
-        [_builtin_tools(project, settings, file_changes, skill_session), skill_session, host],
+        [builtin, skill_session, host, todos],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
         deferral=deferral,
     )
-    system_prompt = _system_prompt(project, instructions, skill_session, host, conversation)
+    system_prompt = _system_prompt(project, instructions, skill_session, host, conversation, todos)
     return ChatSession(
         conversation=conversation,
         host=host,
@@ -111,6 +111,17 @@ def build_chat(
         instructions=instructions,
         system_prompt=system_prompt,
         file_changes=file_changes,
+        todos=todos,
+    )
+
+
+def _skill_session(
+    settings: Settings, skills: list[Skill], context_window: Callable[[], int | None]
+) -> SkillSession:
+    """The chat's skills, whose catalog takes at most its share of the model's window."""
+    budget = settings.skills.catalog_share * 4  # characters: about four a token
+    return SkillSession(
+        skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
     )
 
 
@@ -155,11 +166,13 @@ def _system_prompt(
     skills: SkillSession,
     host: McpHost,
     conversation: Conversation,
+    todos: TodoList,
 ) -> SystemPrompt:
     """Composed for each request: the instruction files, the skills catalog, the MCP servers'
-    instructions and which of their tools are deferred, the active skills, then the session
-    memory of this conversation (the ones that change least first: the cached prefix lasts
-    longer)."""
+    instructions and which of their tools are deferred, the active skills, the session
+    memory of this conversation, then the model's task list (the ones that change least
+    first: the cached prefix lasts longer; the list, which changes most, is last, and being
+    here, not only in the history, compaction never takes it from the model)."""
     deferral = conversation.deferral
     return SystemPrompt(
         project,
@@ -170,6 +183,7 @@ def _system_prompt(
             ("deferred tools", deferral.prompt_line if deferral else lambda: ""),
             ("active skills", skills.active_section),
             ("session memory", lambda: memory_section(conversation.memory)),
+            ("task list", todos.section),
         ],
     )
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from agent.chat.conversation import Conversation
 from agent.chat.file_changes import FileChangeLog
+from agent.chat.todos import TodoList
 from agent.errors import AgentError
 from agent.mcp.host import McpHost
 from agent.messages import estimate_tokens
@@ -62,6 +63,7 @@ class ChatSession:
     window_source: Callable[[], str] = lambda: ""  # where the window's figure comes from
     served_trust: ServedSkillTrustStore = field(default_factory=ServedSkillTrustStore)
     file_changes: FileChangeLog | None = None  # what the file tools changed, for /undo
+    todos: TodoList = field(default_factory=TodoList)  # the model's task list (update_todos)
     _cut_said: str | None = field(default=None, init=False, repr=False)
     _served_listed: set[str] = field(default_factory=set, init=False, repr=False)
     _served_servers: RuntimeSkillServers | None = field(default=None, init=False, repr=False)
@@ -190,6 +192,7 @@ class ChatSession:
             self.conversation.deferral.reset()
         if self.file_changes is not None:
             self.file_changes.reset()
+        self.todos.reset()
 
     def resume(self, source: Path | LoadedSession) -> list[str]:
         """Continue the session saved at `source` (or already loaded from there); returns
@@ -206,6 +209,7 @@ class ChatSession:
             self.conversation.deferral.restore(rebuilt.found_tools)
         if self.file_changes is not None:  # its changes can still be undone
             self.file_changes.restore(rebuilt.file_changes, rebuilt.undone, loaded.header.project)
+        self.todos.restore(rebuilt.todos)
         notes.extend(self._changed_skills(self.skills.active.snapshots))
         if rebuilt.model and rebuilt.model != self.model_name:
             self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))

@@ -246,6 +246,7 @@ async def run_interactive(setup: ChatSetup) -> int:
             failure.append(error)
             group.cancel_scope.cancel()
             return
+        renderer.follow(chats[0].todos)
         group.start_soon(chats[0].host.serve, stop)
         group.start_soon(_list_prompts_when_started, chats[0], stop)
         setup.load_model()

@@ -183,3 +183,45 @@ def test_a_front_end_watching_the_list_sees_each_kept_update_and_no_refused_one(
     update(todos, [step("a", "in_progress"), step("b", "in_progress")])
 
     assert seen == [(TodoItem("a", "in_progress"),)]
+
+
+@pytest.mark.anyio
+async def test_after_compaction_took_the_call_away_the_list_is_still_in_the_system_prompt(
+    tmp_path: Path, agent_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the chat build_chat wires (litellm over HTTP to the scripted model): the
+    turn that kept the list is compacted into memory, and the request after it still has
+    the list, from the system prompt."""
+    from agent.chat.state import ChatSession
+    from tests.chat.real_chat import chat
+    from tests.fake_openai import FakeOpenAI
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (tmp_path / "home").mkdir()
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    arguments = {"todos": [step("Read", "done"), step("Write", "in_progress")]}
+    turns: list[dict[str, Any]] = [
+        {"tool_calls": [{"id": "t1", "name": "update_todos", "arguments": arguments}]},
+        {"text": "Planned."},
+        {"text": "Two."},
+        {"text": "Three."},
+        {"text": "- the model planned its steps"},  # the summary
+        {"text": "Four."},
+    ]
+
+    async def compact_before_the_last(session: ChatSession, index: int) -> None:
+        if index == 3:
+            await session.compact()
+
+    with FakeOpenAI(turns) as fake:
+        run = await chat(
+            project, fake.base_url, ["plan", "two", "three", "four"], compact_before_the_last
+        )
+        last = fake.requests[-1]["body"]["messages"]
+
+    assert run.failures == []
+    assert "<session_memory>" in last[0]["content"]
+    assert "[done] Read\n[in_progress] Write\n</task_list>" in last[0]["content"]
+    assert not any(message.get("tool_calls") for message in last[1:])
