@@ -85,7 +85,7 @@ def build_chat(
     builtin = _builtin_tools(project, settings, file_changes, skill_session)
     conversation = Conversation(
         model,
-        [builtin, skill_session, host, todos],
+        [builtin, todos, skill_session, host],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,

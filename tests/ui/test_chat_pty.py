@@ -51,6 +51,7 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         "write_file",
         "edit_file",
         "run_command",
+        "update_todos",  # the chat's task list
         "activate_skill",  # the bundled skills
         "read_skill_resource",
         echo,
