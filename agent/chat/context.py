@@ -200,6 +200,8 @@ def _detail(chat: ChatSession, name: str) -> str:
         return ", ".join(f.file.label for f in used)
     if name == "server instructions":
         return ", ".join(note.server for note in fitted_notes(chat.host.server_instructions()))
+    if name == "task list" and chat.todos.items:
+        return plural(len(chat.todos.items), "step")
     return ""
 
 

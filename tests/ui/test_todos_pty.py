@@ -1,7 +1,8 @@
 """The task list as a person meets it: the real `agent` in a pseudo-terminal against the
 scripted model server. The model's update_todos draws the list in the transcript (the current
 step highlighted) and names the current step in the spinner while the turn goes on; `/todos`
-shows it; `agent --resume` brings it back, and the next request has it in its system prompt."""
+shows it (and /context counts it); `agent --resume` brings it back, and the next request has it
+in its system prompt. `agent -p` keeps stdout for the answer."""
 
 from __future__ import annotations
 
@@ -73,6 +74,9 @@ def test_the_list_is_drawn_shown_by_slash_todos_and_restored_on_resume(
             again.send("/todos\r")
             again.expect("Fix the bug")
             restored = again.before + again.after
+            again.expect("›")
+            again.send("/context\r")
+            again.expect(r"task list\s+[\d,]+ tokens?  3 steps")
             again.expect("›")
             again.send("go on\r")
             again.expect("Going on with the tests.")
