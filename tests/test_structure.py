@@ -95,6 +95,7 @@ FLOORS = {
         "interrupt",
         "fit",
         "notices",
+        "todo_list",
     },
 }
 MAX_FUNCTION_LINES = 60

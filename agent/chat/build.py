@@ -21,6 +21,7 @@ from agent.chat.server_notes import server_notes_section
 from agent.chat.skill_folders import ActiveSkillFolders
 from agent.chat.state import ASSUMED_WINDOW, ChatSession
 from agent.chat.subagents import SubagentContext, Subagents
+from agent.chat.todos import TodoList
 from agent.home import data_home, mcp_store_path, own_folders
 from agent.mcp.host import McpHost
 from agent.model import ChatModel, LiteLLMModel, ModelSettings, chat_model
@@ -83,16 +84,18 @@ def build_chat(
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
     built: list[ChatSession] = []  # the chat its subagents are of, once built below
     tools = _chat_tools(settings, front, skill_session, host, recorder, context_window, built)
+    todos = TodoList(recorder)  # the chat's own, like delegate: a subagent goes without it
+    builtin, *others = tools.shared
     conversation = Conversation(
         model,
-        [*tools.shared, DelegateToolset(tools.subagents, depth=1)],
+        [builtin, todos, DelegateToolset(tools.subagents, depth=1), *others],
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
         deferral=_deferral(settings, host, context_window),
     )
-    system_prompt = _system_prompt(project, instructions, skill_session, host, conversation)
+    system_prompt = _system_prompt(project, instructions, skill_session, host, conversation, todos)
     chat = ChatSession(
         conversation=conversation,
         host=host,
@@ -112,6 +115,7 @@ def build_chat(
         system_prompt=system_prompt,
         file_changes=tools.file_changes,
         subagents=tools.subagents,
+        todos=todos,
     )
     built.append(chat)
     return chat
@@ -198,7 +202,7 @@ def model_like(current: ChatModel, name: str) -> ChatModel:
 def _skill_session(
     settings: Settings, skills: list[Skill], context_window: Callable[[], int | None]
 ) -> SkillSession:
-    """The chat's skills, its catalog held to a share of the model's window."""
+    """The chat's skills, whose catalog takes at most its share of the model's window."""
     budget = settings.skills.catalog_share * 4  # characters: about four a token
     return SkillSession(
         skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
@@ -246,10 +250,12 @@ def _system_prompt(
     skills: SkillSession,
     host: McpHost,
     conversation: Conversation,
+    todos: TodoList,
 ) -> SystemPrompt:
     """Composed for each request: the instruction files, the skills catalog, the MCP servers'
-    instructions and which of their tools are deferred, the active skills, then the session
-    memory of this conversation (the ones that change least first: the cached prefix lasts
+    instructions and which of their tools are deferred, the active skills, the session
+    memory of this conversation, then the model's task list once compaction took its last
+    update from the history (the ones that change least first: the cached prefix lasts
     longer)."""
     deferral = conversation.deferral
     return SystemPrompt(
@@ -261,6 +267,7 @@ def _system_prompt(
             ("deferred tools", deferral.prompt_line if deferral else lambda: ""),
             ("active skills", skills.active_section),
             ("session memory", lambda: memory_section(conversation.memory)),
+            ("task list", lambda: todos.section(conversation.history)),
         ],
     )
 

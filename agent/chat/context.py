@@ -200,6 +200,11 @@ def _detail(chat: ChatSession, name: str) -> str:
         return ", ".join(f.file.label for f in used)
     if name == "server instructions":
         return ", ".join(note.server for note in fitted_notes(chat.host.server_instructions()))
+    if name == "task list" and chat.todos.items:
+        steps = plural(len(chat.todos.items), "step")
+        if not chat.todos.section(chat.conversation.history):
+            return f"{steps} (in the messages; here once compacted)"
+        return steps
     return ""
 
 

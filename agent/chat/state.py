@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from agent.chat.conversation import Conversation
 from agent.chat.file_changes import FileChangeLog
 from agent.chat.subagents import Subagents
+from agent.chat.todos import TodoList
 from agent.errors import AgentError
 from agent.mcp.host import McpHost
 from agent.messages import estimate_tokens
@@ -64,6 +65,7 @@ class ChatSession:
     served_trust: ServedSkillTrustStore = field(default_factory=ServedSkillTrustStore)
     file_changes: FileChangeLog | None = None  # what the file tools changed, for /undo
     subagents: Subagents | None = None  # the model's `delegate` tool: who ran, for /agents
+    todos: TodoList = field(default_factory=TodoList)  # the model's task list (update_todos)
     _cut_said: str | None = field(default=None, init=False, repr=False)
     _served_listed: set[str] = field(default_factory=set, init=False, repr=False)
     _served_servers: RuntimeSkillServers | None = field(default=None, init=False, repr=False)
@@ -194,6 +196,7 @@ class ChatSession:
             self.file_changes.reset()
         if self.subagents is not None:
             self.subagents.reset()
+        self.todos.reset()
 
     def resume(self, source: Path | LoadedSession) -> list[str]:
         """Continue the session saved at `source` (or already loaded from there); returns
@@ -212,6 +215,7 @@ class ChatSession:
             self.file_changes.restore(rebuilt.file_changes, rebuilt.undone, loaded.header.project)
         if self.subagents is not None:  # listed by /agents, never run again
             self.subagents.restore(rebuilt.subagents)
+        self.todos.restore(rebuilt.todos)
         notes.extend(self._changed_skills(self.skills.active.snapshots))
         if rebuilt.model and rebuilt.model != self.model_name:
             self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))

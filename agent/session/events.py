@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from agent.messages import Message, Part, ToolCall, Usage, part_from_json
+from agent.session.todos import TodoItem, parse_todos
 from agent.skills.activation import SkillSnapshot
 
 Json = dict[str, Any]
@@ -410,6 +411,24 @@ class SubagentEndEvent:
 
 
 @dataclass(frozen=True)
+class TodosEvent:
+    """The model's task list as update_todos kept it: the whole list, each time (the last
+    one is the list a resumed chat continues with)."""
+
+    items: tuple[TodoItem, ...]
+    kind: ClassVar[str] = "todos"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "todos": [item.to_json() for item in self.items]}
+
+    @classmethod
+    def from_json(cls, data: Json) -> TodosEvent:
+        # Held to the tool's own check: a file edited by hand cannot restore a list the
+        # model could not have kept (thousands of steps, two current ones).
+        return cls(parse_todos(_field(data, "todos", list)))
+
+
+@dataclass(frozen=True)
 class UnknownEvent:
     """An event of a kind this version does not know (from a newer one, say), kept as saved
     (without its time stamp)."""
@@ -440,6 +459,7 @@ SessionEvent = (
     | SubagentStartEvent
     | SubagentEvent
     | SubagentEndEvent
+    | TodosEvent
     | UnknownEvent
 )
 MESSAGE_EVENTS = (UserEvent, AssistantEvent, ToolResultEvent)
@@ -461,6 +481,7 @@ _KINDS: dict[str, Any] = {
         SubagentStartEvent,
         SubagentEvent,
         SubagentEndEvent,
+        TodosEvent,
     )
 }
 _WRAPPERS = {SubagentStartEvent.kind, SubagentEvent.kind, SubagentEndEvent.kind}

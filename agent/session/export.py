@@ -25,6 +25,7 @@ from agent.session.events import (
     SubagentEndEvent,
     SubagentEvent,
     SubagentStartEvent,
+    TodosEvent,
     ToolResultEvent,
     ToolsFoundEvent,
     UndoEvent,
@@ -181,6 +182,8 @@ class _Renderer:
             return [f"{what}: {_code(event.path)} (change {event.number})."]
         if isinstance(event, UndoEvent):
             return [f"**Undone** (/undo): change {event.number}, {_code(event.path)}."]
+        if isinstance(event, TodosEvent):
+            return [_todos(event)]
         assert isinstance(event, UnknownEvent)
         # An event this version does not know: shown as saved rather than dropped.
         return [
@@ -253,6 +256,17 @@ def _skill(event: SkillActivationEvent) -> list[str]:
         ),
         _fence(_text(snapshot.body), "markdown"),
     ]
+
+
+_TODO_BOXES = {"done": "- [x] ", "in_progress": "- [ ] **in progress:** ", "pending": "- [ ] "}
+
+
+def _todos(event: TodosEvent) -> str:
+    """One update of the model's task list, as a checklist (its steps are model text)."""
+    if not event.items:
+        return "**Task list** (update_todos): cleared."
+    steps = "\n".join(_TODO_BOXES[item.status] + _inline(item.text) for item in event.items)
+    return f"**Task list** (update_todos):\n\n{steps}"
 
 
 def _compaction(event: CompactionEvent) -> list[str]:

@@ -22,11 +22,13 @@ from agent.session.events import (
     SubagentEndEvent,
     SubagentEvent,
     SubagentStartEvent,
+    TodosEvent,
     ToolsFoundEvent,
     UndoEvent,
     UsageEvent,
 )
 from agent.session.subagent_log import SubagentRecord, absorb_subagent_event
+from agent.session.todos import TodoItem
 from agent.skills.activation import SkillSnapshot
 from agent.skills.names import skill_key
 from agent.text import plural
@@ -52,6 +54,8 @@ class Rebuilt:
     undone: set[int] = field(default_factory=set)  # numbers of the changes /undo took back
     # The session's subagents by number (for /agents and export; never part of `messages`).
     subagents: dict[int, SubagentRecord] = field(default_factory=dict)
+    # The model's task list as last kept (compaction forgets it no more than the prompt does).
+    todos: tuple[TodoItem, ...] = ()
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
@@ -104,6 +108,8 @@ def _absorb(
         rebuilt.undone.add(event.number)
     elif isinstance(event, SubagentStartEvent | SubagentEvent | SubagentEndEvent):
         absorb_subagent_event(event, rebuilt.subagents)
+    elif isinstance(event, TodosEvent):
+        rebuilt.todos = event.items
     return None
 
 

@@ -250,6 +250,7 @@ async def run_interactive(setup: ChatSetup) -> int:
             from agent.ui.subagent_lines import SubagentLines
 
             chats[0].subagents.listeners.append(SubagentLines(renderer))
+        renderer.follow(chats[0].todos)
         group.start_soon(chats[0].host.serve, stop)
         group.start_soon(_list_prompts_when_started, chats[0], stop)
         setup.load_model()

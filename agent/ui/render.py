@@ -27,11 +27,14 @@ from agent.chat.events import (
     TurnFailed,
     UsageReported,
 )
+from agent.chat.todos import TOOL_NAME as TODOS_TOOL
+from agent.chat.todos import TodoList
 from agent.messages import Usage
 from agent.text import StreamSanitizer, plural, progress_text, sanitize, sanitize_line
 from agent.ui.fit import glimpse
 from agent.ui.spinner import Spinner
 from agent.ui.style import styled
+from agent.ui.todo_list import step_label, todo_lines
 from agent.ui.tool_calls import (
     call_title,
     decision_line,
@@ -42,6 +45,7 @@ from agent.ui.tool_calls import (
 )
 
 if TYPE_CHECKING:
+    from agent.session.todos import TodoItem
     from agent.ui.markdown import MarkdownStream
 
 RESULT_PREVIEW_LINES = 4
@@ -143,11 +147,31 @@ class EventRenderer:
         self._mid_line = False
         self._plain = StreamSanitizer()  # the answer, written as it arrives without Markdown
         self._turn_usage = TurnUsage()
+        self._todos: TodoList | None = None
+
+    def follow(self, todos: TodoList) -> None:
+        """Draw the chat's task list when the model updates it, and name its current step
+        while the turn waits for the model."""
+        self._todos = todos
+        todos.watch(self.todos_updated)
+
+    def todos_updated(self, items: tuple[TodoItem, ...]) -> None:
+        """The model's new list, a line per step, in the transcript."""
+        lines = todo_lines(items) or [styled("  (task list cleared)", "dim")]
+        for line in lines:
+            self._line(line)
+        self.out.flush()
 
     def begin(self) -> None:
         """A turn starts: wait for the model's first words."""
         self._turn_usage = TurnUsage()
-        self._status(WAITING)
+        self._status(self._waiting())
+
+    def _waiting(self) -> str:
+        """The spinner's label while the model is asked: the step the model works on, if
+        its list has one."""
+        current = self._todos.current() if self._todos is not None else None
+        return step_label(current) if current is not None else WAITING
 
     def end(self) -> None:
         """A turn is over (or was stopped): print what is pending, stop the spinner."""
@@ -210,7 +234,7 @@ class EventRenderer:
                 self._line(styled(line, "red"))
         elif isinstance(event, ToolFinished):
             self._result(event)
-            self._status(WAITING)
+            self._status(self._waiting())
         elif isinstance(event, UsageReported):
             self._turn_usage.add(event.request, event.session)
         elif isinstance(event, Notice):
@@ -304,8 +328,11 @@ class EventRenderer:
         # The arguments of a call the person was asked about are in the approval dialog above,
         # in full: the line names the call its outcome belongs to. An MCP call's arguments are
         # never on it (its dialog shows them, or it was refused before any could).
+        # The task list's arguments are the list, drawn whole below it.
         title = call_title(event.call, event.spec, server_arguments=False)
         if title.details is None or (event.asked and event.spec and event.spec.server is None):
+            return title.tool
+        if event.spec is not None and event.spec.server is None and title.tool == TODOS_TOOL:
             return title.tool
         return f"{title.tool} " + styled(title.details, "dim")
 

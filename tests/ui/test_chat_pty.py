@@ -51,12 +51,13 @@ def test_a_chat_approves_one_mcp_call_denies_another_with_a_reason_and_the_model
         "write_file",
         "edit_file",
         "run_command",
+        "update_todos",  # the chat's task list
+        "delegate",  # subagents
         "activate_skill",  # the bundled skills
         "read_skill_resource",
         echo,
         "list_mcp_resources",  # fx (an MCPServer) declares the resources capability
         "read_mcp_resource",
-        "delegate",  # subagents
     ]
     second, third = requests[1]["body"]["messages"], requests[2]["body"]["messages"]
     assert second[-1] == {"role": "tool", "content": "approved-text", "tool_call_id": "c1"}

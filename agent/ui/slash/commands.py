@@ -342,6 +342,16 @@ async def _context(chat: ChatSession, argument: str) -> None:
     return None
 
 
+async def _todos(chat: ChatSession, argument: str) -> None:
+    from agent.ui.todo_list import todo_lines
+
+    if not chat.todos.items:
+        say("No task list yet: the model keeps one (update_todos) for work of several steps.")
+    for line in todo_lines(chat.todos.items):
+        print(line)  # sanitised, with our own styles
+    return None
+
+
 async def _changes(chat: ChatSession, argument: str) -> None:
     from agent.ui.slash.changes import changes_command
 
@@ -384,6 +394,7 @@ COMMANDS: dict[str, Command] = {
     "usage": Command("tokens and cost of this session", _usage),
     "model": Command("[NAME [API_BASE]|N] list the models found here, or switch", _model),
     "tools": Command("the tools of the next request, by source, with approval", _tools),
+    "todos": Command("the model's task list for this conversation", _todos),
     "changes": Command("the files changed in this session (write_file, edit_file)", _changes),
     "undo": Command("[N] take back the last file change (or change N), if unchanged since", _undo),
     "context": Command("what the next request holds, in tokens, and the window's share", _context),
