@@ -84,18 +84,16 @@ def build_chat(
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
     built: list[ChatSession] = []  # the chat its subagents are of, once built below
     tools = _chat_tools(settings, front, skill_session, host, recorder, context_window, built)
-    todos = TodoList(recorder)  # the chat's own, like delegate: a subagent goes without it
-    builtin, *others = tools.shared
     conversation = Conversation(
         model,
-        [builtin, todos, DelegateToolset(tools.subagents, depth=1), *others],
+        tools.of_the_chat(),
         front.approver,
         lambda: system_prompt.render(),
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
         deferral=_deferral(settings, host, context_window),
     )
-    system_prompt = _system_prompt(project, instructions, skill_session, host, conversation, todos)
+    system_prompt = _system_prompt(project, instructions, tools, conversation)
     chat = ChatSession(
         conversation=conversation,
         host=host,
@@ -115,7 +113,7 @@ def build_chat(
         system_prompt=system_prompt,
         file_changes=tools.file_changes,
         subagents=tools.subagents,
-        todos=todos,
+        todos=tools.todos,
     )
     built.append(chat)
     return chat
@@ -126,6 +124,15 @@ class _ChatTools:
     file_changes: FileChangeLog
     shared: list[Toolset]  # the chat's tools a subagent may get (its kind chooses among them)
     subagents: Subagents
+    todos: TodoList  # the chat's own, like delegate: a subagent goes without them
+    skills: SkillSession
+    host: McpHost
+
+    def of_the_chat(self) -> list[Toolset]:
+        """The chat's toolsets in the order its requests list them: the built-in ones first
+        (so /context's rows by source add up), then skills and MCP."""
+        builtin, *others = self.shared
+        return [builtin, self.todos, DelegateToolset(self.subagents, depth=1), *others]
 
 
 def _chat_tools(
@@ -144,7 +151,7 @@ def _chat_tools(
     builtin = _builtin_tools(project, settings, file_changes, skills)
     shared: list[Toolset] = [builtin, skills, host]
     subagents = _subagents(settings, front, shared, recorder, context_window, built)
-    return _ChatTools(file_changes, shared, subagents)
+    return _ChatTools(file_changes, shared, subagents, TodoList(recorder), skills, host)
 
 
 # The parts of the chat's system prompt a subagent's has too (after its own preamble): not the
@@ -245,19 +252,14 @@ def _window(
 
 
 def _system_prompt(
-    project: Path,
-    instructions: ProjectInstructions,
-    skills: SkillSession,
-    host: McpHost,
-    conversation: Conversation,
-    todos: TodoList,
+    project: Path, instructions: ProjectInstructions, tools: _ChatTools, conversation: Conversation
 ) -> SystemPrompt:
     """Composed for each request: the instruction files, the skills catalog, the MCP servers'
     instructions and which of their tools are deferred, the active skills, the session
     memory of this conversation, then the model's task list once compaction took its last
     update from the history (the ones that change least first: the cached prefix lasts
     longer)."""
-    deferral = conversation.deferral
+    deferral, skills, host = conversation.deferral, tools.skills, tools.host
     return SystemPrompt(
         project,
         sections=[
@@ -267,7 +269,7 @@ def _system_prompt(
             ("deferred tools", deferral.prompt_line if deferral else lambda: ""),
             ("active skills", skills.active_section),
             ("session memory", lambda: memory_section(conversation.memory)),
-            ("task list", lambda: todos.section(conversation.history)),
+            ("task list", lambda: tools.todos.section(conversation.history)),
         ],
     )
 
