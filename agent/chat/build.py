@@ -24,6 +24,7 @@ from agent.mcp.host import McpHost
 from agent.model import LiteLLMModel, ModelSettings, chat_model
 from agent.session.compaction import memory_section
 from agent.session.recorder import SessionRecorder
+from agent.skills.agent_discovery import AgentDefinitions
 from agent.skills.instruction_files import InstructionFiles, find_instruction_files
 from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery, Skill
@@ -72,7 +73,10 @@ def build_chat(
     instructions = ProjectInstructions(
         instruction_files(project), budget_bytes=settings.instructions.budget_bytes
     )
-    skills, trust_store, pending, notes = _skills_for(project, front.interactive, instructions)
+    agents = agent_definitions(project)
+    skills, trust_store, pending, notes, trusted_agents = _skills_for(
+        project, front.interactive, instructions, agents
+    )
     budget = settings.skills.catalog_share * 4  # characters: about four a token
     skill_session = SkillSession(
         skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
@@ -108,6 +112,8 @@ def build_chat(
         keep_recent_turns=settings.sessions.keep_recent_turns,
         pending_skill_trust=pending,
         notes=notes,
+        agent_discovery=agents,
+        agent_definitions=agents.usable(trusted_agents),
         instructions=instructions,
         system_prompt=system_prompt,
         file_changes=file_changes,
@@ -210,6 +216,19 @@ def skills_discovery(project: Path) -> Discovery:
     return _DISCOVERY_CACHE[project]
 
 
+_AGENTS_CACHE: dict[Path, AgentDefinitions] = {}
+
+
+def agent_definitions(project: Path) -> AgentDefinitions:
+    """The subagent definitions found for this project (read once per run: what is trusted
+    and used is what was read then)."""
+    if project not in _AGENTS_CACHE:
+        from agent.skills.agent_discovery import discover_definitions  # yaml, as skills
+
+        _AGENTS_CACHE[project] = discover_definitions(project)
+    return _AGENTS_CACHE[project]
+
+
 _INSTRUCTIONS_CACHE: dict[tuple[Path, Path], InstructionFiles] = {}
 
 
@@ -222,40 +241,57 @@ def instruction_files(project: Path) -> InstructionFiles:
 
 
 def _skills_for(
-    project: Path, interactive: bool, instructions: ProjectInstructions
-) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str]]:
-    """Usable skills now, the trust store, a pending trust question, and notes to show.
+    project: Path, interactive: bool, instructions: ProjectInstructions, agents: AgentDefinitions
+) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str], tuple[str, ...]]:
+    """Usable skills now, the trust store, a pending trust question, notes to show, and the
+    labels of the project's subagent definitions trusted as they were read.
 
-    One question covers the project's skills and its instruction files that are undecided."""
+    One question covers the project's skills, instruction files and subagent definitions
+    that are undecided."""
     discovery = skills_discovery(project)
     notes = [shadowing.note() for shadowing in discovery.shadowed]
     for skipped in discovery.skipped:
         reasons = "; ".join(d.message for d in skipped.diagnostics)
         notes.append(f"skill at {skipped.path} skipped: {reasons}")
     notes.extend(f"instruction file {line}" for line in instructions.files.skipped)
+    notes.extend(agents.notes())
     trust_store = SkillTrustStore()
     mine = project_skills(discovery)
     files = instructions.files.project
+    theirs = agents.project()
     if interactive:  # the question carries the digests it shows: each folder hashed once
-        trust, pending = trust_store.assess(project, mine, files)
+        trust, pending = trust_store.assess(project, mine, files, theirs)
     else:
-        trust, pending = trust_store.state(project, mine, files), None
+        trust, pending = trust_store.state(project, mine, files, theirs), None
         if trust.status == "ask":
             skills = len(mine) if trust.skills == "ask" else 0
-            notes.append(_untrusted_note(skills, [f.label for f in trust.undecided_files]))
+            notes.append(
+                _untrusted_note(
+                    skills,
+                    [f.label for f in trust.undecided_files],
+                    [d.label for d in trust.undecided_agents],
+                )
+            )
     # Each file on its own: those trusted as read are used, whichever folder trusted them.
     instructions.trusted_labels = frozenset(trust.trusted_files)
-    return usable_from(discovery, trust.skills == "trusted"), trust_store, pending, notes
+    usable = usable_from(discovery, trust.skills == "trusted")
+    return usable, trust_store, pending, notes, trust.trusted_agents
 
 
-def _untrusted_note(skills: int, files: list[str]) -> str:
+def _untrusted_note(skills: int, files: list[str], agents: list[str]) -> str:
     """Without a person to ask: what stays off, and how to decide."""
     kept_off = [plural(skills, "project skill")] if skills else []
     if files:
         kept_off.append(f"the instruction {noun_for(len(files), 'file')} {', '.join(files)}")
-    verb = "is" if skills + len(files) == 1 else "are"
+    if agents:
+        noun = noun_for(len(agents), "definition")
+        kept_off.append(f"the subagent {noun} {', '.join(agents)}")
+    verb = "is" if skills + len(files) + len(agents) == 1 else "are"
+    listed = " and ".join(kept_off[-2:])
+    if len(kept_off) > 2:
+        listed = f"{kept_off[0]}, {listed}"
     return (
-        f"{' and '.join(kept_off)} {verb} not trusted and stay off (only trusted ones are used "
+        f"{listed} {verb} not trusted and stay off (only trusted ones are used "
         "without a terminal to ask); run `agent skills trust` to decide"
     )
 
