@@ -24,6 +24,7 @@ from agent.mcp.host import McpHost
 from agent.model import LiteLLMModel, ModelSettings, chat_model
 from agent.session.compaction import memory_section
 from agent.session.recorder import SessionRecorder
+from agent.skills.agent_definitions import SubagentDefinition
 from agent.skills.agent_discovery import AgentDefinitions
 from agent.skills.instruction_files import InstructionFiles, find_instruction_files
 from agent.skills.instruction_prompt import ProjectInstructions
@@ -73,14 +74,10 @@ def build_chat(
     instructions = ProjectInstructions(
         instruction_files(project), budget_bytes=settings.instructions.budget_bytes
     )
-    agents = agent_definitions(project)
-    skills, trust_store, pending, notes, trusted_agents = _skills_for(
-        project, front.interactive, instructions, agents
+    skills, trust_store, pending, notes, agents = _skills_for(
+        project, front.interactive, instructions
     )
-    budget = settings.skills.catalog_share * 4  # characters: about four a token
-    skill_session = SkillSession(
-        skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
-    )
+    skill_session = _skill_session(settings, skills, context_window)
     host = _mcp_host(settings, project, front, servers)
     # Without a person at the keyboard this is one turn of `agent -p` (or piped stdin): its
     # session says so, and listings show it after the chats.
@@ -112,11 +109,21 @@ def build_chat(
         keep_recent_turns=settings.sessions.keep_recent_turns,
         pending_skill_trust=pending,
         notes=notes,
-        agent_discovery=agents,
-        agent_definitions=agents.usable(trusted_agents),
+        agent_discovery=agent_definitions(project),  # read once: what `agents` were made of
+        agent_definitions=agents,
         instructions=instructions,
         system_prompt=system_prompt,
         file_changes=file_changes,
+    )
+
+
+def _skill_session(
+    settings: Settings, skills: list[Skill], context_window: Callable[[], int | None]
+) -> SkillSession:
+    """The chat's skills, their catalog within its share of the model's window."""
+    budget = settings.skills.catalog_share * 4  # characters: about four a token
+    return SkillSession(
+        skills, catalog_budget=lambda: int((context_window() or ASSUMED_WINDOW) * budget)
     )
 
 
@@ -241,14 +248,21 @@ def instruction_files(project: Path) -> InstructionFiles:
 
 
 def _skills_for(
-    project: Path, interactive: bool, instructions: ProjectInstructions, agents: AgentDefinitions
-) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str], tuple[str, ...]]:
+    project: Path, interactive: bool, instructions: ProjectInstructions
+) -> tuple[
+    list[Skill],
+    SkillTrustStore,
+    SkillTrustRequest | None,
+    list[str],
+    tuple[SubagentDefinition, ...],
+]:
     """Usable skills now, the trust store, a pending trust question, notes to show, and the
-    labels of the project's subagent definitions trusted as they were read.
+    usable subagent definitions (the person's own, the project's trusted as they were read).
 
     One question covers the project's skills, instruction files and subagent definitions
     that are undecided."""
     discovery = skills_discovery(project)
+    agents = agent_definitions(project)
     notes = [shadowing.note() for shadowing in discovery.shadowed]
     for skipped in discovery.skipped:
         reasons = "; ".join(d.message for d in skipped.diagnostics)
@@ -275,7 +289,7 @@ def _skills_for(
     # Each file on its own: those trusted as read are used, whichever folder trusted them.
     instructions.trusted_labels = frozenset(trust.trusted_files)
     usable = usable_from(discovery, trust.skills == "trusted")
-    return usable, trust_store, pending, notes, trust.trusted_agents
+    return usable, trust_store, pending, notes, agents.usable(trust.trusted_agents)
 
 
 def _untrusted_note(skills: int, files: list[str], agents: list[str]) -> str:

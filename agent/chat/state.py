@@ -136,26 +136,14 @@ class ChatSession:
         return off_reasons(decided, digests(off), self.pending_skill_trust is not None)
 
     def agent_definitions_off(self) -> dict[str, str]:
-        """The project's subagent definitions not in use, by name, each with why (new,
+        """The project's subagent definitions not in use, by label, each with why (new,
         changed since decided, or declined); /skills shows them."""
+        from agent.skills.off_reasons import definitions_off
+
         on = {d.label for d in self.agent_definitions}
         off = [d for d in self.agent_discovery.project() if d.label not in on]
-        if not off:
-            return {}
-        trust = self.trust_store.state(self.project, [], [], off)
-        request = self.trust_store.request(self.project, [], [], off)
         pending = self.pending_skill_trust is not None
-        hint = "you are asked before your next message" if pending else "agent skills trust decides"
-        reasons = {}
-        for definition in off:
-            if definition.label in trust.declined_agents:
-                why = "declined in this project (agent skills trust decides again)"
-            elif definition.label in request.changed:
-                why = f"changed since you decided ({hint})"
-            else:
-                why = f"new, not decided yet ({hint})"
-            reasons[definition.name] = why
-        return reasons
+        return definitions_off(self.trust_store, self.project, off, pending)
 
     async def activate_skill(self, name: str) -> tuple[SkillSnapshot, bool]:
         """The person's /skill NAME (may activate skills hidden from the model); a served

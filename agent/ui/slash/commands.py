@@ -249,8 +249,11 @@ def _subagent_definitions(chat: ChatSession) -> None:
     for definition in chat.agent_definitions:
         about = sanitize_line(first_line(definition.description))
         print(fit(f"  {sanitize_line(definition.name)} ({definition.scope}): {about}"))
-    for name, why in off.items():
-        print(fit(f"  {sanitize_line(name)} (project) off: {sanitize_line(why)}"))
+    for definition in chat.agent_discovery.project():
+        why = off.get(definition.label)
+        if why is not None:
+            name = sanitize_line(definition.name)
+            print(fit(f"  {name} (project) off: {sanitize_line(why)}"))
 
 
 async def _skill(chat: ChatSession, argument: str) -> None:
