@@ -82,7 +82,9 @@ def test_one_question_covers_files_skills_and_definitions_and_lists_each(tmp_pat
     agents = discover_definitions(project, home=tmp_path / "home").project()
     _, request = SkillTrustStore().review(project, [], files, agents)
     assert request is not None
-    assert request.question == "Use these instruction files and subagent definitions in this project?"
+    assert (
+        request.question == "Use these instruction files and subagent definitions in this project?"
+    )
     lines = request.describe()
     assert "  new: ./AGENTS.md, ./.agents/agents/reviewer.md" in lines
     assert "  reviewer: subagent: The reviewer." in lines

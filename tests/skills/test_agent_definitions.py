@@ -153,9 +153,7 @@ def test_a_file_that_is_not_utf8_is_skipped_naming_the_byte_and_line() -> None:
 
 
 def test_bad_optional_fields_are_noted_and_the_definition_is_used() -> None:
-    found = definition(
-        "---\nname: a\ndescription: d\ntools: {x: 1}\nmodel: [a]\nmodle: x\n---\n\n"
-    )
+    found = definition("---\nname: a\ndescription: d\ntools: {x: 1}\nmodel: [a]\nmodle: x\n---\n\n")
     notes = warnings(found)
     assert found.tools is None and found.model is None
     assert any(n.startswith("tools must be a comma-separated line or a list") for n in notes)

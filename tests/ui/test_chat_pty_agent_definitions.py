@@ -38,8 +38,7 @@ def test_a_project_definition_is_off_until_trusted_and_a_changed_one_asks_again(
         chat.send("/skills\r")
         chat.expect_exact("Subagent definitions:")
         chat.expect_exact(
-            "reviewer (project) off: new, not decided yet (you are asked before your next "
-            "message)"
+            "reviewer (project) off: new, not decided yet (you are asked before your next message)"
         )
         chat.expect("›")
         chat.send("hello\r")
