@@ -206,8 +206,8 @@ def _description(frontmatter: dict[str, Any], checks: _Fields) -> str:
     value = frontmatter.get("description")
     advice = "say what the subagent does and when to hand it a task"
     if value is None:
-        checks.error(f"description is {'empty' if 'description' in frontmatter else 'missing'}: "
-                     f"{advice}")  # fmt: skip
+        missing = "empty" if "description" in frontmatter else "missing"
+        checks.error(f"description is {missing}: {advice}")
     elif not isinstance(value, str):
         checks.error(f"description must be text, not {describe_value(value)}: {advice}")
     elif not value.strip():

@@ -17,6 +17,7 @@ from agent.skills.agent_definitions import (
     map_tool_name,
     parse_definition,
 )
+from agent.skills.agent_discovery import discover_definitions
 
 PATH = Path("/p/.agents/agents/reviewer.md")
 LABEL = "./.agents/agents/reviewer.md"
@@ -98,9 +99,16 @@ def test_unknown_tool_names_are_dropped_with_a_note_naming_the_field() -> None:
     notes = warnings(found)
     assert any(n.startswith("tools: 'WebFetch' dropped: no tool of that name here") for n in notes)
     assert any("'Bash(git diff:*)' dropped" in n and "list Bash" in n for n in notes)
-    note = "; ".join(notes)
     assert "run_command" not in found.tools  # a narrowed Bash never becomes the whole tool
-    assert note  # said, and AgentDefinitions.notes names the file with it
+
+
+def test_the_chats_note_names_the_file_with_what_was_dropped(tmp_path: Path) -> None:
+    folder = tmp_path / "proj" / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text("---\nname: a\ndescription: d\ntools: Read, WebFetch\n---\nx\n")
+    found = discover_definitions(tmp_path / "proj", home=tmp_path / "home")
+    [note] = found.notes()
+    assert note.startswith("subagent definition ./.claude/agents/a.md: tools: 'WebFetch' dropped")
 
 
 def test_disallowed_tools_are_never_offered() -> None:
