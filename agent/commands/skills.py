@@ -82,10 +82,14 @@ def _list_definitions(project_dir: Path) -> None:
             mine = next((d for d in found.usable(()) if d.key == definition.key), None)
             instead = f"; until then the user definition at {mine.path} is used" if mine else ""
             notes.insert(0, f"note: off: {off[definition.label]}{instead}")
-        elif definition is not winner:
+        elif definition is not winner and winner.label in on:
             status = "shadowed"
-            once = "" if winner.label in on else " once it is trusted"
-            notes.insert(0, f"note: hidden by the {winner.scope} definition at {winner.path}{once}")
+            notes.insert(0, f"note: hidden by the {winner.scope} definition at {winner.path}")
+        elif definition is not winner:  # in use while the project's of its name is not
+            status = "warnings" if definition.diagnostics else "ok"
+            notes.insert(
+                0, f"note: the project definition at {winner.path} replaces it once trusted"
+            )
         else:
             status = "warnings" if definition.diagnostics else "ok"
         rows.append(([definition.name, definition.scope, status, str(definition.path)], notes))

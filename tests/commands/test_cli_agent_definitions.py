@@ -52,8 +52,8 @@ def test_list_shows_each_definition_with_scope_status_and_why(tmp_path: Path) ->
         f"definition at {mine} is used"
     )
     assert lines[5].startswith("warning: tools: 'WebFetch' dropped: no tool of that name here")
-    assert lines[6].split() == ["reviewer", "user", "shadowed", str(mine)]
-    assert lines[7] == f"note: hidden by the project definition at {theirs} once it is trusted"
+    assert lines[6].split() == ["reviewer", "user", "ok", str(mine)]
+    assert lines[7] == f"note: the project definition at {theirs} replaces it once trusted"
     assert lines[8].split() == ["broken", "project", "skipped", str(broken)]
     assert lines[9].startswith("error: description is missing")
     assert lines[10:] == [
@@ -90,6 +90,10 @@ def test_skills_trust_decides_the_projects_definitions_and_list_then_shows_them_
         space.project / ".agents" / "agents" / "reviewer.md",
         "---\nname: reviewer\ndescription: Reviews.\n---\nReview.\n",
     )
+    write(
+        space.home / ".agents" / "agents" / "reviewer.md",
+        "---\nname: reviewer\ndescription: Mine.\n---\nMine.\n",
+    )
     env = {**pty_env(agent_home, tmp_path), "HOME": str(space.home)}
     child = spawn_agent(["skills", "trust"], env, space.project, dimensions=(40, 200))
     child.expect_exact("[y/N] ")
@@ -106,3 +110,8 @@ def test_skills_trust_decides_the_projects_definitions_and_list_then_shows_them_
 
     lines = section(space.agent("skills", "list").stdout)
     assert lines[1].split()[:3] == ["reviewer", "project", "ok"]
+    assert lines[2].split()[:3] == ["reviewer", "user", "shadowed"]
+    assert lines[3] == (
+        "note: hidden by the project definition at "
+        f"{space.project / '.agents' / 'agents' / 'reviewer.md'}"
+    )
