@@ -325,7 +325,9 @@ TABLE: tuple[Group, ...] = (
     Command("list", Call(_SKILLS, "list_skills", ("project",)),
         "list every skill found: name, scope, status, path, problems",
         "List the skills of every scope (bundled, user, project) with their status (ok, "
-        "warnings, shadowed, skipped) and what is wrong with each."),
+        "warnings, shadowed, skipped) and what is wrong with each; then the subagent "
+        "definitions found (.agents/agents and .claude/agents, yours and the project's), "
+        "in use or off and why."),
     Command("show", Call(_SKILLS, "show_skill", ("project", "name")),
         "show a skill's fields, location, problems and instructions",
         "Show a skill's frontmatter fields, scope, path and problems, then the instructions the "
@@ -339,8 +341,9 @@ TABLE: tuple[Group, ...] = (
              metavar="PATH", nargs="+"),)),
     Command("trust", Call("agent.commands.skills_trust", "trust_command", ("project",)),
         "decide whether this project's skills may be used",
-        "Show this project's skills (name, description, path, and what changed since you last "
-        "decided) and ask whether the model may use them."),
+        "Show this project's skills, instruction files and subagent definitions (name, "
+        "description, path, and what changed since you last decided) and ask whether the "
+        "model may use them."),
   )),
   Group("sessions", "list, show, export and delete saved chat sessions",
         "Saved chat sessions: one file per chat in the data home, kept until you delete it.", (

@@ -27,6 +27,8 @@ from agent.mcp.host import McpHost
 from agent.model import ChatModel, LiteLLMModel, ModelSettings, chat_model
 from agent.session.compaction import memory_section
 from agent.session.recorder import SessionRecorder
+from agent.skills.agent_definitions import SubagentDefinition
+from agent.skills.agent_discovery import AgentDefinitions
 from agent.skills.instruction_files import InstructionFiles, find_instruction_files
 from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery, Skill
@@ -71,16 +73,14 @@ def build_chat(
 
     settings = load_settings()
     model = _model(settings, model_name, api_base)
-
     context_window, window_source = _window(settings, lambda: conversation.model)
     instructions = ProjectInstructions(
         instruction_files(project), settings.instructions.budget_bytes
     )
-    skills, trust_store, pending, notes = _skills_for(project, front.interactive, instructions)
-    skill_session = _skill_session(settings, skills, context_window)
+    found = _skills_for(project, front.interactive, instructions)
+    skill_session = _skill_session(settings, found.skills, context_window)
     host = _mcp_host(settings, project, front, servers)
-    # Without a person at the keyboard this is one turn of `agent -p` (or piped stdin): its
-    # session says so, and listings show it after the chats.
+    # Without a person this is `agent -p` (or piped stdin): its session file says so.
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
     built: list[ChatSession] = []  # the chat its subagents are of, once built below
     tools = _chat_tools(settings, front, skill_session, host, recorder, context_window, built)
@@ -102,13 +102,15 @@ def build_chat(
         project=project,
         model_name=model_name,
         discovery=skills_discovery(project),
-        trust_store=trust_store,
+        trust_store=found.trust_store,
         context_window=context_window,
         window_source=window_source,
         compact_at_share=settings.sessions.compact_at_share,
         keep_recent_turns=settings.sessions.keep_recent_turns,
-        pending_skill_trust=pending,
-        notes=notes,
+        pending_skill_trust=found.pending,
+        notes=found.notes,
+        agent_discovery=agent_definitions(project),  # read once: what `agents` were made of
+        agent_definitions=found.agents,
         instructions=instructions,
         system_prompt=system_prompt,
         file_changes=tools.file_changes,
@@ -186,6 +188,7 @@ def _subagents(
             recorder=recorder,
             count_usage=lambda usage: built[0].conversation.history.add_usage(usage),
             deferral=lambda: _deferral(settings, built[0].host, context_window),
+            definitions=lambda: built[0].agent_definitions,  # the usable ones, trusted
             max_tool_rounds=settings.loop.max_tool_rounds,
         )
     )
@@ -310,6 +313,19 @@ def skills_discovery(project: Path) -> Discovery:
     return _DISCOVERY_CACHE[project]
 
 
+_AGENTS_CACHE: dict[Path, AgentDefinitions] = {}
+
+
+def agent_definitions(project: Path) -> AgentDefinitions:
+    """The subagent definitions found for this project (read once per run: what is trusted
+    and used is what was read then)."""
+    if project not in _AGENTS_CACHE:
+        from agent.skills.agent_discovery import discover_definitions  # yaml, as skills
+
+        _AGENTS_CACHE[project] = discover_definitions(project)
+    return _AGENTS_CACHE[project]
+
+
 _INSTRUCTIONS_CACHE: dict[tuple[Path, Path], InstructionFiles] = {}
 
 
@@ -321,41 +337,70 @@ def instruction_files(project: Path) -> InstructionFiles:
     return _INSTRUCTIONS_CACHE[key]
 
 
+@dataclass(frozen=True)
+class _ProjectFiles:
+    """What the chat may use of the skills and definitions found, and what it asks."""
+
+    skills: list[Skill]
+    trust_store: SkillTrustStore
+    pending: SkillTrustRequest | None  # the one question about the project's files
+    notes: list[str]
+    agents: tuple[SubagentDefinition, ...]  # the usable subagent definitions
+
+
 def _skills_for(
     project: Path, interactive: bool, instructions: ProjectInstructions
-) -> tuple[list[Skill], SkillTrustStore, SkillTrustRequest | None, list[str]]:
-    """Usable skills now, the trust store, a pending trust question, and notes to show.
+) -> _ProjectFiles:
+    """Usable skills now, the trust store, a pending trust question, notes to show, and the
+    usable subagent definitions (the person's own, the project's trusted as they were read).
 
-    One question covers the project's skills and its instruction files that are undecided."""
+    One question covers the project's skills, instruction files and subagent definitions
+    that are undecided."""
     discovery = skills_discovery(project)
+    agents = agent_definitions(project)
     notes = [shadowing.note() for shadowing in discovery.shadowed]
     for skipped in discovery.skipped:
         reasons = "; ".join(d.message for d in skipped.diagnostics)
         notes.append(f"skill at {skipped.path} skipped: {reasons}")
     notes.extend(f"instruction file {line}" for line in instructions.files.skipped)
+    notes.extend(agents.notes())
     trust_store = SkillTrustStore()
     mine = project_skills(discovery)
     files = instructions.files.project
+    theirs = agents.project()
     if interactive:  # the question carries the digests it shows: each folder hashed once
-        trust, pending = trust_store.assess(project, mine, files)
+        trust, pending = trust_store.assess(project, mine, files, theirs)
     else:
-        trust, pending = trust_store.state(project, mine, files), None
+        trust, pending = trust_store.state(project, mine, files, theirs), None
         if trust.status == "ask":
             skills = len(mine) if trust.skills == "ask" else 0
-            notes.append(_untrusted_note(skills, [f.label for f in trust.undecided_files]))
+            notes.append(
+                _untrusted_note(
+                    skills,
+                    [f.label for f in trust.undecided_files],
+                    [d.label for d in trust.undecided_agents],
+                )
+            )
     # Each file on its own: those trusted as read are used, whichever folder trusted them.
     instructions.trusted_labels = frozenset(trust.trusted_files)
-    return usable_from(discovery, trust.skills == "trusted"), trust_store, pending, notes
+    usable = usable_from(discovery, trust.skills == "trusted")
+    return _ProjectFiles(usable, trust_store, pending, notes, agents.usable(trust.trusted_agents))
 
 
-def _untrusted_note(skills: int, files: list[str]) -> str:
+def _untrusted_note(skills: int, files: list[str], agents: list[str]) -> str:
     """Without a person to ask: what stays off, and how to decide."""
     kept_off = [plural(skills, "project skill")] if skills else []
     if files:
         kept_off.append(f"the instruction {noun_for(len(files), 'file')} {', '.join(files)}")
-    verb = "is" if skills + len(files) == 1 else "are"
+    if agents:
+        noun = noun_for(len(agents), "definition")
+        kept_off.append(f"the subagent {noun} {', '.join(agents)}")
+    verb = "is" if skills + len(files) + len(agents) == 1 else "are"
+    listed = " and ".join(kept_off[-2:])
+    if len(kept_off) > 2:
+        listed = f"{kept_off[0]}, {listed}"
     return (
-        f"{' and '.join(kept_off)} {verb} not trusted and stay off (only trusted ones are used "
+        f"{listed} {verb} not trusted and stay off (only trusted ones are used "
         "without a terminal to ask); run `agent skills trust` to decide"
     )
 

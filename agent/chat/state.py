@@ -21,6 +21,8 @@ from agent.session.history import rebuild
 from agent.session.recorder import SessionRecorder
 from agent.session.store import LoadedSession, load_session
 from agent.skills.activation import ActiveSkills, SkillSnapshot, snapshot_of
+from agent.skills.agent_definitions import SubagentDefinition
+from agent.skills.agent_discovery import AgentDefinitions
 from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery
 from agent.skills.served import ServedSkill
@@ -66,6 +68,10 @@ class ChatSession:
     file_changes: FileChangeLog | None = None  # what the file tools changed, for /undo
     subagents: Subagents | None = None  # the model's `delegate` tool: who ran, for /agents
     todos: TodoList = field(default_factory=TodoList)  # the model's task list (update_todos)
+    # Subagent definitions: all found (read once, at start), and those this chat may use
+    # (the person's own, and the project's trusted as read; settle_skill_trust updates it).
+    agent_discovery: AgentDefinitions = field(default_factory=AgentDefinitions)
+    agent_definitions: tuple[SubagentDefinition, ...] = ()
     _cut_said: str | None = field(default=None, init=False, repr=False)
     _served_listed: set[str] = field(default_factory=set, init=False, repr=False)
     _served_servers: RuntimeSkillServers | None = field(default=None, init=False, repr=False)
@@ -108,7 +114,11 @@ class ChatSession:
             # would in the next run or without a terminal.
             labels = {*request.trusted_before, *(request.files if trusted else ())}
             self.instructions.trusted_labels = frozenset(labels)
+        # The same, per definition: the ones shown (the very text read and hashed) if yes.
+        agents = {*request.agents_trusted_before, *(request.agent_digests if trusted else ())}
+        self.agent_definitions = self.agent_discovery.usable(agents)
         names = [f.label for f in request.instructions] + [s.name for s in request.skills]
+        names += [d.label for d in request.agents]
         if trusted:
             notes = [f"Project {request.what} trusted: {', '.join(names)}"]
         else:
@@ -128,6 +138,16 @@ class ChatSession:
             return {}
         decided = self.trust_store.decided(self.project)
         return off_reasons(decided, digests(off), self.pending_skill_trust is not None)
+
+    def agent_definitions_off(self) -> dict[str, str]:
+        """The project's subagent definitions not in use, by label, each with why (new,
+        changed since decided, or declined); /skills shows them."""
+        from agent.skills.off_reasons import definitions_off
+
+        on = {d.label for d in self.agent_definitions}
+        off = [d for d in self.agent_discovery.project() if d.label not in on]
+        pending = self.pending_skill_trust is not None
+        return definitions_off(self.trust_store, self.project, off, pending)
 
     async def activate_skill(self, name: str) -> tuple[SkillSnapshot, bool]:
         """The person's /skill NAME (may activate skills hidden from the model); a served

@@ -32,6 +32,8 @@ class AgentDefinition(Protocol):
     @property
     def tools(self) -> tuple[str, ...] | None: ...  # our tool names; None: the chat's tools
     @property
+    def denied_tools(self) -> tuple[str, ...]: ...  # never offered, whatever `tools` says
+    @property
     def model(self) -> str | None: ...  # None: the chat's model
     @property
     def instructions(self) -> str: ...
@@ -46,6 +48,7 @@ class SubagentKind:
     description: str
     read_only: bool = False  # only tools that change nothing, and the named servers' tools
     tools: frozenset[str] | None = None  # the only tool names allowed; None: every one
+    denied: frozenset[str] = frozenset()  # never allowed (a definition's disallowedTools)
     model: str | None = None
     instructions: str = ""
     source: str = "built-in"
@@ -55,11 +58,13 @@ class SubagentKind:
         spec = tool.spec
         if self.read_only:
             return spec.changes_nothing or (spec.server is not None and spec.server in servers)
+        if spec.name in self.denied:
+            return False
         return self.tools is None or spec.name in self.tools
 
     def may_delegate(self, depth: int) -> bool:
         """Whether a subagent of this kind at `depth` gets a `delegate` tool of its own."""
-        if self.read_only or depth >= MAX_DEPTH:
+        if self.read_only or depth >= MAX_DEPTH or "delegate" in self.denied:
             return False
         return self.tools is None or "delegate" in self.tools
 
@@ -91,6 +96,7 @@ def kinds_from(definitions: Sequence[AgentDefinition]) -> dict[str, SubagentKind
             definition.name,
             definition.description,
             tools=None if definition.tools is None else frozenset(definition.tools),
+            denied=frozenset(definition.denied_tools),
             model=definition.model,
             instructions=definition.instructions,
             source="definition",

@@ -10,9 +10,15 @@ from pathlib import Path
 
 from agent.commands.output import say, table
 from agent.errors import AgentError
+from agent.skills.agent_discovery import (
+    AgentDefinitions,
+    definition_folders,
+    discover_definitions,
+)
 from agent.skills.discovery import discover_skills, skill_roots
 from agent.skills.model import SCOPE_PRECEDENCE, Diagnostic, Discovery, Skill, SkippedSkill
 from agent.skills.names import skill_key
+from agent.skills.off_reasons import definitions_off
 from agent.skills.parse import SKILL_FILE, parse_skill_file
 from agent.skills.trust import SkillTrustStore
 from agent.text import plural, sanitize_line
@@ -47,20 +53,71 @@ def list_skills(project_dir: Path) -> int:
         notes = [_diagnostic_line(d) for d in skipped.diagnostics]
         rows.append(([name, skipped.scope, "skipped", str(skipped.path)], notes))
     if rows:
-        lines = table(("NAME", "SCOPE", "STATUS", "PATH"), [cells for cells, _ in rows])
-        header, *body = lines.split("\n")
-        say(header)
-        for line, (_, notes) in zip(body, rows, strict=True):
-            say(line)
-            for note in notes:
-                say(_INDENT + sanitize_line(note))
+        _say_rows(rows)
     else:
         say("No skills found.")
     say()
     say("Searched, lowest precedence first (a skill shadows one of the same name above it):")
     for scope, root in skill_roots(project_dir):
         say(f"  {scope}: {sanitize_line(str(root))}")
+    _list_definitions(project_dir)
     return 0
+
+
+def _list_definitions(project_dir: Path) -> None:
+    """The subagent definitions found, as the skills are listed (nothing when none is)."""
+    found = discover_definitions(project_dir)
+    if not (found.definitions or found.hidden or found.skipped):
+        return
+    on = {d.label for d in found.usable(_trusted_definitions(project_dir, found))}
+    theirs_off = [d for d in found.project() if d.label not in on]
+    off = definitions_off(SkillTrustStore(), project_dir, theirs_off, pending=False)
+    winners = {d.key: d for d in found.definitions}
+    rows: list[tuple[list[str], list[str]]] = []
+    for definition in sorted((*found.definitions, *found.hidden), key=lambda d: d.key):
+        notes = [_diagnostic_line(d) for d in definition.diagnostics]
+        winner = winners[definition.key]
+        if definition.label in off:
+            status = "declined" if off[definition.label].startswith("declined") else "untrusted"
+            mine = next((d for d in found.usable(()) if d.key == definition.key), None)
+            instead = f"; until then the user definition at {mine.path} is used" if mine else ""
+            notes.insert(0, f"note: off: {off[definition.label]}{instead}")
+        elif definition is not winner and winner.label in on:
+            status = "shadowed"
+            notes.insert(0, f"note: hidden by the {winner.scope} definition at {winner.path}")
+        elif definition is not winner:  # in use while the project's of its name is not
+            status = "warnings" if definition.diagnostics else "ok"
+            notes.insert(
+                0, f"note: the project definition at {winner.path} replaces it once trusted"
+            )
+        else:
+            status = "warnings" if definition.diagnostics else "ok"
+        rows.append(([definition.name, definition.scope, status, str(definition.path)], notes))
+    for skipped in found.skipped:
+        notes = [_diagnostic_line(d) for d in skipped.diagnostics]
+        rows.append(([skipped.path.stem, skipped.scope, "skipped", str(skipped.path)], notes))
+    say()
+    say("Subagent definitions (the project's are used once trusted: agent skills trust):")
+    _say_rows(rows)
+    say()
+    say("Searched, lowest precedence first (a definition hides one of the same name above it):")
+    for scope, folder in definition_folders(project_dir):
+        say(f"  {scope}: {sanitize_line(str(folder))}")
+
+
+def _trusted_definitions(project_dir: Path, found: AgentDefinitions) -> tuple[str, ...]:
+    return SkillTrustStore().state(project_dir, [], [], found.project()).trusted_agents
+
+
+def _say_rows(rows: list[tuple[list[str], list[str]]]) -> None:
+    """A table of NAME SCOPE STATUS PATH, each row's notes indented below it."""
+    lines = table(("NAME", "SCOPE", "STATUS", "PATH"), [cells for cells, _ in rows])
+    header, *body = lines.split("\n")
+    say(header)
+    for line, (_, notes) in zip(body, rows, strict=True):
+        say(line)
+        for note in notes:
+            say(_INDENT + sanitize_line(note))
 
 
 def show_skill(project_dir: Path, name: str) -> int:

@@ -1,12 +1,15 @@
 """Why a project skill is off, in words for `/skills`: declined here, new, or changed since the
-person decided, and then what changed (files added, removed, changed; the folder's size)."""
+person decided, and then what changed (files added, removed, changed; the folder's size); and
+why a project subagent definition is (declined, new, changed)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
+from agent.skills.agent_definitions import SubagentDefinition
 from agent.skills.fingerprint import SkillDigest
-from agent.skills.trust import SkillDecision
+from agent.skills.trust import SkillDecision, SkillTrustStore
 from agent.text import plural
 
 DECIDE = "agent skills trust decides"
@@ -59,3 +62,24 @@ def _int(value: object) -> int:
 
 def _bytes(count: int) -> str:
     return plural(count, "byte")
+
+
+def definitions_off(
+    store: SkillTrustStore, project: Path, off: Sequence[SubagentDefinition], pending: bool
+) -> dict[str, str]:
+    """Why each of the project's definitions in `off` is not in use, by label; `pending`: the
+    chat asks before the next message."""
+    if not off:
+        return {}
+    hint = "you are asked before your next message" if pending else DECIDE
+    declined = store.state(project, [], [], off).declined_agents
+    changed = store.request(project, [], [], off).changed
+    reasons = {}
+    for definition in off:
+        if definition.label in declined:
+            reasons[definition.label] = f"declined in this project ({DECIDE} again)"
+        elif definition.label in changed:
+            reasons[definition.label] = f"changed since you decided ({hint})"
+        else:
+            reasons[definition.label] = f"new, not decided yet ({hint})"
+    return reasons

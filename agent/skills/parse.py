@@ -82,18 +82,35 @@ def parse_skill_bytes(data: bytes, path: Path, scope: Scope) -> Skill | SkippedS
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        byte = data[error.start]
-        message = f"is not UTF-8 text (byte 0x{byte:02x} on line {line}); save it as UTF-8"
-        return _skipped(path, scope, message)
+        return _skipped(path, scope, not_utf8(data, error))
+    diagnostics: list[Diagnostic] = []
+    split = read_frontmatter(text, diagnostics)
+    if isinstance(split, Diagnostic):
+        return SkippedSkill(path, scope, (split,))
+    frontmatter, body = split
+    return _check(frontmatter, body, data, path, scope, diagnostics)
+
+
+def not_utf8(data: bytes, error: UnicodeDecodeError) -> str:
+    """What to say of a file that is not UTF-8 (the byte and its line, never the text)."""
+    line = data.count(b"\n", 0, error.start) + 1
+    byte = data[error.start]
+    return f"is not UTF-8 text (byte 0x{byte:02x} on line {line}); save it as UTF-8"
+
+
+def read_frontmatter(
+    text: str, diagnostics: list[Diagnostic]
+) -> tuple[dict[str, Any], str] | Diagnostic:
+    """A Markdown file's frontmatter fields (every value text, see _to_text_data) and its body,
+    or the error that keeps it from being read; warnings go into `diagnostics`. Shared by
+    SKILL.md files and subagent definitions (agent_definitions.py)."""
     text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     first_end = text.find("\n")
     if (text if first_end < 0 else text[:first_end]).rstrip() != "---":
-        return _skipped(
-            path,
-            scope,
+        return Diagnostic(
+            "error",
             "has no frontmatter: the file must start with a line ---, then name: and "
             "description:, then a line ---",
         )
@@ -101,25 +118,21 @@ def parse_skill_bytes(data: bytes, path: Path, scope: Scope) -> Skill | SkippedS
     # value, or one in the body further down, is not a delimiter.
     close = _DELIMITER.search(text, first_end + 1) if first_end >= 0 else None
     if close is None:
-        return _skipped(
-            path,
-            scope,
+        return Diagnostic(
+            "error",
             "the frontmatter opened on line 1 is never closed: add a line --- after its last field",
         )
-    diagnostics: list[Diagnostic] = []
     loaded = _load_frontmatter(text[first_end + 1 : close.start()], diagnostics)
     if isinstance(loaded, Diagnostic):
-        return SkippedSkill(path, scope, (loaded,))
+        return loaded
     if not isinstance(loaded, dict):
-        what = "empty" if loaded is None else f"{_describe(loaded)}, not fields"
-        return _skipped(
-            path,
-            scope,
-            f"the frontmatter is {what}: write fields such as name: and description:",
+        what = "empty" if loaded is None else f"{describe_value(loaded)}, not fields"
+        return Diagnostic(
+            "error", f"the frontmatter is {what}: write fields such as name: and description:"
         )
     frontmatter = {str(key): value for key, value in loaded.items()}
     body = _LEADING_BLANK_LINES.sub("", text[close.end() :]).rstrip()
-    return _check(frontmatter, body, data, path, scope, diagnostics)
+    return frontmatter, body
 
 
 def _load_frontmatter(block: str, diagnostics: list[Diagnostic]) -> object:
@@ -279,7 +292,9 @@ def _description(frontmatter: Mapping[str, Any]) -> str | Diagnostic:
         missing = "is empty" if "description" in frontmatter else "is missing"
         return Diagnostic("error", f"description {missing}: {advice}")
     if not isinstance(value, str):
-        return Diagnostic("error", f"description must be text, not {_describe(value)}: {advice}")
+        return Diagnostic(
+            "error", f"description must be text, not {describe_value(value)}: {advice}"
+        )
     if not value.strip():
         return Diagnostic("error", f"description is empty: {advice}")
     return value.strip()
@@ -289,7 +304,7 @@ def _name(frontmatter: Mapping[str, Any], path: Path, warn: _Warn) -> str:
     directory = unicodedata.normalize("NFKC", path.parent.name)
     value = frontmatter.get("name")
     if not isinstance(value, str) or not value:
-        what = "is missing" if value is None else f"must be text, not {_describe(value)}"
+        what = "is missing" if value is None else f"must be text, not {describe_value(value)}"
         if value == "":
             what = "is empty"
         warn(f"name {what}; using the directory name {directory!r}: add name: {directory}")
@@ -309,11 +324,11 @@ def _name(frontmatter: Mapping[str, Any], path: Path, warn: _Warn) -> str:
 def _check_optional_fields(frontmatter: Mapping[str, Any], warn: _Warn) -> None:
     license_ = frontmatter.get("license")
     if license_ is not None and not isinstance(license_, str):
-        warn(f"license must be text, not {_describe(license_)}; ignored")
+        warn(f"license must be text, not {describe_value(license_)}; ignored")
     compatibility = frontmatter.get("compatibility")
     if "compatibility" in frontmatter:
         if not isinstance(compatibility, str):
-            warn(f"compatibility must be text, not {_describe(compatibility)}; ignored")
+            warn(f"compatibility must be text, not {describe_value(compatibility)}; ignored")
         elif not compatibility.strip():
             warn("compatibility is empty: leave it out, or say what the skill needs")
         elif len(compatibility) > MAX_COMPATIBILITY_LENGTH:
@@ -324,11 +339,11 @@ def _check_optional_fields(frontmatter: Mapping[str, Any], warn: _Warn) -> None:
     metadata = frontmatter.get("metadata")
     if "metadata" in frontmatter:
         if not isinstance(metadata, dict):
-            warn(f"metadata must be a map of text values, not {_describe(metadata)}; ignored")
+            warn(f"metadata must be a map of text values, not {describe_value(metadata)}; ignored")
         else:
             for key, value in metadata.items():
                 if not isinstance(value, str):
-                    warn(f"metadata.{key} must be text, not {_describe(value)}")
+                    warn(f"metadata.{key} must be text, not {describe_value(value)}")
     tools = frontmatter.get("allowed-tools")
     if isinstance(tools, list) and all(isinstance(tool, str) for tool in tools):
         warn(
@@ -336,7 +351,7 @@ def _check_optional_fields(frontmatter: Mapping[str, Any], warn: _Warn) -> None:
             f"allowed-tools: {' '.join(tools)}"
         )
     elif tools is not None and not isinstance(tools, str):
-        warn(f"allowed-tools must be space-separated text, not {_describe(tools)}; ignored")
+        warn(f"allowed-tools must be space-separated text, not {describe_value(tools)}; ignored")
 
 
 def _flag(frontmatter: Mapping[str, Any], key: str, warn: _Warn) -> bool:
@@ -347,7 +362,7 @@ def _flag(frontmatter: Mapping[str, Any], key: str, warn: _Warn) -> bool:
     if text in FLAG_TRUE:
         return True
     if text not in FLAG_FALSE:
-        warn(f"{key} must be true or false, not {_describe(value)}; read as false")
+        warn(f"{key} must be true or false, not {describe_value(value)}; read as false")
     return False
 
 
@@ -357,7 +372,8 @@ def _unknown_key_message(key: str) -> str:
     return f"unknown field {key!r}{hint}; ignored. The spec's fields: {', '.join(SPEC_KEYS)}"
 
 
-def _describe(value: object) -> str:
+def describe_value(value: object) -> str:
+    """A frontmatter value as a refusal names it: short text quoted, else its kind."""
     if isinstance(value, str):
         return repr(value) if len(value) <= 40 else "text"
     if isinstance(value, list):

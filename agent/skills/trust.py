@@ -29,6 +29,7 @@ from typing import Literal, Protocol
 
 from agent.errors import AgentError
 from agent.home import atomic_write, config_home, file_lock
+from agent.skills.agent_definitions import SubagentDefinition
 from agent.skills.fingerprint import MAX_BYTES, MAX_FILES, SkillDigest, skill_digest
 from agent.skills.fingerprint import fingerprint as fingerprint_of
 from agent.skills.folder_walk import MAX_DEPTH
@@ -91,6 +92,10 @@ class SkillTrustRequest:
     decides_skills: bool = True
     skills_status: Status = "none"
     trusted_before: tuple[str, ...] = ()  # files found now that were trusted already
+    # Subagent definitions, each decided on its own like a file (by label and digest): those
+    # to decide about, and those found now that were trusted already.
+    agents: tuple[SubagentDefinition, ...] = ()
+    agents_trusted_before: tuple[str, ...] = ()
 
     @property
     def over_cap(self) -> tuple[str, ...]:
@@ -103,26 +108,36 @@ class SkillTrustRequest:
         return file_digests(self.instructions)
 
     @property
+    def agent_digests(self) -> dict[str, str]:
+        """The subagent definitions' digests by label, as read for this question."""
+        return {definition.label: definition.sha256 for definition in self.agents}
+
+    @property
     def fingerprint(self) -> str:
         """The fingerprint of the skills and instruction files as shown."""
         return _fingerprint(self.digests, self.files)
 
     @property
     def what(self) -> str:
-        """ "skills", "instruction files" or "instruction files and skills"."""
+        """What is asked about: "skills", "instruction files and skills", "instruction files,
+        skills and subagent definitions"..."""
         kinds = [
-            k for k, v in (("instruction files", self.instructions), ("skills", self.skills)) if v
+            kind
+            for kind, items in (
+                ("instruction files", self.instructions),
+                ("skills", self.skills),
+                ("subagent definitions", self.agents),
+            )
+            if items
         ]
+        if len(kinds) > 2:
+            return f"{', '.join(kinds[:-1])} and {kinds[-1]}"
         return " and ".join(kinds) or "skills"
 
     @property
     def question(self) -> str:
         """The yes/no question of the dialog."""
-        if not self.instructions:
-            return "Use these skills in this project?"
-        if not self.skills:
-            return "Use these instruction files in this project?"
-        return "Use these instruction files and skills in this project?"
+        return f"Use these {self.what} in this project?"
 
     def describe(self) -> list[str]:
         """Lines for a dialog: names, descriptions, paths, and the changes."""
@@ -146,11 +161,14 @@ class SkillTrustRequest:
             lines.append(
                 f"  in another folder than the one you decided about: {', '.join(self.moved)}"
             )
-        if self.trusted_before:
-            lines.append(f"  already trusted: {', '.join(self.trusted_before)}")
+        if self.trusted_before or self.agents_trusted_before:
+            earlier = (*self.trusted_before, *self.agents_trusted_before)
+            lines.append(f"  already trusted: {', '.join(earlier)}")
         for skill in self.skills:
             lines.append(f"  {skill.name}: {skill.description}")
             lines.append(f"      {skill.path}")
+        for definition in self.agents:
+            lines.extend(_agent_lines(definition))
         if self.over_cap:
             lines.append(
                 f"  {', '.join(self.over_cap)}: more than {MAX_FILES} files, "
@@ -158,6 +176,25 @@ class SkillTrustRequest:
                 "that cannot be listed); later changes past that are not noticed"
             )
         return lines
+
+
+def _agent_lines(definition: SubagentDefinition) -> list[str]:
+    """A subagent definition in the question: its name and description, where it is, what it
+    may use and which model it names (its instructions are not drawn: the file is named)."""
+    tools = "all the chat's" if definition.tools is None else ", ".join(definition.tools)
+    if definition.tools == ():
+        tools = "none"
+    if definition.denied_tools:
+        tools += f" (never: {', '.join(definition.denied_tools)})"
+    model = definition.model or "the chat's"
+    lines = [
+        f"  {definition.name}: subagent: {definition.description}",
+        f"      {definition.label}",
+        f"      tools: {tools}; model: {model}",
+    ]
+    if definition.shadows:
+        lines.append(f"      replaces {', '.join(definition.shadows)} (of the same name)")
+    return lines
 
 
 class SkillTrustPrompt(Protocol):
@@ -186,6 +223,9 @@ class _Record:
     skill_files: dict[str, dict[str, list[object]]] = field(default_factory=dict)
     # name -> the skill's folder as pinned when it was shown (FolderPin.to_json)
     folders: dict[str, dict[str, object]] = field(default_factory=dict)
+    # subagent definitions: label -> digest of each trusted, of each declined
+    agents: dict[str, str] = field(default_factory=dict)
+    declined_agents: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -196,17 +236,22 @@ class ProjectTrust:
     trusted_files: tuple[str, ...] = ()  # labels of files found now, trusted as they are
     declined_files: tuple[str, ...] = ()
     undecided_files: tuple[InstructionFile, ...] = ()  # new or changed since decided
+    # The project's subagent definitions found now, each on its own like a file (by label).
+    trusted_agents: tuple[str, ...] = ()
+    declined_agents: tuple[str, ...] = ()
+    undecided_agents: tuple[SubagentDefinition, ...] = ()
 
     @property
     def status(self) -> Status:
-        """ask while anything is undecided; else the skills' decision, or the files'."""
-        if self.skills == "ask" or self.undecided_files:
+        """ask while anything is undecided; else the skills' decision, or the files' and
+        definitions' (trusted when any is)."""
+        if self.skills == "ask" or self.undecided_files or self.undecided_agents:
             return "ask"
         if self.skills != "none":
             return self.skills
-        if self.trusted_files:
+        if self.trusted_files or self.trusted_agents:
             return "trusted"
-        return "declined" if self.declined_files else "none"
+        return "declined" if self.declined_files or self.declined_agents else "none"
 
 
 def _assess(
@@ -214,9 +259,10 @@ def _assess(
     skills: Mapping[str, str],
     files: Sequence[InstructionFile],
     moved: Sequence[str] = (),
+    agents: Sequence[SubagentDefinition] = (),
 ) -> ProjectTrust:
-    """Each file on its own (by label and digest), the skills as one set (`moved`: skills in
-    another folder than the one decided about)."""
+    """Each file and subagent definition on its own (by label and digest), the skills as one
+    set (`moved`: skills in another folder than the one decided about)."""
     if not skills:
         skill_status: Status = "none"
     elif record is not None and record.skills == dict(skills) and not moved:
@@ -225,28 +271,58 @@ def _assess(
         skill_status = "ask"
     trusted = record.files if record else {}
     declined = record.declined_files if record else {}
+    yes = record.agents if record else {}
+    no = record.declined_agents if record else {}
     return ProjectTrust(
         skill_status,
         tuple(f.label for f in files if trusted.get(f.label) == f.sha256),
         tuple(f.label for f in files if declined.get(f.label) == f.sha256),
         tuple(f for f in files if f.sha256 not in (trusted.get(f.label), declined.get(f.label))),
+        tuple(a.label for a in agents if yes.get(a.label) == a.sha256),
+        tuple(a.label for a in agents if no.get(a.label) == a.sha256),
+        tuple(a for a in agents if a.sha256 not in (yes.get(a.label), no.get(a.label))),
     )
+
+
+def _decide_each(
+    trusted: Mapping[str, str],
+    declined: Mapping[str, str],
+    asked: Mapping[str, str],
+    decision: Decision,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The trusted and declined label -> digest maps once `asked` was answered: each label
+    asked about moves to the answer's side with the digest shown; the others stay."""
+    yes, no = dict(trusted), dict(declined)
+    for label, digest in asked.items():
+        # A no is about the label's earlier content too: it is not kept trusted either.
+        (yes if decision == "trusted" else no)[label] = digest
+        (no if decision == "trusted" else yes).pop(label, None)
+    return yes, no
 
 
 def _decided(before: _Record | None, request: SkillTrustRequest, decision: Decision) -> _Record:
     """The record once the person answered `request`: the files it listed join the trusted
     or the declined ones; the skills' decision changes only when it asked about them."""
-    trusted = dict(before.files) if before else {}
-    declined = dict(before.declined_files) if before else {}
-    for label, digest in request.files.items():
-        if decision == "trusted":
-            trusted[label] = digest
-            declined.pop(label, None)
-        else:  # the label's earlier content is not kept trusted either: a no is about it
-            declined[label] = digest
-            trusted.pop(label, None)
+    trusted, declined = _decide_each(
+        before.files if before else {},
+        before.declined_files if before else {},
+        request.files,
+        decision,
+    )
+    agents, declined_agents = _decide_each(
+        before.agents if before else {},
+        before.declined_agents if before else {},
+        request.agent_digests,
+        decision,
+    )
     if before is not None and not request.decides_skills:
-        return replace(before, files=trusted, declined_files=declined)
+        return replace(
+            before,
+            files=trusted,
+            declined_files=declined,
+            agents=agents,
+            declined_agents=declined_agents,
+        )
     skills = {name: digest.sha256 for name, digest in request.digests.items()}
     files = {
         name: {file: [short, size] for file, short, size in digest.files}
@@ -254,7 +330,9 @@ def _decided(before: _Record | None, request: SkillTrustRequest, decision: Decis
     }
     folders = {s.name: s.folder.to_json() for s in request.skills if s.folder is not None}
     fingerprint = _fingerprint(request.digests)
-    return _Record(decision, fingerprint, skills, trusted, declined, files, folders)
+    return _Record(
+        decision, fingerprint, skills, trusted, declined, files, folders, agents, declined_agents
+    )
 
 
 def _moved(record: _Record | None, skills: Sequence[Skill]) -> tuple[str, ...]:
@@ -281,30 +359,34 @@ class SkillTrustStore:
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
+        agents: Sequence[SubagentDefinition] = (),
     ) -> ProjectTrust:
-        """What is decided about the project's skills and these instruction files."""
+        """What is decided about the project's skills, these instruction files and these
+        subagent definitions."""
         record = self._load().get(str(project.resolve()))
         found = {name: digest.sha256 for name, digest in digests(skills).items()}
-        return _assess(record, found, instructions, _moved(record, skills))
+        return _assess(record, found, instructions, _moved(record, skills), agents)
 
     def status(
         self,
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
+        agents: Sequence[SubagentDefinition] = (),
     ) -> Status:
         """none: no project skills or instruction files; ask: something is undecided; else
         the skills' decision (or, without skills, trusted when any file found is)."""
-        return self.state(project, skills, instructions).status
+        return self.state(project, skills, instructions, agents).status
 
     def review(
         self,
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
+        agents: Sequence[SubagentDefinition] = (),
     ) -> tuple[Status, SkillTrustRequest | None]:
         """The status, and the question when something is undecided (one hashing)."""
-        trust, request = self.assess(project, skills, instructions)
+        trust, request = self.assess(project, skills, instructions, agents)
         return trust.status, request
 
     def assess(
@@ -312,12 +394,14 @@ class SkillTrustStore:
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
+        agents: Sequence[SubagentDefinition] = (),
     ) -> tuple[ProjectTrust, SkillTrustRequest | None]:
         """What is decided, and a question about only what is not (None when nothing is)."""
         record = self._load().get(str(project.resolve()))
         found = digests(skills)
         found_digests = {n: d.sha256 for n, d in found.items()}
-        trust = _assess(record, found_digests, instructions, _moved(record, skills))
+        moved = _moved(record, skills)
+        trust = _assess(record, found_digests, instructions, moved, agents)
         if trust.status != "ask":
             return trust, None
         asks_skills = trust.skills == "ask"
@@ -327,34 +411,43 @@ class SkillTrustStore:
             found if asks_skills else {},
             trust.undecided_files,
             record,
+            trust.undecided_agents,
         )
         if not asks_skills:
             request = replace(request, decides_skills=False, skills_status=trust.skills)
-        return trust, replace(request, trusted_before=trust.trusted_files)
+        return trust, replace(
+            request,
+            trusted_before=trust.trusted_files,
+            agents_trusted_before=trust.trusted_agents,
+        )
 
     def question(
         self,
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
+        agents: Sequence[SubagentDefinition] = (),
     ) -> SkillTrustRequest:
         """The question `agent skills trust` asks, by the chat's rule: an answer decides what
         the question lists. While anything is new or changed, that alone is asked about (as
         the chat asks: a no to a changed file keeps an unchanged file's earlier yes, shown as
         already trusted); with everything decided, it is everything found, decided again (a
         yes takes back a no, a no takes back a yes)."""
-        _, request = self.assess(project, skills, instructions)
-        return request if request is not None else self.request(project, skills, instructions)
+        _, request = self.assess(project, skills, instructions, agents)
+        if request is not None:
+            return request
+        return self.request(project, skills, instructions, agents)
 
     def request(
         self,
         project: Path,
         skills: Sequence[Skill],
         instructions: Sequence[InstructionFile] = (),
+        agents: Sequence[SubagentDefinition] = (),
     ) -> SkillTrustRequest:
         """The question about everything found, with the changes."""
         record = self._load().get(str(project.resolve()))
-        return self._request(project, skills, digests(skills), instructions, record)
+        return self._request(project, skills, digests(skills), instructions, record, agents)
 
     def _request(
         self,
@@ -363,6 +456,7 @@ class SkillTrustStore:
         found: Mapping[str, SkillDigest],
         instructions: Sequence[InstructionFile],
         record: _Record | None,
+        agents: Sequence[SubagentDefinition] = (),
     ) -> SkillTrustRequest:
         now = {name: digest.sha256 for name, digest in found.items()}
         added, changed, removed = _changes(record.skills if record else {}, now)
@@ -372,13 +466,21 @@ class SkillTrustStore:
             removed = ()  # the skills are not asked about: nothing to say about them
         known = {**(record.declined_files if record else {}), **(record.files if record else {})}
         files_added, files_changed, _ = _changes(known, file_digests(instructions))
+        known_agents = {
+            **(record.declined_agents if record else {}),
+            **(record.agents if record else {}),
+        }
+        agents_added, agents_changed, _ = _changes(
+            known_agents, {definition.label: definition.sha256 for definition in agents}
+        )
         return SkillTrustRequest(
             project=project,
             skills=tuple(skills),
             digests=found,
             instructions=tuple(instructions),
-            added=files_added + added,
-            changed=files_changed + changed,
+            agents=tuple(agents),
+            added=files_added + added + agents_added,
+            changed=files_changed + changed + agents_changed,
             removed=removed,
             moved=moved,
             asked_before=record is not None,
@@ -456,6 +558,11 @@ def _record_from(value: dict[str, object]) -> _Record:
     folders = value.get("folders") or {}
     if not isinstance(skill_files, dict) or not isinstance(folders, dict):
         raise TypeError("skill_files")
+    agents = dict(value.get("agents") or {})  # type: ignore[call-overload]
+    declined_agents = dict(value.get("declined_agents") or {})  # type: ignore[call-overload]
+    for label, digest in (*agents.items(), *declined_agents.items()):
+        if not isinstance(label, str) or not isinstance(digest, str):
+            raise TypeError(label)
     return _Record(
         value["decision"],
         str(value["fingerprint"]),
@@ -464,6 +571,8 @@ def _record_from(value: dict[str, object]) -> _Record:
         declined,
         skill_files,
         folders,
+        agents,
+        declined_agents,
     )
 
 
@@ -483,6 +592,9 @@ def _record_json(record: _Record) -> dict[str, object]:
         data["per_file"] = True
         data["files"] = record.files
         data["declined_files"] = record.declined_files
+    if record.agents or record.declined_agents:  # absent without any: records read as before
+        data["agents"] = record.agents
+        data["declined_agents"] = record.declined_agents
     return data
 
 

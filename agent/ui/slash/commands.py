@@ -236,7 +236,24 @@ async def _skills(chat: ChatSession, argument: str) -> None:
         print(fit(f"  {sanitize_line(skill.name)} ({skill.scope}){active}{hidden}: {about}"))
     for name, why in off.items():  # project skills not in use, and why
         print(fit(f"  {sanitize_line(name)} (project) off: {sanitize_line(why)}"))
+    _subagent_definitions(chat)
     return None
+
+
+def _subagent_definitions(chat: ChatSession) -> None:
+    """The subagent definitions this chat may use, then the project's that are off and why."""
+    off = chat.agent_definitions_off()
+    if not chat.agent_definitions and not off:
+        return
+    say("Subagent definitions:")
+    for definition in chat.agent_definitions:
+        about = sanitize_line(first_line(definition.description))
+        print(fit(f"  {sanitize_line(definition.name)} ({definition.scope}): {about}"))
+    for definition in chat.agent_discovery.project():
+        why = off.get(definition.label)
+        if why is not None:
+            name = sanitize_line(definition.name)
+            print(fit(f"  {name} (project) off: {sanitize_line(why)}"))
 
 
 async def _skill(chat: ChatSession, argument: str) -> None:
