@@ -349,3 +349,53 @@ def test_a_resumed_session_lists_its_subagents_never_runs_them_and_exports_them(
     assert "## Subagent explore \\#1 started" in story  # Markdown's # escaped
     assert "## explore \\#1 · Tool result" in story and "A-CONTENT" in story
     assert "**Subagent explore \\#1 answered**; its answer:" in story
+
+
+def test_a_project_definition_runs_only_once_trusted_with_only_its_tools(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".agents" / "agents").mkdir(parents=True)
+    (project / ".agents" / "agents" / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews a diff.\ntools: Read, Grep\n---\n"
+        "REVIEWER-INSTRUCTIONS: list the problems.\n"
+    )
+    review = delegate("d1", "reviewer", "SUB-REVIEW: review it")
+    untrusted = [{"when": "PARENT", "tool_calls": [review]}, {"when": "PARENT", "text": "No."}]
+    fake = FakeModelProcess(tmp_path, untrusted)
+    try:
+        run = oneshot_without_terminal(fake.base_url, "PARENT: review", chat_env, project)
+        refused = fake.requests()
+    finally:
+        fake.stop()
+    assert "not trusted and stay off" in run.stderr
+    assert "delegate" in tool_names(refused[0])
+    kinds = next(t for t in refused[0]["body"]["tools"] if t["function"]["name"] == "delegate")
+    assert kinds["function"]["parameters"]["properties"]["kind"]["enum"] == ["explore", "general"]
+    assert "invalid arguments for delegate" in refused[-1]["body"]["messages"][-1]["content"]
+    assert not [r for r in refused if first_user(r).startswith("SUB-REVIEW")]
+
+    trusted = [
+        {"when": "PARENT", "tool_calls": [review]},
+        {"when": "SUB-REVIEW", "tool_calls": [
+            {"id": "w1", "name": "write_file", "arguments": {"path": "x", "content": "x"}}]},
+        {"when": "SUB-REVIEW", "text": "One problem found."},
+        {"when": "PARENT", "text": "Reviewed."},
+    ]  # fmt: skip
+    with scripted_chat(tmp_path, trusted, chat_env, project) as (chat, fake):
+        chat.expect("›")
+        chat.send("PARENT: review\r")
+        chat.expect(r"Use these subagent definitions in this project\? \[y\] yes")
+        chat.send("y")
+        chat.expect("reviewer #1 started: SUB-REVIEW")
+        chat.expect("✓ reviewer #1 answered")
+        chat.expect("Reviewed.")
+        chat.expect("›")
+        finish(chat)
+        requests = fake.requests()
+    sub = [r for r in requests if first_user(r).startswith("SUB-REVIEW")]
+    assert tool_names(sub[0]) == {"read_file", "search_files"}
+    assert "REVIEWER-INSTRUCTIONS" in sub[0]["body"]["messages"][0]["content"]
+    assert "no tool named 'write_file'" in sub[-1]["body"]["messages"][-1]["content"]
+    assert not (project / "x").exists()
