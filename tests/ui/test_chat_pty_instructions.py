@@ -224,6 +224,6 @@ def test_context_counts_what_the_next_request_sends(
     parts = ("system prompt", "tools", "messages", "attachments")
     assert sum(shown[name] for name in parts) == shown["total"]
     assert shown["instruction files"] > 0
-    # read_file, list_files, search_files, write_file, edit_file, run_command and the 2
-    # skill tools
-    assert shown["tools"] > 0 and len(request["tools"]) == 8
+    # read_file, list_files, search_files, write_file, edit_file, run_command, update_todos,
+    # delegate and the 2 skill tools
+    assert shown["tools"] > 0 and len(request["tools"]) == 10
