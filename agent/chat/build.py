@@ -8,13 +8,14 @@ never loads any of it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
 from agent.chat.file_changes import FileChangeLog
+from agent.chat.plan_review import NoPersonReviews, PlanReviewer
 from agent.chat.prompt import SystemPrompt
 from agent.chat.server_notes import server_notes_section
 from agent.chat.skill_folders import ActiveSkillFolders
@@ -51,6 +52,7 @@ class FrontEnd:
     elicitation: Callable[[], ElicitationHandler]
     report: Callable[[str], None]  # MCP servers coming up, failing, not trusted
     quiet: bool = False  # servers' "ready" lines in their logs only (agent -p, not --verbose)
+    plans: PlanReviewer = field(default_factory=NoPersonReviews)  # present_plan's question
 
 
 def build_chat(
@@ -91,6 +93,7 @@ def build_chat(
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
         deferral=deferral,
+        plan_reviewer=front.plans,
     )
     system_prompt = _system_prompt(project, instructions, skill_session, host, conversation)
     return ChatSession(
@@ -157,9 +160,9 @@ def _system_prompt(
     conversation: Conversation,
 ) -> SystemPrompt:
     """Composed for each request: the instruction files, the skills catalog, the MCP servers'
-    instructions and which of their tools are deferred, the active skills, then the session
-    memory of this conversation (the ones that change least first: the cached prefix lasts
-    longer)."""
+    instructions and which of their tools are deferred, the active skills, plan mode's part
+    while it is on, then the session memory of this conversation (the ones that change least
+    first: the cached prefix lasts longer)."""
     deferral = conversation.deferral
     return SystemPrompt(
         project,
@@ -169,6 +172,7 @@ def _system_prompt(
             ("server instructions", lambda: server_notes_section(host.server_instructions())),
             ("deferred tools", deferral.prompt_line if deferral else lambda: ""),
             ("active skills", skills.active_section),
+            ("plan mode", conversation.plan.prompt_section),
             ("session memory", lambda: memory_section(conversation.memory)),
         ],
     )

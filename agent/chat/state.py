@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from agent.chat.conversation import Conversation
 from agent.chat.file_changes import FileChangeLog
+from agent.chat.plan_mode import PlanState
 from agent.errors import AgentError
 from agent.mcp.host import McpHost
 from agent.messages import estimate_tokens
@@ -190,6 +191,7 @@ class ChatSession:
             self.conversation.deferral.reset()
         if self.file_changes is not None:
             self.file_changes.reset()
+        self.conversation.plan.reset()  # the mode carries on; the new file records it
 
     def resume(self, source: Path | LoadedSession) -> list[str]:
         """Continue the session saved at `source` (or already loaded from there); returns
@@ -207,6 +209,10 @@ class ChatSession:
         if self.file_changes is not None:  # its changes can still be undone
             self.file_changes.restore(rebuilt.file_changes, rebuilt.undone, loaded.header.project)
         notes.extend(self._changed_skills(self.skills.active.snapshots))
+        mode = rebuilt.plan_mode
+        self.conversation.plan.restore(PlanState(mode.on, mode.mcp))
+        if mode.on:
+            notes.append("this session is in plan mode (/plan or Shift-Tab leaves it)")
         if rebuilt.model and rebuilt.model != self.model_name:
             self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))
             notes.append(f"this session used {rebuilt.model}; it continues with {self.model_name}")

@@ -318,6 +318,23 @@ class UndoEvent:
 
 
 @dataclass(frozen=True)
+class PlanModeEvent:
+    """The chat's mode from here on: plan mode on or off, and whether the person allowed MCP
+    tools in it (`/plan mcp`); resume restores the last one."""
+
+    on: bool
+    mcp: bool = False
+    kind: ClassVar[str] = "plan_mode"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "on": self.on, "mcp": self.mcp}
+
+    @classmethod
+    def from_json(cls, data: Json) -> PlanModeEvent:
+        return cls(_field(data, "on", bool), _field(data, "mcp", bool, False))
+
+
+@dataclass(frozen=True)
 class UnknownEvent:
     """An event of a kind this version does not know (from a newer one, say), kept as saved
     (without its time stamp)."""
@@ -345,6 +362,7 @@ SessionEvent = (
     | ToolsFoundEvent
     | FileChangeEvent
     | UndoEvent
+    | PlanModeEvent
     | UnknownEvent
 )
 MESSAGE_EVENTS = (UserEvent, AssistantEvent, ToolResultEvent)
@@ -363,6 +381,7 @@ _KINDS: dict[str, Any] = {
         ToolsFoundEvent,
         FileChangeEvent,
         UndoEvent,
+        PlanModeEvent,
     )
 }
 

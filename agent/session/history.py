@@ -17,6 +17,7 @@ from agent.session.events import (
     CompactionEvent,
     FileChangeEvent,
     ModelChangeEvent,
+    PlanModeEvent,
     Recorded,
     SkillActivationEvent,
     ToolsFoundEvent,
@@ -46,6 +47,7 @@ class Rebuilt:
     # Files changed by the tools, with when (the whole session's: compaction forgets none).
     file_changes: list[tuple[str | None, FileChangeEvent]] = field(default_factory=list)
     undone: set[int] = field(default_factory=set)  # numbers of the changes /undo took back
+    plan_mode: PlanModeEvent = field(default_factory=lambda: PlanModeEvent(False))  # the last
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
@@ -96,6 +98,8 @@ def _absorb(
         rebuilt.file_changes.append((recorded.at, event))
     elif isinstance(event, UndoEvent):
         rebuilt.undone.add(event.number)
+    elif isinstance(event, PlanModeEvent):
+        rebuilt.plan_mode = event
     return None
 
 
