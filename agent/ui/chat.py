@@ -43,6 +43,7 @@ from agent.ui.toolbar import StatusToolbar
 from agent.ui.typeahead import TypeAhead
 
 T = TypeVar("T")
+PLAN_NOT_YET = "Shift-Tab: the chat is still starting; press it again in a moment."
 
 
 @dataclass
@@ -198,9 +199,9 @@ def _bindings(chat: Callable[[], ChatSession | None] = lambda: None) -> KeyBindi
     @bindings.add("s-tab", filter=~has_completions)
     def _plan_mode(event: KeyPressEvent) -> None:
         current = chat()
-        if current is None:  # still starting: there is no chat to switch yet
-            return
-        line = switch_plan_mode(current)
+        # Still starting (a split second): there is no chat to switch yet, and a key that
+        # does nothing must say so.
+        line = PLAN_NOT_YET if current is None else switch_plan_mode(current)
         run_in_terminal(lambda: print(styled(line, "yellow")))
 
     return bindings

@@ -126,6 +126,8 @@ def test_shift_tab_turns_plan_mode_on_and_off(tmp_path: Path, chat_env: dict[str
     turns = [{"text": "Planned answer."}, {"text": "Normal answer."}]
     with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
         chat.expect("›")
+        chat.send("/plan off\r")  # a command waits until the chat is set up
+        chat.expect("Plan mode is off.")
         chat.send(SHIFT_TAB)
         chat.expect("Plan mode: the model investigates")
         chat.send("first\r")
