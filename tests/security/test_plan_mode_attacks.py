@@ -130,3 +130,38 @@ def test_plan_mode_with_mcp_offers_the_search_and_still_asks_every_mcp_call(
     assert write.startswith(REFUSED)
     assert called(calls) == []
     assert not (tmp_path / "x.txt").exists()
+
+
+def test_a_hostile_plan_is_sanitised_paged_and_y_counts_only_on_its_last_page(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    hostile = "\x1b[2J\x1b[H\x1b]0;pwned\x07cleared? \u202eevil"
+    steps = "\n".join(f"{n}. step {n}" for n in range(1, 80))
+    plan = f"# Plan {hostile}\n\n{steps}\n\nLAST LINE OF THE PLAN\n"
+    turns = [answer(("p1", "present_plan", {"plan": plan})), {"text": "Carrying on."}]
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("/plan\r")
+        chat.expect("Plan mode: ")
+        chat.send("plan\r")
+        chat.expect("-- lines 1-")
+        drawn = chat.before
+        chat.send("y")  # the plan's end was never on screen: this carries nothing out
+        chat.expect("y counts once the whole plan has been shown")
+        drawn += chat.before
+        chat.send(" ")
+        chat.expect("-- lines 37-")
+        drawn += chat.before
+        chat.send(" ")
+        chat.expect("carry it out")
+        drawn += chat.before
+        chat.send("y")
+        chat.expect("Carrying on.")
+        chat.expect("›")
+        finish(chat)
+        requests = fake.requests()
+
+    assert "LAST LINE OF THE PLAN" in drawn
+    for raw in ("\x1b[2J", "\x1b]0;", "\x07", "\u202e"):
+        assert raw not in drawn
+    assert results(requests[1])[-1].startswith("The person accepted the plan")
