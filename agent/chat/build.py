@@ -8,7 +8,7 @@ never loads any of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,7 @@ from agent.chat.approval import Approver
 from agent.chat.conversation import Conversation
 from agent.chat.delegate import DelegateToolset
 from agent.chat.file_changes import FileChangeLog
+from agent.chat.plan_review import NoPersonReviews, PlanReviewer
 from agent.chat.prompt import NamedSection, SystemPrompt
 from agent.chat.server_notes import server_notes_section
 from agent.chat.skill_folders import ActiveSkillFolders
@@ -57,6 +58,7 @@ class FrontEnd:
     elicitation: Callable[[], ElicitationHandler]
     report: Callable[[str], None]  # MCP servers coming up, failing, not trusted
     quiet: bool = False  # servers' "ready" lines in their logs only (agent -p, not --verbose)
+    plans: PlanReviewer = field(default_factory=NoPersonReviews)  # present_plan's question
 
 
 def build_chat(
@@ -92,6 +94,7 @@ def build_chat(
         max_tool_rounds=settings.loop.max_tool_rounds,
         recorder=recorder,
         deferral=_deferral(settings, host, context_window),
+        plan_reviewer=front.plans,
     )
     system_prompt = _system_prompt(project, instructions, tools, conversation)
     chat = ChatSession(
@@ -258,10 +261,10 @@ def _system_prompt(
     project: Path, instructions: ProjectInstructions, tools: _ChatTools, conversation: Conversation
 ) -> SystemPrompt:
     """Composed for each request: the instruction files, the skills catalog, the MCP servers'
-    instructions and which of their tools are deferred, the active skills, the session
-    memory of this conversation, then the model's task list once compaction took its last
-    update from the history (the ones that change least first: the cached prefix lasts
-    longer)."""
+    instructions and which of their tools are deferred, the active skills, plan mode's part
+    while it is on, the session memory of this conversation, then the model's task list once
+    compaction took its last update from the history (the ones that change least first: the
+    cached prefix lasts longer)."""
     deferral, skills, host = conversation.deferral, tools.skills, tools.host
     return SystemPrompt(
         project,
@@ -271,6 +274,7 @@ def _system_prompt(
             ("server instructions", lambda: server_notes_section(host.server_instructions())),
             ("deferred tools", deferral.prompt_line if deferral else lambda: ""),
             ("active skills", skills.active_section),
+            ("plan mode", conversation.plan.prompt_section),
             ("session memory", lambda: memory_section(conversation.memory)),
             ("task list", lambda: tools.todos.section(conversation.history)),
         ],

@@ -38,6 +38,8 @@ from agent.chat.events import (
     UsageReported,
 )
 from agent.chat.history import History, Recorder
+from agent.chat.plan_mode import PlanMode, PlanState
+from agent.chat.plan_review import NoPersonReviews, PlanReviewer, PresentPlan
 from agent.chat.tool_order import ToolOrder
 from agent.errors import AgentError
 from agent.messages import (
@@ -53,7 +55,7 @@ from agent.messages import (
     user_message,
 )
 from agent.model import ChatModel, TextChunk, accepts_images
-from agent.session.events import ApprovalEvent, ToolsFoundEvent
+from agent.session.events import ApprovalEvent, PlanModeEvent, ToolsFoundEvent
 from agent.text import plural
 from agent.tools.base import (
     CallRefusedError,
@@ -86,6 +88,7 @@ class Conversation:
         max_tool_rounds: int = 25,
         recorder: Recorder | None = None,
         deferral: ToolDeferral | None = None,
+        plan_reviewer: PlanReviewer | None = None,
     ) -> None:
         self.model = model
         self.toolsets = list(toolsets)
@@ -98,15 +101,24 @@ class Conversation:
         self.deferral = deferral
         if deferral is not None:
             deferral.on_found = self._record_found
+        # Plan mode: only tools that change nothing, and present_plan, which asks the person.
+        self.plan = PlanMode()
+        self.plan.record = self._record_plan_mode
+        self.present_plan = PresentPlan(self.plan, plan_reviewer or NoPersonReviews())
+        self.plan.present_tool = self.present_plan
 
     def _record_found(self, names: tuple[str, ...]) -> None:
         self.history.record(ToolsFoundEvent(names))
 
+    def _record_plan_mode(self, state: PlanState) -> None:
+        self.history.record(PlanModeEvent(state.on, state.mcp))
+
     def next_tools(self, *, remember: bool = False) -> dict[str, Tool]:
         """The tools of the next request in the order it sends them (deferred MCP tools left
         out); `remember`: this is the request, so new tools take their places for good.
-        ToolConflictError when two sources offer one name."""
-        tools = combine(self.toolsets)
+        ToolConflictError when two sources offer one name. In plan mode only what it admits,
+        left out before deferral, so a tool plan mode refuses is never found either."""
+        tools = self.plan.offered(combine(self.toolsets))
         if self.deferral is not None:
             tools = self.deferral.plan(tools).offered
         return self.tool_order.arrange(tools) if remember else self.tool_order.peek(tools)
@@ -161,6 +173,7 @@ class Conversation:
     async def turn(self, text: str, parts: Sequence[Part] = ()) -> AsyncIterator[Event]:
         """Take the person's message (and what they attached) and run the model and tools
         until it answers."""
+        self.plan.settle()  # the mode this turn runs in, recorded before its message
         self.history.add(user_message(text, parts))
         partial: list[str] = []
         try:
@@ -327,6 +340,10 @@ class Conversation:
         if tool is None and self.deferral is not None:
             tool = self.deferral.found_tool(call.name)  # found by a search of this round
         step = _Step(call, number, of, tool)
+        refused = self._plan_refusal(call, tool)
+        if refused is not None:  # for good: accepting a plan later in the answer lifts none
+            step.result, step.plan_refused = refused, True
+            return step
         checked = self._checked(call, tool)
         if isinstance(checked, ToolResult):
             step.result = checked
@@ -353,7 +370,9 @@ class Conversation:
         what it does (an edit of the text a call before it wrote is refused until then): a
         call whose preview now differs from the one answered is asked again, alone, so what
         runs is always what was shown."""
-        if step.tool is None or (step.result is not None and state.ran):
+        if step.plan_refused:
+            pass  # made while plan mode was on: the model had not seen a plan accepted
+        elif step.tool is None or (step.result is not None and state.ran):
             step, decision = self._plan(step.call, tools, step.number, step.of), None
         elif decision is not None and decision.approved and state.ran and _previewed(step):
             again = self._plan(step.call, tools, step.number, step.of)
@@ -375,7 +394,9 @@ class Conversation:
         """Run the planned call as decided (refused, declined, stopped, approved, or needing
         no approval) and keep its result."""
         tool, request = step.tool, step.request
-        yield ToolCallStarted(step.call, tool.spec if tool else None, asked=request is not None)
+        # present_plan's dialog shows the whole plan: its line need not repeat it.
+        asked = request is not None or (tool is self.present_plan and step.result is None)
+        yield ToolCallStarted(step.call, tool.spec if tool else None, asked=asked)
         result = step.result
         if result is None and request is not None:
             assert decision is not None  # every question was answered before its call runs
@@ -393,6 +414,8 @@ class Conversation:
             assert tool is not None and step.arguments is not None
             state.ran = True
             result = await _run_tool(step.arguments, tool.run)
+            if tool is self.present_plan and self.present_plan.take_stop():
+                state.stopped = True  # the person stopped the turn at the plan
         self.history.add(tool_message(step.call, result))
         yield ToolFinished(step.call, result)
 
@@ -426,6 +449,20 @@ class Conversation:
         for call in rest:
             self.history.add(tool_message(call, ToolResult(NOT_RUN_STOPPED, is_error=True)))
         return _stopped_notice(len(rest))
+
+    def _plan_refusal(self, call: ToolCall, tool: Tool | None) -> ToolResult | None:
+        """Plan mode's refusal of a call it does not admit: a tool it left out of the request
+        (the model may name any tool it knows of), or one a search of this round found."""
+        if not self.plan.on:
+            return None
+        if tool is None:
+            try:
+                tool = combine(self.toolsets).get(call.name)
+            except AgentError:
+                return None
+            if tool is None:  # no such tool: said so as in the normal mode
+                return None
+        return None if self.plan.admits(tool) else self.plan.refusal(call.name)
 
     def _checked(self, call: ToolCall, tool: Tool | None) -> dict[str, Any] | ToolResult:
         """The call's arguments when it may be asked about; an error result when it cannot run
@@ -501,6 +538,7 @@ class _Step:
     arguments: dict[str, Any] | None = None
     result: ToolResult | None = None  # decided without asking: it cannot run as proposed
     request: ApprovalRequest | None = None  # what the person is asked
+    plan_refused: bool = False  # refused by plan mode: never planned again in this answer
 
 
 @dataclass

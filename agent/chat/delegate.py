@@ -6,10 +6,10 @@ makes asks the person like the chat's own. The calls of one answer to it run at 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from agent.chat.subagent_kinds import SubagentKind
+from agent.chat.subagent_kinds import EXPLORE, SubagentKind
 from agent.messages import ToolResult
 from agent.tools.base import Tool, ToolSpec
 
@@ -35,14 +35,22 @@ class DelegateTool:
     subagents: Delegator
     depth: int
     parent: Any = None  # the SubagentRun that started it
+    # Plan mode's form (tools/base.PlanModeTool): only read-only `explore` subagents, so it
+    # vouches that it changes nothing, and refuses any other kind even if asked.
+    explore_only: bool = False
 
     @property
     def runs_alongside(self) -> bool:
         return True  # several subagents of one answer run at once (tools/base.ConcurrentTool)
 
+    def in_plan_mode(self) -> DelegateTool:
+        return replace(self, explore_only=True)
+
     @property
     def spec(self) -> ToolSpec:
         kinds = self.subagents.kinds()
+        if self.explore_only:
+            kinds = {EXPLORE: kinds[EXPLORE]}
         listed = "\n".join(f"- {name}: {kind.description}" for name, kind in kinds.items())
         return ToolSpec(
             name=DELEGATE,
@@ -72,9 +80,12 @@ class DelegateTool:
             },
             requires_approval=False,
             source="built-in",
+            changes_nothing=self.explore_only,
         )
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        if self.explore_only and arguments.get("kind") != EXPLORE:
+            return ToolResult("in plan mode only explore subagents can be started", True)
         servers = frozenset(str(name) for name in arguments.get("servers") or ())
         return await self.subagents.run(
             str(arguments["kind"]), str(arguments["task"]), servers, self.depth, self.parent

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from agent.chat.conversation import Conversation
 from agent.chat.file_changes import FileChangeLog
+from agent.chat.plan_mode import PlanState
 from agent.chat.subagents import Subagents
 from agent.chat.todos import TodoList
 from agent.errors import AgentError
@@ -217,6 +218,7 @@ class ChatSession:
         if self.subagents is not None:
             self.subagents.reset()
         self.todos.reset()
+        self.conversation.plan.reset()  # the mode carries on; the new file records it
 
     def resume(self, source: Path | LoadedSession) -> list[str]:
         """Continue the session saved at `source` (or already loaded from there); returns
@@ -237,6 +239,10 @@ class ChatSession:
             self.subagents.restore(rebuilt.subagents)
         self.todos.restore(rebuilt.todos)
         notes.extend(self._changed_skills(self.skills.active.snapshots))
+        mode = rebuilt.plan_mode
+        self.conversation.plan.restore(PlanState(mode.on, mode.mcp))
+        if mode.on:
+            notes.append("this session is in plan mode (/plan or Shift-Tab leaves it)")
         if rebuilt.model and rebuilt.model != self.model_name:
             self.recorder.record(ModelChangeEvent(rebuilt.model, self.model_name))
             notes.append(f"this session used {rebuilt.model}; it continues with {self.model_name}")

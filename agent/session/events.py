@@ -429,6 +429,23 @@ class TodosEvent:
 
 
 @dataclass(frozen=True)
+class PlanModeEvent:
+    """The chat's mode from here on: plan mode on or off, and whether the person allowed MCP
+    tools in it (`/plan mcp`); resume restores the last one."""
+
+    on: bool
+    mcp: bool = False
+    kind: ClassVar[str] = "plan_mode"
+
+    def to_json(self) -> Json:
+        return {"type": self.kind, "on": self.on, "mcp": self.mcp}
+
+    @classmethod
+    def from_json(cls, data: Json) -> PlanModeEvent:
+        return cls(_field(data, "on", bool), _field(data, "mcp", bool, False))
+
+
+@dataclass(frozen=True)
 class UnknownEvent:
     """An event of a kind this version does not know (from a newer one, say), kept as saved
     (without its time stamp)."""
@@ -460,6 +477,7 @@ SessionEvent = (
     | SubagentEvent
     | SubagentEndEvent
     | TodosEvent
+    | PlanModeEvent
     | UnknownEvent
 )
 MESSAGE_EVENTS = (UserEvent, AssistantEvent, ToolResultEvent)
@@ -482,6 +500,7 @@ _KINDS: dict[str, Any] = {
         SubagentEvent,
         SubagentEndEvent,
         TodosEvent,
+        PlanModeEvent,
     )
 }
 _WRAPPERS = {SubagentStartEvent.kind, SubagentEvent.kind, SubagentEndEvent.kind}

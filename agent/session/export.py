@@ -20,6 +20,7 @@ from agent.session.events import (
     CompactionEvent,
     FileChangeEvent,
     ModelChangeEvent,
+    PlanModeEvent,
     Recorded,
     SkillActivationEvent,
     SubagentEndEvent,
@@ -184,6 +185,8 @@ class _Renderer:
             return [f"**Undone** (/undo): change {event.number}, {_code(event.path)}."]
         if isinstance(event, TodosEvent):
             return [_todos(event)]
+        if isinstance(event, PlanModeEvent):
+            return [_plan_mode(event)]
         assert isinstance(event, UnknownEvent)
         # An event this version does not know: shown as saved rather than dropped.
         return [
@@ -387,3 +390,10 @@ def _arguments(raw: str) -> str:
 def _longest_run(text: str, char: str) -> int:
     runs = re.findall(f"{re.escape(char)}+", text)
     return max((len(run) for run in runs), default=0)
+
+
+def _plan_mode(event: PlanModeEvent) -> str:
+    if not event.on:
+        return "**Plan mode off**: the tools that change files and run programs are offered again."
+    mcp = " with MCP tools (each call asked)" if event.mcp else ""
+    return f"**Plan mode on**{mcp}: only tools that change nothing are offered."

@@ -17,6 +17,7 @@ from agent.session.events import (
     CompactionEvent,
     FileChangeEvent,
     ModelChangeEvent,
+    PlanModeEvent,
     Recorded,
     SkillActivationEvent,
     SubagentEndEvent,
@@ -56,6 +57,7 @@ class Rebuilt:
     subagents: dict[int, SubagentRecord] = field(default_factory=dict)
     # The model's task list as last kept (compaction forgets it no more than the prompt does).
     todos: tuple[TodoItem, ...] = ()
+    plan_mode: PlanModeEvent = field(default_factory=lambda: PlanModeEvent(False))  # the last
 
 
 def rebuild(events: list[dict[str, Any]], model: str | None = None) -> Rebuilt:
@@ -110,6 +112,8 @@ def _absorb(
         absorb_subagent_event(event, rebuilt.subagents)
     elif isinstance(event, TodosEvent):
         rebuilt.todos = event.items
+    elif isinstance(event, PlanModeEvent):
+        rebuilt.plan_mode = event
     return None
 
 

@@ -93,6 +93,18 @@ class ConcurrentTool(Tool, Protocol):
     def runs_alongside(self) -> bool: ...
 
 
+@runtime_checkable
+class PlanModeTool(Tool, Protocol):
+    """A tool that plan mode offers in a restricted form (the subagents' `delegate`, limited
+    to its read-only kind) instead of leaving it out. The form returned must itself vouch
+    that it changes nothing (`changes_nothing` on its spec): plan mode admits a call by that
+    spec alone, at the offer and again at the call (agent/chat/plan_mode.py)."""
+
+    def in_plan_mode(self) -> Tool | None:
+        """The tool as plan mode offers it, under the same name; None: not offered."""
+        ...
+
+
 class Toolset(Protocol):
     """A source of tools, asked afresh for each model request."""
 

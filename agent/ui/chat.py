@@ -19,8 +19,9 @@ from typing import TypeVar
 
 import anyio
 import anyio.abc
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import ThreadedCompleter
-from prompt_toolkit.filters import emacs_insert_mode, vi_insert_mode
+from prompt_toolkit.filters import emacs_insert_mode, has_completions, vi_insert_mode
 from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -35,13 +36,14 @@ from agent.ui.completion.tab import complete_or_go_into
 from agent.ui.fit import glimpse
 from agent.ui.interrupt import ctrl_c_cancels
 from agent.ui.render import EventRenderer, preload_markdown
-from agent.ui.slash.commands import EXIT, run_slash
+from agent.ui.slash.commands import EXIT, run_slash, switch_plan_mode
 from agent.ui.spinner import mcp_progress
 from agent.ui.style import styled
 from agent.ui.toolbar import StatusToolbar
 from agent.ui.typeahead import TypeAhead
 
 T = TypeVar("T")
+PLAN_NOT_YET = "Shift-Tab: the chat is still starting; press it again in a moment."
 
 
 @dataclass
@@ -173,7 +175,7 @@ async def _file_attachments(chat: ChatSession, text: str) -> list[Part] | None:
     return found.parts
 
 
-def _bindings() -> KeyBindings:
+def _bindings(chat: Callable[[], ChatSession | None] = lambda: None) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("c-c")
@@ -192,6 +194,16 @@ def _bindings() -> KeyBindings:
     def _newline(event: KeyPressEvent) -> None:
         event.app.current_buffer.insert_text("\n")
 
+    # Shift-Tab as in Claude Code: plan mode on or off (the completion menu keeps it for
+    # going back while it is open).
+    @bindings.add("s-tab", filter=~has_completions)
+    def _plan_mode(event: KeyPressEvent) -> None:
+        current = chat()
+        # Still starting (a split second): there is no chat to switch yet, and a key that
+        # does nothing must say so.
+        line = PLAN_NOT_YET if current is None else switch_plan_mode(current)
+        run_in_terminal(lambda: print(styled(line, "yellow")))
+
     return bindings
 
 
@@ -200,7 +212,7 @@ def prompt_session(history: History, chat: Callable[[], ChatSession | None]) -> 
     Ctrl-R searches the history, Tab completes slash commands, a toolbar shows the status."""
     return PromptSession(
         history=history,
-        key_bindings=_bindings(),
+        key_bindings=_bindings(chat),
         # Listing sessions reads files; resources may be asked of a server.
         completer=ThreadedCompleter(chat_completer(chat, _running_loop())),
         complete_while_typing=True,

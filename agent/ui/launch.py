@@ -16,6 +16,7 @@ import anyio
 from agent import __version__
 from agent.chat.approval import Approver, DenyAll
 from agent.chat.build import FrontEnd, build_chat
+from agent.chat.plan_review import NoPersonReviews, PlanReviewer
 from agent.errors import AgentError
 from agent.home import data_home
 from agent.model import LOADER, load_for
@@ -136,7 +137,16 @@ def _front_end(interactive: bool, quiet: bool = False) -> FrontEnd:
         elicitation=lambda: _elicitation(interactive),
         report=_report_in_chat if interactive else _report,
         quiet=quiet,
+        plans=_plan_reviewer(interactive),
     )
+
+
+def _plan_reviewer(interactive: bool) -> PlanReviewer:
+    if not interactive:
+        return NoPersonReviews()  # a session resumed in plan mode by `agent -p`
+    from agent.ui.dialogs.plan_review import ChatPlanReviewer
+
+    return ChatPlanReviewer()
 
 
 def _approver(interactive: bool) -> Approver:

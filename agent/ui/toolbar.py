@@ -15,13 +15,19 @@ if TYPE_CHECKING:
 
 
 def status_text(
-    model: str, usage: Usage, servers: str, context: ContextFigure | None = None
+    model: str,
+    usage: Usage,
+    servers: str,
+    context: ContextFigure | None = None,
+    mode: str = "",
 ) -> str:
     """` openai/gpt-4.1 · 1,234 tokens · $0.0123 · context 3,665 tokens (3%) · MCP 2 ready `:
     the session's tokens so far, then the next request's as `/context` counts its total, with
-    its share of the model's window only when the window is known."""
+    its share of the model's window only when the window is known. `mode`: the chat's mode
+    when it is not the normal one (`plan mode`), first."""
     tokens = usage.prompt_tokens + usage.completion_tokens
-    parts = [sanitize_line(model), plural(tokens, "token")]
+    parts = [mode] if mode else []
+    parts += [sanitize_line(model), plural(tokens, "token")]
     if usage.cost_usd is not None:
         parts.append(f"${usage.cost_usd:.4f}")
     if context is not None:
@@ -59,7 +65,17 @@ class StatusToolbar:
             servers = describe_servers(chat.host.server_counts())
         except Exception:  # a toolbar must never break the prompt (say, a broken config file)
             servers = "MCP status unknown"
-        return status_text(chat.model_name, chat.conversation.usage, servers, _figure(chat))
+        return status_text(
+            chat.model_name, chat.conversation.usage, servers, _figure(chat), mode_text(chat)
+        )
+
+
+def mode_text(chat: ChatSession) -> str:
+    """`plan mode` (`plan mode + MCP` with MCP tools allowed); "" in the normal mode."""
+    state = chat.conversation.plan.state
+    if not state.on:
+        return ""
+    return "plan mode + MCP" if state.mcp else "plan mode"
 
 
 def _figure(chat: ChatSession) -> ContextFigure | None:

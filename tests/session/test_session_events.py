@@ -129,3 +129,17 @@ def test_an_event_of_an_unknown_kind_is_kept_as_saved_without_its_time() -> None
 
     assert event == UnknownEvent({"type": "from_the_future", "x": [1]})
     assert json.dumps(event.to_json()) == '{"type": "from_the_future", "x": [1]}'
+
+
+def test_the_last_plan_mode_event_is_the_mode_a_rebuilt_session_resumes_in() -> None:
+    from agent.session.events import PlanModeEvent
+
+    on = PlanModeEvent(True, mcp=True)
+    assert event_from_json(on.to_json()) == on
+    assert event_from_json({"type": "plan_mode", "on": False}) == PlanModeEvent(False)
+    with pytest.raises(ValueError, match="'on' must be bool, not str"):
+        event_from_json({"type": "plan_mode", "on": "yes"})
+
+    assert rebuild([]).plan_mode == PlanModeEvent(False)
+    assert rebuild([PlanModeEvent(False).to_json(), on.to_json()]).plan_mode == on
+    assert rebuild([on.to_json(), PlanModeEvent(False).to_json()]).plan_mode.on is False

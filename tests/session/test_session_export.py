@@ -269,3 +269,16 @@ def test_file_changes_and_undos_are_in_the_transcript_with_hostile_paths_escaped
     assert "**File created** by `write_file`: ``a\\x1b[2J`b`.txt`` (change 1)." in markdown
     assert "**Undone** (/undo): change 1, ``a\\x1b[2J`b`.txt``." in markdown
     assert "\x1b" not in markdown
+
+
+def test_plan_mode_turned_on_and_off_is_in_the_transcript() -> None:
+    from agent.session.events import PlanModeEvent
+
+    loaded = session(
+        [PlanModeEvent(True, mcp=True).to_json(), user("plan it"), PlanModeEvent(False).to_json()]
+    )
+
+    markdown = export_markdown(loaded)
+
+    assert "**Plan mode on** with MCP tools (each call asked)" in markdown
+    assert "**Plan mode off**" in markdown

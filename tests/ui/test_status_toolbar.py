@@ -38,6 +38,19 @@ def test_it_shows_the_model_the_sessions_tokens_and_cost_and_that_mcp_is_startin
     assert toolbar() == " openai/fake-model · 1,234 tokens · $0.0123 · MCP starting "
 
 
+def test_in_plan_mode_the_toolbar_says_so_first(tmp_path: Path) -> None:
+    from agent.ui.slash.commands import switch_plan_mode
+
+    chat = chat_state(tmp_path)
+    toolbar = StatusToolbar(lambda: chat)
+    switch_plan_mode(chat)
+    assert toolbar() == " plan mode · openai/fake-model · 0 tokens · MCP starting "
+    switch_plan_mode(chat, "mcp")
+    assert toolbar().startswith(" plan mode + MCP · openai/fake-model · ")
+    switch_plan_mode(chat)
+    assert toolbar() == " openai/fake-model · 0 tokens · MCP starting "
+
+
 @pytest.mark.anyio
 async def test_servers_are_counted_as_ready_starting_offline_or_untrusted(
     agent_home: Path, tmp_path: Path

@@ -399,3 +399,34 @@ def test_a_project_definition_runs_only_once_trusted_with_only_its_tools(
     assert "REVIEWER-INSTRUCTIONS" in sub[0]["body"]["messages"][0]["content"]
     assert "no tool named 'write_file'" in sub[-1]["body"]["messages"][-1]["content"]
     assert not (project / "x").exists()
+
+
+def test_in_plan_mode_delegate_offers_only_explore_and_refuses_a_general_subagent(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    turns = [
+        {"when": "PARENT", "tool_calls": [
+            delegate("d1", "general", "SUB-GEN: change things"),
+            delegate("d2", "explore", "SUB-LOOK: look around"),
+        ]},
+        {"when": "SUB-LOOK", "text": "Looked."},
+        {"when": "PARENT", "text": "Planned."},
+    ]  # fmt: skip
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("/plan\r")
+        chat.expect("›")
+        chat.send("PARENT: plan it\r")
+        chat.expect("✓ explore #1 answered")
+        chat.expect("Planned.")
+        chat.expect("›")
+        finish(chat)
+        requests = fake.requests()
+
+    first = requests[0]["body"]
+    offered = next(t for t in first["tools"] if t["function"]["name"] == "delegate")
+    assert offered["function"]["parameters"]["properties"]["kind"]["enum"] == ["explore"]
+    assert not [r for r in requests if first_user(r).startswith("SUB-GEN")]
+    results = [m for m in requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert "invalid arguments for delegate" in results[0]["content"]
+    assert results[1]["content"] == "Looked."

@@ -82,6 +82,7 @@ _KEYS_AND_MENTIONS = (
             ("Ctrl-D", "quit"),
             ("Ctrl-R", "search earlier messages (any case)"),
             ("Tab", "complete commands, their arguments and @ mentions"),
+            ("Shift-Tab", "plan mode on or off (/plan)"),
         ),
     ),
     (
@@ -387,6 +388,33 @@ async def _agents(chat: ChatSession, argument: str) -> None:
     return await agents_command(chat, argument)
 
 
+PLAN_ON = (
+    "Plan mode: the model investigates with tools that change nothing and answers with a plan "
+    "for you to accept (/plan or Shift-Tab leaves)."
+)
+PLAN_MCP = " MCP tools are offered too; each call still asks."
+PLAN_OFF = "Plan mode off: every tool is offered again (changes still ask)."
+
+
+def switch_plan_mode(chat: ChatSession, argument: str = "") -> str:
+    """`/plan` (and Shift-Tab) turns plan mode on or off, `/plan mcp` on with MCP tools,
+    `/plan off` off; the line that says what changed. AgentError for another argument."""
+    plan = chat.conversation.plan
+    if argument not in ("", "mcp", "off"):
+        raise AgentError("usage: /plan [mcp|off] (no argument: on, or off when on)")
+    if argument == "off" or (not argument and plan.on):
+        was_on = plan.on
+        plan.leave()
+        return PLAN_OFF if was_on else "Plan mode is off."
+    plan.enter(mcp=argument == "mcp")
+    return PLAN_ON + (PLAN_MCP if argument == "mcp" else "")
+
+
+async def _plan(chat: ChatSession, argument: str) -> None:
+    note(switch_plan_mode(chat, argument))
+    return None
+
+
 async def _clear(chat: ChatSession, argument: str) -> None:
     """As in Claude Code: the screen cleared and a new conversation, the last one kept."""
     from prompt_toolkit.shortcuts import clear
@@ -416,6 +444,11 @@ COMMANDS: dict[str, Command] = {
     "undo": Command("[N] take back the last file change (or change N), if unchanged since", _undo),
     "context": Command("what the next request holds, in tokens, and the window's share", _context),
     "agents": Command("[N] this session's subagents (N: one's transcript)", _agents),
+    "plan": Command(
+        "[mcp|off] plan mode: only tools that change nothing, then a plan for you to accept; "
+        "mcp: MCP tools too, each call asked (Shift-Tab toggles)",
+        _plan,
+    ),
     "mcp": Command(
         "[status|enable|disable|trust|restart|tools NAME|defer NAME MODE|edit] MCP servers", _mcp
     ),
