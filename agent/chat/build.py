@@ -86,17 +86,10 @@ def build_chat(
     recorder = SessionRecorder(project, model_name, one_shot=not front.interactive)
     built: list[ChatSession] = []  # the chat its subagents are of, once built below
     tools = _chat_tools(settings, front, skill_session, host, recorder, context_window, built)
-    conversation = Conversation(
-        model,
-        tools.of_the_chat(),
-        front.approver,
-        lambda: system_prompt.render(),
-        max_tool_rounds=settings.loop.max_tool_rounds,
-        recorder=recorder,
-        deferral=_deferral(settings, host, context_window),
-        plan_reviewer=front.plans,
-    )
+    deferral = _deferral(settings, host, context_window)
+    conversation = _conversation(settings, model, front, tools, deferral)
     system_prompt = _system_prompt(project, instructions, tools, conversation)
+    conversation.system_prompt = system_prompt.render  # it reads the conversation: set after
     chat = ChatSession(
         conversation=conversation,
         host=host,
@@ -124,6 +117,27 @@ def build_chat(
     return chat
 
 
+def _conversation(
+    settings: Settings,
+    model: ChatModel,
+    front: FrontEnd,
+    tools: _ChatTools,
+    deferral: ToolDeferral,
+) -> Conversation:
+    """The chat's conversation: its tools, the person's approver and plan reviewer, its
+    session file; its system prompt is set once composed (the prompt reads it)."""
+    return Conversation(
+        model,
+        tools.of_the_chat(),
+        front.approver,
+        lambda: "",
+        max_tool_rounds=settings.loop.max_tool_rounds,
+        recorder=tools.recorder,
+        deferral=deferral,
+        plan_reviewer=front.plans,
+    )
+
+
 @dataclass(frozen=True)
 class _ChatTools:
     file_changes: FileChangeLog
@@ -132,6 +146,7 @@ class _ChatTools:
     todos: TodoList  # the chat's own, like delegate: a subagent goes without them
     skills: SkillSession
     host: McpHost
+    recorder: SessionRecorder
 
     def of_the_chat(self) -> list[Toolset]:
         """The chat's toolsets in the order its requests list them: the built-in ones first
@@ -156,7 +171,8 @@ def _chat_tools(
     builtin = _builtin_tools(project, settings, file_changes, skills)
     shared: list[Toolset] = [builtin, skills, host]
     subagents = _subagents(settings, front, shared, recorder, context_window, built)
-    return _ChatTools(file_changes, shared, subagents, TodoList(recorder), skills, host)
+    todos = TodoList(recorder)
+    return _ChatTools(file_changes, shared, subagents, todos, skills, host, recorder)
 
 
 # The parts of the chat's system prompt a subagent's has too (after its own preamble): not the
