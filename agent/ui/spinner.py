@@ -113,7 +113,7 @@ class Spinner:
     def _tick(self) -> None:
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(self.interval, self._tick)
-        if _dialog_on_screen():
+        if dialog_on_screen():
             self._wipe()
             return
         self._draw()
@@ -161,7 +161,7 @@ def write_clear_of_spinners(line: str) -> bool:
     direct, not through patch_stdout's proxy, whose thread would write it some time later,
     possibly right after the next frame.
     """
-    if not _ANIMATING or _dialog_on_screen():
+    if not _ANIMATING or dialog_on_screen():
         return False
     spinner = _ANIMATING[-1]
     for shown in _ANIMATING:
@@ -195,7 +195,7 @@ def _oldest(text: str, columns: int) -> str:
     return "".join(kept)
 
 
-def _dialog_on_screen() -> bool:
+def dialog_on_screen() -> bool:
     from prompt_toolkit.application.current import get_app_or_none
 
     return get_app_or_none() is not None
