@@ -114,6 +114,11 @@ class Spinner:
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(self.interval, self._tick)
         if dialog_on_screen():
+            if self._rows_drawn:
+                # Drawn with rows, the spinner left the cursor at the start of its line, where
+                # the dialog began drawing and cleared what was below: nothing of it is left,
+                # and its wipe (a clear to the end of the screen) would erase the dialog.
+                self._drawn = self._rows_drawn = 0
             self._wipe()
             return
         self._draw()
