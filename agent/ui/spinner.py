@@ -148,13 +148,14 @@ class Spinner:
         """The spinner's line, then its rows below it (the old ones cleared first), the
         cursor back at the start of the spinner's line, where the next write begins."""
         frame = "\r\x1b[J" + styled(text, "dim")
-        for row in self._rows:
+        rows = _fitting(self._rows, shutil.get_terminal_size().lines)
+        for row in rows:
             frame += "\n" + styled(_oldest(row, width), "dim")
-        if self._rows:
-            frame += f"\x1b[{len(self._rows)}A\r"
+        if rows:
+            frame += f"\x1b[{len(rows)}A\r"
         self.out.write(frame)
         self.out.flush()
-        self._drawn, self._rows_drawn = max(get_cwidth(text), 1), len(self._rows)
+        self._drawn, self._rows_drawn = max(get_cwidth(text), 1), len(rows)
 
 
 def write_clear_of_spinners(line: str) -> bool:
@@ -174,6 +175,17 @@ def write_clear_of_spinners(line: str) -> bool:
     spinner.out.write(line + "\n")
     spinner.out.flush()
     return True
+
+
+def _fitting(rows: list[str], lines: int) -> list[str]:
+    """The rows that fit below the spinner's line with the line above it kept: past the
+    screen's bottom they would scroll it, and the move back up would stop at its top, so
+    every frame would push rows into the scrollback. The rest are counted on the last."""
+    room = max(lines - 2, 1)
+    if len(rows) <= room:
+        return rows
+    kept = rows[: room - 1]
+    return [*kept, f"  … and {len(rows) - len(kept)} more"]
 
 
 def _newest(text: str, columns: int) -> str:
