@@ -6,10 +6,9 @@ rows of running subagents, wiped when a dialog opens, wipe the dialog with them.
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from pathlib import Path
 
+import httpx2
 import pexpect
 
 from tests import deadlines
@@ -21,13 +20,8 @@ def release(base_url: str, marker: str) -> None:
     """A request of the test's own whose first message is `marker`: a turn that waits for it
     (`wait_for`) is answered from now on."""
     body = {"model": "x", "messages": [{"role": "user", "content": marker}]}
-    request = urllib.request.Request(
-        f"{base_url}/chat/completions",
-        json.dumps(body).encode(),
-        {"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=deadlines.REQUEST) as answer:
-        answer.read()
+    answer = httpx2.post(f"{base_url}/chat/completions", json=body, timeout=deadlines.REQUEST)
+    assert answer.status_code == 200, answer.text
 
 
 def test_a_subagent_ending_while_anothers_question_is_open_does_not_write_into_it(

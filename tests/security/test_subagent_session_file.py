@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pexpect
-
 from tests.pty_chat import finish, model_args, spawn_agent
 from tests.ui.session_files import turn, write_session
 
