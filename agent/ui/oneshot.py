@@ -522,6 +522,10 @@ class NotedSubagents:
     def ended(self, run: SubagentRun) -> None:
         from agent.ui.subagent_lines import ended_line
 
+        # Its requests are the run's: the result's usage (what scripts bill by) counts them.
+        # A nested subagent's are in its own run, never in its parent's.
+        summary = self.output.summary
+        summary.usage = summary.usage + run.usage
         self.output.note(ended_line(run))
 
 

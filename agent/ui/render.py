@@ -32,7 +32,7 @@ from agent.chat.todos import TodoList
 from agent.messages import Usage
 from agent.text import StreamSanitizer, plural, progress_text, sanitize, sanitize_line
 from agent.ui.fit import glimpse
-from agent.ui.spinner import Spinner
+from agent.ui.spinner import Spinner, dialog_on_screen
 from agent.ui.style import styled
 from agent.ui.todo_list import step_label, todo_lines
 from agent.ui.tool_calls import (
@@ -255,6 +255,12 @@ class EventRenderer:
         """A subagent started or ended (its usage then counts into the turn's)."""
         if usage is not None:
             self._turn_usage.add_subagent(usage, requests)
+        if dialog_on_screen():
+            # Another subagent's question is open: written to the terminal here, the line
+            # would land inside the dialog and read as part of what is asked. Through
+            # prompt_toolkit's stdout it goes above the dialog, which is drawn again below.
+            print(line, file=sys.stdout, flush=True)
+            return
         self._between_lines(line)
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:

@@ -113,7 +113,12 @@ class Spinner:
     def _tick(self) -> None:
         loop = asyncio.get_running_loop()
         self._timer = loop.call_later(self.interval, self._tick)
-        if _dialog_on_screen():
+        if dialog_on_screen():
+            if self._rows_drawn:
+                # Drawn with rows, the spinner left the cursor at the start of its line, where
+                # the dialog began drawing and cleared what was below: nothing of it is left,
+                # and its wipe (a clear to the end of the screen) would erase the dialog.
+                self._drawn = self._rows_drawn = 0
             self._wipe()
             return
         self._draw()
@@ -143,13 +148,14 @@ class Spinner:
         """The spinner's line, then its rows below it (the old ones cleared first), the
         cursor back at the start of the spinner's line, where the next write begins."""
         frame = "\r\x1b[J" + styled(text, "dim")
-        for row in self._rows:
+        rows = _fitting(self._rows, shutil.get_terminal_size().lines)
+        for row in rows:
             frame += "\n" + styled(_oldest(row, width), "dim")
-        if self._rows:
-            frame += f"\x1b[{len(self._rows)}A\r"
+        if rows:
+            frame += f"\x1b[{len(rows)}A\r"
         self.out.write(frame)
         self.out.flush()
-        self._drawn, self._rows_drawn = max(get_cwidth(text), 1), len(self._rows)
+        self._drawn, self._rows_drawn = max(get_cwidth(text), 1), len(rows)
 
 
 def write_clear_of_spinners(line: str) -> bool:
@@ -161,7 +167,7 @@ def write_clear_of_spinners(line: str) -> bool:
     direct, not through patch_stdout's proxy, whose thread would write it some time later,
     possibly right after the next frame.
     """
-    if not _ANIMATING or _dialog_on_screen():
+    if not _ANIMATING or dialog_on_screen():
         return False
     spinner = _ANIMATING[-1]
     for shown in _ANIMATING:
@@ -169,6 +175,17 @@ def write_clear_of_spinners(line: str) -> bool:
     spinner.out.write(line + "\n")
     spinner.out.flush()
     return True
+
+
+def _fitting(rows: list[str], lines: int) -> list[str]:
+    """The rows that fit below the spinner's line with the line above it kept: past the
+    screen's bottom they would scroll it, and the move back up would stop at its top, so
+    every frame would push rows into the scrollback. The rest are counted on the last."""
+    room = max(lines - 2, 1)
+    if len(rows) <= room:
+        return rows
+    kept = rows[: room - 1]
+    return [*kept, f"  … and {len(rows) - len(kept)} more"]
 
 
 def _newest(text: str, columns: int) -> str:
@@ -195,7 +212,7 @@ def _oldest(text: str, columns: int) -> str:
     return "".join(kept)
 
 
-def _dialog_on_screen() -> bool:
+def dialog_on_screen() -> bool:
     from prompt_toolkit.application.current import get_app_or_none
 
     return get_app_or_none() is not None

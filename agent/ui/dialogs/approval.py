@@ -15,6 +15,7 @@ from agent.chat.approval import ApprovalBatch, ApprovalRequest, Decision
 from agent.ui.dialogs.call_batch import ask_about_calls, decision_for
 from agent.ui.dialogs.call_rows import STOP, describe_request
 from agent.ui.dialogs.frame import ask_with_pages, terminal_size
+from agent.ui.dialogs.one_question import QUESTION_TURN
 from agent.ui.style import color_enabled
 
 QUESTION = (
@@ -41,6 +42,10 @@ class ChatApprover:
         return color_enabled() if self.colour is None else self.colour
 
     async def decide(self, request: ApprovalRequest) -> Decision:
+        async with QUESTION_TURN:  # never over a form of another subagent's call
+            return await self._decide(request)
+
+    async def _decide(self, request: ApprovalRequest) -> Decision:
         rows = describe_request(request, terminal_size().columns, self._colour())
         keys = {"y": "y", "n": "n", "r": "r"}
         question = QUESTION
@@ -59,4 +64,5 @@ class ChatApprover:
 
     async def decide_batch(self, batch: ApprovalBatch) -> Sequence[Decision]:
         """The calls of one answer in one dialog, a question for each (or `a`: yes to all)."""
-        return await ask_about_calls(batch, self._colour())
+        async with QUESTION_TURN:
+            return await ask_about_calls(batch, self._colour())

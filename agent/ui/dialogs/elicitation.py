@@ -15,7 +15,6 @@ Esc or Ctrl-C cancels. Nothing is opened but after that y.
 
 from __future__ import annotations
 
-import anyio
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.shortcuts import PromptSession
 
@@ -37,6 +36,7 @@ from agent.mcp.forms.url_request import UrlRequest, describe_url_request
 from agent.text import sanitize, sanitize_line
 from agent.ui.dialogs.frame import ask_with_pages
 from agent.ui.dialogs.fresh_keys import ask_line
+from agent.ui.dialogs.one_question import QUESTION_TURN
 from agent.ui.style import styled
 from agent.ui.typeahead import dialog_keys
 
@@ -72,17 +72,13 @@ async def ask_field(session: PromptSession[str], field: FormField) -> FieldValue
 class ChatElicitation:
     """Shows the server's message, asks whether to answer, then each field."""
 
-    def __init__(self) -> None:
-        # Two forms at once would draw two applications over each other: one at a time.
-        self._one_at_a_time = anyio.Lock()
-
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         """Ask the person; only an answered form is accepted."""
         refused = refusal(request)
         if refused is not None:
             self.notice(refused)
             return ElicitationAnswer("decline")
-        async with self._one_at_a_time:
+        async with QUESTION_TURN:
             with dialog_keys():  # the form's keys are its own, never typed-ahead ones
                 return await self._ask(request)
 
@@ -112,7 +108,7 @@ class ChatElicitation:
 
     async def elicit_url(self, request: UrlRequest) -> Action:
         """Ask whether to open the page; open it only on y."""
-        async with self._one_at_a_time:
+        async with QUESTION_TURN:
             with dialog_keys():  # a y typed ahead must never open a page
                 lines = describe_url_request(request)
                 lines[0] = styled(lines[0], "bold")

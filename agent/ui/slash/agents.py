@@ -40,7 +40,7 @@ async def agents_command(chat: ChatSession, argument: str) -> None:
         return None
     print(f"{plural(len(records), 'subagent')} in this session (/agents N shows one):")
     for record in records:
-        status = record.status if record.status else "running"
+        status = sanitize_line(record.status) if record.status else "running"
         print(
             f"  #{record.number:<3} {sanitize_line(record.label)} · {status} · "
             f"{_tokens(record)} · {glimpse(record.task, 60)}"
@@ -51,8 +51,8 @@ async def agents_command(chat: ChatSession, argument: str) -> None:
 def transcript(record: SubagentRecord) -> list[str]:
     """The subagent's conversation as lines: header, task, each step, its answer."""
     lines = [
-        styled(f"{sanitize_line(record.label)} · {record.status} · {sanitize_line(record.model)}"
-               f" · {_tokens(record)}", "bold"),
+        styled(f"{sanitize_line(record.label)} · {sanitize_line(record.status)} · "
+               f"{sanitize_line(record.model)} · {_tokens(record)}", "bold"),
         "task:",
         *(f"  {line}" for line in sanitize(record.task).splitlines()),
     ]  # fmt: skip
