@@ -53,6 +53,10 @@ class Decision:
     stop_turn: bool = False
     # Approved, but only without the network the call asked for (network_choice requests).
     without_network: bool = False
+    # Stopped with Ctrl-C rather than Esc: at a subagent's question it stops every subagent
+    # and the turn, as Ctrl-C does while no question is open (the chat's own questions stop
+    # the turn either way).
+    interrupt: bool = False
 
 
 class Approver(Protocol):

@@ -170,14 +170,17 @@ def _chat_tools(
     file_changes = FileChangeLog(project, recorder, own_folders())
     builtin = _builtin_tools(project, settings, file_changes, skills)
     shared: list[Toolset] = [builtin, skills, host]
-    subagents = _subagents(settings, front, shared, recorder, context_window, built)
+    subagents = _subagents(
+        settings, front, (builtin, host), skills, recorder, context_window, built
+    )
     todos = TodoList(recorder)
     return _ChatTools(file_changes, shared, subagents, todos, skills, host, recorder)
 
 
 # The parts of the chat's system prompt a subagent's has too (after its own preamble): not the
 # chat's session memory, nor its deferred tools (a subagent defers its own).
-SUBAGENT_SECTIONS = ("instruction files", "skills catalog", "server instructions", "active skills")
+# (Its skills catalog and active skills are its own: agent.chat.subagents.)
+SUBAGENT_SECTIONS = ("instruction files", "server instructions")
 
 
 def _subagent_sections(prompt: SystemPrompt | None) -> list[NamedSection]:
@@ -189,6 +192,7 @@ def _subagents(
     settings: Settings,
     front: FrontEnd,
     shared: Sequence[Toolset],
+    skills: SkillSession,
     recorder: SessionRecorder,
     context_window: Callable[[], int | None],
     built: list[ChatSession],
@@ -202,6 +206,7 @@ def _subagents(
             model_name=lambda: built[0].model_name,
             model_named=lambda name: model_like(built[0].conversation.model, name),
             toolsets=shared,
+            skills=skills,
             approver=front.approver,
             prompt_sections=lambda: _subagent_sections(built[0].system_prompt),
             recorder=recorder,

@@ -8,6 +8,8 @@ never drawn over another, and no subagent's question can take an answer meant fo
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -26,9 +28,19 @@ class AskingAs:
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         async with self.turn:
-            return await ask(self.person, replace(request, asker=self.label))
+            decision = await ask(self.person, replace(request, asker=self.label))
+        return _interrupting([decision])[0]
 
     async def decide_batch(self, batch: ApprovalBatch) -> Sequence[Decision]:
         named = tuple(replace(request, asker=self.label) for request in batch.requests)
         async with self.turn:
-            return await ask_batch(self.person, replace(batch, requests=named))
+            return _interrupting(await ask_batch(self.person, replace(batch, requests=named)))
+
+
+def _interrupting(decisions: list[Decision]) -> list[Decision]:
+    """Ctrl-C at a subagent's question is Ctrl-C: the turn and every subagent stop, as when
+    the person presses it while no question is open (the front end's SIGINT handler cancels
+    the turn). Esc stops only the subagent that asked."""
+    if any(decision.interrupt for decision in decisions):
+        os.kill(os.getpid(), signal.SIGINT)
+    return decisions

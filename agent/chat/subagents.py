@@ -37,11 +37,14 @@ from agent.messages import ToolResult, Usage
 from agent.model import ChatModel
 from agent.session.events import (
     SessionEvent,
+    SkillActivationEvent,
     SubagentEndEvent,
     SubagentEvent,
     SubagentStartEvent,
 )
 from agent.session.subagent_log import SubagentRecord
+from agent.skills.activation import SkillSnapshot
+from agent.skills.tools import SkillSession
 from agent.text import plural
 from agent.tools.base import Toolset
 from agent.tools.deferral import ToolDeferral
@@ -50,6 +53,10 @@ from agent.tools.deferral import ToolDeferral
 # parent's context, and an answer as long as the files would defeat it.
 MAX_ANSWER_CHARS = 16_000
 RUNNING = "running"
+# Subagents running at once, nested ones included: one answer cannot start hundreds of
+# conversations that each ask the model unasked. Refused, not queued: a parent waiting on its
+# children while holding a place could never let them start.
+MAX_RUNNING = 8
 
 
 class SubagentListener(Protocol):
@@ -96,6 +103,7 @@ class SubagentContext:
     model_name: Callable[[], str]
     model_named: Callable[[str], ChatModel]  # a definition's own model
     toolsets: Sequence[Toolset]  # the chat's tools a subagent may get (its kind chooses)
+    skills: SkillSession  # the chat's skills: a subagent activates them in a fork of its own
     approver: Approver  # the person's
     prompt_sections: Callable[[], Sequence[NamedSection]]  # instruction files, skills, ...
     recorder: Recorder  # the session's
@@ -146,6 +154,12 @@ class Subagents:
         if kind is None:
             known = ", ".join(self.kinds())
             return ToolResult(f"no subagent kind {kind_name!r}; the kinds are: {known}", True)
+        if sum(run.status == RUNNING for run in self.runs) >= MAX_RUNNING:
+            return ToolResult(
+                f"not started: {MAX_RUNNING} subagents are running already; wait for their "
+                "answers, then start more",
+                True,
+            )
         run = self._start(kind, task, depth, parent)
         conversation = self._conversation(run, kind, servers)
         run.conversation = conversation
@@ -181,16 +195,24 @@ class Subagents:
         self, run: SubagentRun, kind: SubagentKind, servers: frozenset[str]
     ) -> Conversation:
         context = self.context
+        recorder = _Tagged(context.recorder, run.number)
+        skills = context.skills.fork()
+        skills.on_activate = recorder.activated
         toolsets: list[Toolset] = [
             AllowedTools(toolset, lambda tool: kind.allows(tool, servers))
-            for toolset in context.toolsets
+            for toolset in (*context.toolsets, skills)
         ]
         if kind.may_delegate(run.depth):
             toolsets.append(DelegateToolset(self, run.depth + 1, run))
         model = context.model() if kind.model is None else context.model_named(kind.model)
         prompt = SystemPrompt(
             context.project,
-            [("subagent", lambda: _preamble(run, kind, servers)), *context.prompt_sections()],
+            [
+                ("subagent", lambda: _preamble(run, kind, servers)),
+                *context.prompt_sections(),
+                ("skills catalog", skills.catalog_section),
+                ("active skills", skills.active_section),
+            ],
         )
         return Conversation(
             model,
@@ -198,7 +220,7 @@ class Subagents:
             AskingAs(context.approver, run.label, self._turn),
             prompt.render,
             max_tool_rounds=context.max_tool_rounds,
-            recorder=_Tagged(context.recorder, run.number),
+            recorder=recorder,
             deferral=context.deferral(),
         )
 
@@ -241,6 +263,10 @@ class _Tagged:
     def record(self, event: SessionEvent) -> int | None:
         self.recorder.record(SubagentEvent(self.agent, event))
         return None
+
+    def activated(self, snapshot: SkillSnapshot) -> None:
+        """A skill the subagent activated, kept under its number (never the chat's)."""
+        self.record(SkillActivationEvent(snapshot))
 
 
 def _preamble(run: SubagentRun, kind: SubagentKind, servers: frozenset[str]) -> str:

@@ -71,6 +71,14 @@ class SkillSession:
         self._catalog_key: object = None
         self.on_activate: Callable[[SkillSnapshot], None] = lambda snapshot: None
 
+    def fork(self) -> SkillSession:
+        """The same usable skills, with activations of its own (a subagent's: a skill it
+        activates reaches its own prompt, never the chat's, whose context gets only its
+        answer); `on_activate` is for the caller to set."""
+        child = SkillSession(self.local, catalog_budget=self.catalog_budget)
+        child.served, child.servers = dict(self.served), self.servers
+        return child
+
     @property
     def skills(self) -> list[Skill]:
         """Every usable skill: this machine's, then the trusted servers' (never one with the

@@ -20,6 +20,7 @@ import pytest
 
 from agent.chat.approval import ApprovalRequest, Decision
 from agent.chat.build import FrontEnd, build_chat
+from agent.chat.subagents import MAX_RUNNING
 from agent.mcp.forms.elicitation import DeclineElicitation
 from agent.mcp.trust.question import DenyTrust
 from tests.fake_openai import FakeOpenAI
@@ -133,3 +134,39 @@ async def test_an_explore_subagent_cannot_change_anything_whatever_its_model_cal
     for (name, _), result in zip(named_anyway, results, strict=True):
         assert f"there is no tool named {name!r}" in result
     assert not [r for r in fake.requests if first_user(r["body"]).startswith("SUB-DEEPER")]
+
+
+async def test_a_skill_a_subagent_activates_reaches_its_prompt_never_the_chats(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    activate = {"id": "a1", "name": "activate_skill", "arguments": {"name": "skill-author"}}
+    turns = [
+        {"when": "PARENT", "tool_calls": [delegate("d1", "explore", "SUB-S: use the skill")]},
+        {"when": "SUB-S", "tool_calls": [activate]},
+        {"when": "SUB-S", "text": "used it"},
+        {"when": "PARENT", "text": "fine"},
+    ]
+    fake = await take_turn(tmp_path, turns, Person())
+
+    sub = [r["body"] for r in fake.requests if first_user(r["body"]).startswith("SUB-S")]
+    parent = [r["body"] for r in fake.requests if first_user(r["body"]).startswith("PARENT")]
+    body_line = "# Authoring an Agent Skill"
+    assert body_line in sub[-1]["messages"][0]["content"]  # its own prompt has it
+    assert body_line not in parent[-1]["messages"][0]["content"]  # the chat's never does
+    assert body_line not in str(parent[-1]["messages"])
+
+
+async def test_one_answer_cannot_start_more_subagents_at_once_than_the_bound(
+    tmp_path: Path, agent_home: Path
+) -> None:
+    count = MAX_RUNNING + 3
+    calls = [delegate(f"d{n}", "explore", f"SUB-{n:02}: look") for n in range(count)]
+    turns: list[dict[str, Any]] = [{"when": "PARENT", "tool_calls": calls}]
+    turns += [{"when": f"SUB-{n:02}", "text": f"answer {n}"} for n in range(count)]
+    turns += [{"when": "PARENT", "text": "fine"}]
+    fake = await take_turn(tmp_path, turns, Person())
+
+    started = {first_user(r["body"])[:6] for r in fake.requests}
+    assert len(started - {"PARENT"}) == MAX_RUNNING
+    results = [m["content"] for m in fake.requests[-1]["body"]["messages"] if m["role"] == "tool"]
+    assert sum("subagents are running already" in text for text in results) == 3

@@ -430,3 +430,33 @@ def test_in_plan_mode_delegate_offers_only_explore_and_refuses_a_general_subagen
     results = [m for m in requests[-1]["body"]["messages"] if m["role"] == "tool"]
     assert "invalid arguments for delegate" in results[0]["content"]
     assert results[1]["content"] == "Looked."
+
+
+def test_ctrl_c_at_a_subagents_question_stops_every_subagent_and_the_turn(
+    tmp_path: Path, chat_env: dict[str, str]
+) -> None:
+    write = {"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}
+    turns = [
+        {"when": "PARENT", "tool_calls": [
+            delegate("d1", "general", "SUB-ASK: write x"),
+            delegate("d2", "explore", "SUB-WAIT: take your time"),
+        ]},
+        {"when": "SUB-ASK", "tool_calls": [{**write, "id": "w1"}]},
+        {"when": "SUB-WAIT", "text": "never", "hang": True},
+        {"when": "PARENT", "text": "Asked again after the stop."},
+    ]  # fmt: skip
+    with scripted_chat(tmp_path, turns, chat_env) as (chat, fake):
+        chat.expect("›")
+        chat.send("PARENT: go\r")
+        chat.expect("general #1 · write_file")
+        chat.expect("Approve\\?")
+        chat.send("\x03")
+        chat.expect("✗ explore #2 interrupted")
+        chat.expect("\\(interrupted\\)")
+        chat.expect("›")
+        finish(chat)
+        requests = fake.requests()
+
+    assert not (tmp_path / "x.txt").exists()
+    # The turn stopped: the parent's model was not asked again.
+    assert len([r for r in requests if first_user(r).startswith("PARENT")]) == 1

@@ -10,11 +10,13 @@ model answer are asked about in one dialog (agent.ui.dialogs.call_batch).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from agent.chat.approval import ApprovalBatch, ApprovalRequest, Decision
 from agent.ui.dialogs.call_batch import ask_about_calls, decision_for
 from agent.ui.dialogs.call_rows import STOP, describe_request
 from agent.ui.dialogs.frame import ask_with_pages, terminal_size
+from agent.ui.dialogs.fresh_keys import took_ctrl_c
 from agent.ui.dialogs.one_question import QUESTION_TURN
 from agent.ui.style import color_enabled
 
@@ -43,7 +45,8 @@ class ChatApprover:
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         async with QUESTION_TURN:  # never over a form of another subagent's call
-            return await self._decide(request)
+            decision = await self._decide(request)
+        return replace(decision, interrupt=True) if took_ctrl_c() else decision
 
     async def _decide(self, request: ApprovalRequest) -> Decision:
         rows = describe_request(request, terminal_size().columns, self._colour())
@@ -65,4 +68,7 @@ class ChatApprover:
     async def decide_batch(self, batch: ApprovalBatch) -> Sequence[Decision]:
         """The calls of one answer in one dialog, a question for each (or `a`: yes to all)."""
         async with QUESTION_TURN:
-            return await ask_about_calls(batch, self._colour())
+            decisions = await ask_about_calls(batch, self._colour())
+        if took_ctrl_c():
+            return [replace(d, interrupt=True) if d.stop_turn else d for d in decisions]
+        return decisions

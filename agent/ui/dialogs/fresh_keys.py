@@ -223,6 +223,18 @@ def open_question_hint(keys: Iterable[str]) -> str:
     return f"(a question is open: stop typing{then}; your typing is kept)"
 
 
+# Whether the last question was cancelled with Ctrl-C rather than Esc (its answer is the same
+# `cancel`): a subagent's question then stops every subagent and the turn, as Ctrl-C does
+# while no question is open. Taken (and cleared) by whoever asked.
+_CTRL_C_AT_QUESTION = [False]
+
+
+def took_ctrl_c() -> bool:
+    """Whether the question just answered was cancelled with Ctrl-C; clears it."""
+    pressed, _CTRL_C_AT_QUESTION[0] = _CTRL_C_AT_QUESTION[0], False
+    return pressed
+
+
 def answer_bindings(arming: Arming, keys: Mapping[str, str], cancel: str) -> KeyBindings:
     """A one-key question's keys: each of `keys` answers through `arming`; Esc, Ctrl-C and
     Ctrl-D answer `cancel` at once (a no needs no pause); every other key is typing."""
@@ -232,6 +244,11 @@ def answer_bindings(arming: Arming, keys: Mapping[str, str], cancel: str) -> Key
         return lambda event: arming.answer(result, keys_as_typed(event.key_sequence))
 
     def cancelled(event: KeyPressEvent) -> None:
+        _CTRL_C_AT_QUESTION[0] = False
+        event.app.exit(result=cancel)
+
+    def interrupted(event: KeyPressEvent) -> None:
+        _CTRL_C_AT_QUESTION[0] = True
         event.app.exit(result=cancel)
 
     for key, result in keys.items():
@@ -239,7 +256,7 @@ def answer_bindings(arming: Arming, keys: Mapping[str, str], cancel: str) -> Key
     bindings.add(Keys.Any)(lambda event: arming.absorb(keys_as_typed(event.key_sequence)))
     bindings.add("enter")(lambda event: arming.absorb(keys_as_typed(event.key_sequence)))
     bindings.add("escape", eager=True)(cancelled)
-    bindings.add("c-c")(cancelled)
+    bindings.add("c-c")(interrupted)
     bindings.add("c-d")(cancelled)
     return bindings
 
