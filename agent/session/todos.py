@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agent.text import plural
+
 STATUSES = ("pending", "in_progress", "done")
 MAX_TODOS = 50
 MAX_TEXT_CHARS = 500
@@ -70,8 +72,8 @@ def _item(number: int, entry: Any, problems: list[str]) -> TodoItem | None:
         problems.append(f"step {number}'s text is empty")
     elif len(text) > MAX_TEXT_CHARS:
         problems.append(
-            f"step {number}'s text is {len(text)} characters; at most {MAX_TEXT_CHARS}: "
-            "say it shorter"
+            f"step {number}'s text is {plural(len(text), 'character')}; at most "
+            f"{MAX_TEXT_CHARS}: say it shorter"
         )
     if status not in STATUSES:
         problems.append(f"step {number}'s status must be one of {', '.join(STATUSES)}")

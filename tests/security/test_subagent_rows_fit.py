@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agent.chat.subagents import MAX_RUNNING
 from tests.pty_chat import finish, scripted_chat
 from tests.security.test_subagent_lines_at_a_question import release
 from tests.ui.test_subagents_pty import delegate
 
-ROWS, COLUMNS = 16, 100
-MANY = 24
+ROWS, COLUMNS = 8, 100  # fewer rows than subagents may run at once
+MANY = MAX_RUNNING
 
 
 def test_more_subagents_than_the_terminal_has_rows_never_scroll_it(

@@ -74,5 +74,5 @@ def test_a_list_of_thousands_of_steps_or_one_huge_step_is_refused_short_and_kept
     results = [m for m in requests[1]["body"]["messages"] if m["role"] == "tool"]
     assert [len(m["content"]) < 400 for m in results] == [True, True], results
     assert "at most 50 steps; this list has 5000" in results[0]["content"]
-    assert "step 1's text is 200000 characters" in results[1]["content"]
+    assert "step 1's text is 200,000 characters" in results[1]["content"]
     assert "step 0 xxx" not in requests[1]["body"]["messages"][0]["content"]
