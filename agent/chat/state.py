@@ -22,8 +22,6 @@ from agent.session.history import rebuild
 from agent.session.recorder import SessionRecorder
 from agent.session.store import LoadedSession, load_session
 from agent.skills.activation import ActiveSkills, SkillSnapshot, snapshot_of
-from agent.skills.agent_definitions import SubagentDefinition
-from agent.skills.agent_discovery import AgentDefinitions
 from agent.skills.instruction_prompt import ProjectInstructions
 from agent.skills.model import Discovery
 from agent.skills.served import ServedSkill
@@ -36,11 +34,20 @@ from agent.text import plural
 if TYPE_CHECKING:
     from agent.chat.prompt import SystemPrompt
     from agent.chat.served_skills import RuntimeSkillServers
+    from agent.skills.agent_definitions import SubagentDefinition
+    from agent.skills.agent_discovery import AgentDefinitions
 
 
 # What compaction and the skills catalog's budget assume of a window nobody knows (a model
 # litellm does not know, model_limits.context_window_tokens unset). Never shown as the window.
 ASSUMED_WINDOW = 128_000
+
+
+def _no_definitions() -> AgentDefinitions:
+    # Imported here: the definitions' parser loads yaml, which the prompt must not wait for.
+    from agent.skills.agent_discovery import AgentDefinitions
+
+    return AgentDefinitions()
 
 
 @dataclass
@@ -71,7 +78,7 @@ class ChatSession:
     todos: TodoList = field(default_factory=TodoList)  # the model's task list (update_todos)
     # Subagent definitions: all found (read once, at start), and those this chat may use
     # (the person's own, and the project's trusted as read; settle_skill_trust updates it).
-    agent_discovery: AgentDefinitions = field(default_factory=AgentDefinitions)
+    agent_discovery: AgentDefinitions = field(default_factory=lambda: _no_definitions())
     agent_definitions: tuple[SubagentDefinition, ...] = ()
     _cut_said: str | None = field(default=None, init=False, repr=False)
     _served_listed: set[str] = field(default_factory=set, init=False, repr=False)

@@ -25,11 +25,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from agent.errors import AgentError
 from agent.home import atomic_write, config_home, file_lock
-from agent.skills.agent_definitions import SubagentDefinition
 from agent.skills.fingerprint import MAX_BYTES, MAX_FILES, SkillDigest, skill_digest
 from agent.skills.fingerprint import fingerprint as fingerprint_of
 from agent.skills.folder_walk import MAX_DEPTH
@@ -37,6 +36,9 @@ from agent.skills.instruction_files import InstructionFile
 from agent.skills.model import SCOPE_PRECEDENCE, Skill
 from agent.skills.names import skill_key
 from agent.tools.pinned_folder import FolderPin
+
+if TYPE_CHECKING:  # its parser loads yaml, which the prompt must not wait for
+    from agent.skills.agent_definitions import SubagentDefinition
 
 TRUST_FILE_NAME = "skills-trust.json"
 TRUST_VERSION = 1
