@@ -129,3 +129,14 @@ def test_python_dash_m_agent_shows_help() -> None:
     assert result.returncode == 0
     assert result.stdout.startswith("usage: agent [-h] [--version] [--model MODEL]")
     assert "mcp" in result.stdout
+
+
+def test_the_chat_draws_its_prompt_before_any_yaml_is_loaded() -> None:
+    """What `agent` imports before its prompt is drawn (agent.ui.chat) loads no yaml: the
+    skills' and subagent definitions' parser comes up behind the prompt (a type import in
+    the trust store once put 20 ms of yaml before it)."""
+    probe = "import sys, agent.ui.chat; print(sorted(m for m in sys.modules if m == 'yaml'))"
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert shown.stdout.strip() == "[]"
