@@ -33,6 +33,7 @@ from agent.chat.history import Recorder
 from agent.chat.prompt import NamedSection, SystemPrompt
 from agent.chat.subagent_approval import AskingAs
 from agent.chat.subagent_kinds import AgentDefinition, AllowedTools, SubagentKind, kinds_from
+from agent.errors import AgentError
 from agent.messages import ToolResult, Usage
 from agent.model import ChatModel
 from agent.session.events import (
@@ -161,16 +162,17 @@ class Subagents:
                 True,
             )
         run = self._start(kind, task, depth, parent)
-        conversation = self._conversation(run, kind, servers)
-        run.conversation = conversation
         ending: list[Event] = []
         try:
+            conversation = run.conversation = self._conversation(run, kind, servers)
             async for event in conversation.turn(task):
                 self._follow(run, event, ending)
             run.status = _status(ending)
             run.answer = _answer(conversation, ending)
+        except AgentError as error:  # its definition's model cannot be made, say
+            run.status, run.answer = "failed", str(error)
         finally:
-            self._end(run, conversation)
+            self._end(run)
         return ToolResult(_result_text(run), is_error=run.status != "answered")
 
     def _start(
@@ -241,14 +243,14 @@ class Subagents:
         for listener in self.listeners:
             listener.updated(run)
 
-    def _end(self, run: SubagentRun, conversation: Conversation) -> None:
-        """Record how it ended, whatever ended it (Ctrl-C included: then `interrupted`)."""
+    def _end(self, run: SubagentRun) -> None:
+        """Record how it ended, whatever ended it (Ctrl-C included: then `interrupted`), so
+        it never stays counted as running."""
         if run.status == RUNNING:
             run.status = "interrupted"
         run.current_tool = None
-        self.context.recorder.record(
-            SubagentEndEvent(run.number, run.status, run.answer, conversation.usage)
-        )
+        usage = run.conversation.usage if run.conversation is not None else Usage()
+        self.context.recorder.record(SubagentEndEvent(run.number, run.status, run.answer, usage))
         for listener in self.listeners:
             listener.ended(run)
 

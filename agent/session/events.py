@@ -321,8 +321,9 @@ class UndoEvent:
 @dataclass(frozen=True)
 class SubagentStartEvent:
     """A subagent began: its number in the session (its id), who it is (`explore #2`), the
-    task it was given, its model, the subagent that started it (None: the chat) and the tool
-    call of that conversation that it answers. Its own events follow as SubagentEvents."""
+    task it was given, its model, and the subagent that started it (None: the chat); `call_id`
+    is kept for the tool call it answers, which this version does not record. Its own events
+    follow as SubagentEvents."""
 
     agent: int
     label: str
